@@ -134,7 +134,8 @@ type DisabledAPI string
 // DistributionSpec selects the server image.
 //
 // Presence, not emptiness, is what the CEL rules check; an empty name or image
-// is rejected by the admission webhook instead.
+// is rejected by the admission webhook instead. The fields are pointers so the
+// webhook can tell `name: ""` from an absent name.
 //
 // +kubebuilder:validation:XValidation:rule="!(has(self.name) && has(self.image))",message="only one of name or image can be specified"
 // +kubebuilder:validation:XValidation:rule="has(self.name) || has(self.image)",message="one of name or image must be specified"
@@ -142,10 +143,10 @@ type DistributionSpec struct {
 	// Name is a distribution of the built-in registry (starter, remote-vllm,
 	// meta-reference-gpu, postgres-demo), resolved to an image by ogx-controller.
 	// +optional
-	Name string `json:"name,omitempty"`
+	Name *string `json:"name,omitempty"`
 	// Image is a container image reference used as is, bypassing the registry.
 	// +optional
-	Image string `json:"image,omitempty"`
+	Image *string `json:"image,omitempty"`
 }
 
 // SecretKeyRef names one key of a Secret in the OGXServer's namespace. The

@@ -24,7 +24,8 @@ package v1beta1
 // DistributionSpec selects the server image.
 //
 // Presence, not emptiness, is what the CEL rules check; an empty name or image
-// is rejected by the admission webhook instead.
+// is rejected by the admission webhook instead. The fields are pointers so the
+// webhook can tell `name: ""` from an absent name.
 type DistributionSpecApplyConfiguration struct {
 	// Name is a distribution of the built-in registry (starter, remote-vllm,
 	// meta-reference-gpu, postgres-demo), resolved to an image by ogx-controller.
