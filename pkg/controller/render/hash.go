@@ -1,0 +1,55 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+)
+
+// H16 is h16 of the specs: the lowercase hex of the first 8 bytes of the
+// SHA-256 of b. It names generated ConfigMaps and fills the rollout
+// annotations, so that only a change of content rolls pods.
+func H16(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// SecretHashEntry is one Secret-backed environment variable as it enters the
+// secret.hash/referenced annotation.
+type SecretHashEntry struct {
+	// Env is the variable name.
+	Env string
+	// Secret and Key locate the value.
+	Secret, Key string
+	// Value is the Secret value's bytes.
+	Value []byte
+}
+
+// SecretHash is the secret.hash/referenced value (controller spec 6.3.5,
+// config spec 11.4): h16 of the sorted, "|"-joined entries
+// "<ENV>=<secret>/<key>@<h16 of the value>". It is empty without entries,
+// which means the annotation is omitted. Only the value's hash enters the
+// string, so the annotation never reveals Secret content.
+func SecretHash(entries []SecretHashEntry) string {
+	if len(entries) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(entries))
+	for _, e := range entries {
+		parts = append(parts, e.Env+"="+e.Secret+"/"+e.Key+"@"+H16(e.Value))
+	}
+	sort.Strings(parts)
+	return H16([]byte(strings.Join(parts, "|")))
+}
+
+// PairHash is the secret.hash/tls and secret.hash/identity value: h16 of the
+// certificate bytes, one zero byte and the key bytes. The separator keeps
+// ("ab", "c") and ("a", "bc") apart.
+func PairHash(cert, key []byte) string {
+	b := make([]byte, 0, len(cert)+1+len(key))
+	b = append(b, cert...)
+	b = append(b, 0)
+	b = append(b, key...)
+	return H16(b)
+}

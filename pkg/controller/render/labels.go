@@ -1,0 +1,108 @@
+package render
+
+// Label sets of controller spec §5. Each child kind carries an exact set:
+// the upstream operator's sets are kept so that its objects are taken over in
+// place, and a label added to a set changes the selector semantics of
+// whoever selects on it (the ServiceMonitor selects Services by instance), so
+// every set is spelled out here instead of being assembled ad hoc by callers.
+// Every function returns a fresh map the caller may modify.
+
+const (
+	// LabelKubernetesName is the namespace name label the API server sets on
+	// every Namespace; the NetworkPolicy selects namespaces by it.
+	LabelKubernetesName = "kubernetes.io/metadata.name"
+	// LabelOpenShiftPolicyGroup is the OpenShift namespace policy-group label.
+	LabelOpenShiftPolicyGroup = "network.openshift.io/policy-group"
+	// ComponentCABundle is the component label value of the CA bundle.
+	ComponentCABundle = "ca-bundle"
+	trueValue         = "true"
+)
+
+// ChildLabels is the upstream three-label set: managed-by, part-of and watch.
+// The Deployment, ServiceAccount, RoleBinding and NetworkPolicy carry exactly
+// this set.
+func ChildLabels() map[string]string {
+	return map[string]string{
+		LabelManagedBy: ManagedByValue,
+		LabelPartOf:    PartOfValue,
+		LabelWatch:     trueValue,
+	}
+}
+
+// InstanceChildLabels is ChildLabels plus the instance label: the Service and
+// the PVC. On the Service the instance label is what lets the ServiceMonitor
+// select only this instance's Service.
+func InstanceChildLabels(name string) map[string]string {
+	l := ChildLabels()
+	l[LabelInstance] = name
+	return l
+}
+
+// ScalingLabels is the five-label set of the HPA and the PDB: InstanceChildLabels
+// plus app: ogx.
+func ScalingLabels(name string) map[string]string {
+	l := InstanceChildLabels(name)
+	l[LabelApp] = AppValue
+	return l
+}
+
+// MonitoringLabels is the label set of the PrometheusRule (and, with the
+// scrape label added, of the ServiceMonitor; see ServiceMonitorLabels).
+func MonitoringLabels(name string) map[string]string {
+	return InstanceChildLabels(name)
+}
+
+// ServiceMonitorLabels adds the OpenDataHub scrape label to MonitoringLabels.
+func ServiceMonitorLabels(name string) map[string]string {
+	l := MonitoringLabels(name)
+	l[LabelScrape] = trueValue
+	return l
+}
+
+// IngressLabels is the upstream Ingress set: managed-by and instance only (no
+// part-of, no watch).
+func IngressLabels(name string) map[string]string {
+	return map[string]string{
+		LabelManagedBy: ManagedByValue,
+		LabelInstance:  name,
+	}
+}
+
+// CABundleLabels labels the N-ca-bundle ConfigMap. The watch label puts it in
+// the controller's ConfigMap cache, which the deployment controller consults
+// before mounting it.
+func CABundleLabels(name string) map[string]string {
+	return map[string]string{
+		LabelManagedBy: ManagedByValue,
+		LabelInstance:  name,
+		LabelComponent: ComponentCABundle,
+		LabelWatch:     trueValue,
+	}
+}
+
+// GeneratedConfigLabels labels the N-config-<h16> ConfigMaps; retention lists
+// them by the generated-config and instance labels.
+func GeneratedConfigLabels(name string) map[string]string {
+	return map[string]string{
+		LabelManagedBy:       ManagedByValue,
+		LabelInstance:        name,
+		LabelGeneratedConfig: trueValue,
+		LabelWatch:           trueValue,
+	}
+}
+
+// SelectorLabels are the pod labels every selector of an instance matches
+// (Deployment, Service, NetworkPolicy, PDB). They never change: a Deployment
+// selector is immutable.
+func SelectorLabels(name string) map[string]string {
+	return map[string]string{
+		LabelApp:      AppValue,
+		LabelInstance: name,
+	}
+}
+
+// instanceOnly is the selector of the spread constraints and the
+// anti-affinity: pods of this instance, whatever their other labels.
+func instanceOnly(name string) map[string]string {
+	return map[string]string{LabelInstance: name}
+}

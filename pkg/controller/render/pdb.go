@@ -1,0 +1,34 @@
+package render
+
+import (
+	"k8s.io/apimachinery/pkg/util/intstr"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+// PDB renders N-pdb (controller spec 6.8): the user's minAvailable or
+// maxUnavailable, else maxUnavailable 1, so that a multi-pod server without
+// an explicit budget still keeps all but one pod through a node drain. A user
+// minAvailable of 0 is kept: 0 counts as set.
+func PDB(s *ogxv1beta1.OGXServer, _ *Inputs) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
+	spec := policyv1ac.PodDisruptionBudgetSpec().
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(s.Name)))
+	var user *ogxv1beta1.PodDisruptionBudgetSpec
+	if w := s.Spec.Workload; w != nil {
+		user = w.PodDisruptionBudget
+	}
+	switch {
+	case user != nil && user.MinAvailable != nil:
+		spec.WithMinAvailable(*user.MinAvailable)
+	case user != nil && user.MaxUnavailable != nil:
+		spec.WithMaxUnavailable(*user.MaxUnavailable)
+	default:
+		spec.WithMaxUnavailable(intstr.FromInt32(1))
+	}
+	return policyv1ac.PodDisruptionBudget(PDBName(s.Name), s.Namespace).
+		WithLabels(ScalingLabels(s.Name)).
+		WithOwnerReferences(ownerRefs(s)...).
+		WithSpec(spec)
+}

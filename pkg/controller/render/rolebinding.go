@@ -1,0 +1,28 @@
+package render
+
+import (
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+// AnyUIDClusterRole is the OpenShift ClusterRole that grants use of the
+// anyuid SecurityContextConstraints; the server image may run as a fixed UID.
+const AnyUIDClusterRole = "system:openshift:scc:anyuid"
+
+// RoleBinding renders N-rb (controller spec 6.10). The subject is always
+// N-sa, even with overrides.serviceAccountName: a user-chosen account gets
+// its SCC from the user, as upstream.
+func RoleBinding(s *ogxv1beta1.OGXServer, _ *Inputs) *rbacv1ac.RoleBindingApplyConfiguration {
+	return rbacv1ac.RoleBinding(RoleBindingName(s.Name), s.Namespace).
+		WithLabels(ChildLabels()).
+		WithOwnerReferences(ownerRefs(s)...).
+		WithRoleRef(rbacv1ac.RoleRef().
+			WithAPIGroup("rbac.authorization.k8s.io").
+			WithKind("ClusterRole").
+			WithName(AnyUIDClusterRole)).
+		WithSubjects(rbacv1ac.Subject().
+			WithKind("ServiceAccount").
+			WithName(ServiceAccountName(s.Name)).
+			WithNamespace(s.Namespace))
+}
