@@ -1,0 +1,30 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ogx-k8s/ogx-controller/test/framework"
+)
+
+// cp is the package's control plane.
+var cp *framework.ControlPlane
+
+// root is the repository root.
+var root string
+
+func TestMain(m *testing.M) {
+	os.Exit(framework.RunMain(m, framework.Options{Full: true, Nodes: 2}, func(c *framework.ControlPlane) error {
+		cp = c
+		var err error
+		if root, err = framework.ModuleRoot(); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return cp.InstallCRDs(ctx, filepath.Join(root, "config", "crd", "bases", "ogx.io_ogxservers.yaml"))
+	}))
+}
