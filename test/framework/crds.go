@@ -27,6 +27,11 @@ import (
 // file may hold several documents separated by "---". A document that is not
 // a CustomResourceDefinition is an error rather than silently ignored, since
 // it would mean the wrong file was passed.
+//
+// Install CRDs once per package (in RunMain's setup) rather than per test:
+// for two seconds after a CRD becomes established the apiserver holds every
+// create of its custom resources for two seconds, a safeguard for HA
+// apiservers in apiextensions-apiserver.
 func (cp *ControlPlane) InstallCRDs(ctx context.Context, paths ...string) error {
 	files, err := yamlFiles(paths)
 	if err != nil {
