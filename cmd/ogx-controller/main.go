@@ -1,33 +1,56 @@
 // Command ogx-controller runs OGX servers on Kubernetes: it converges every
 // OGXServer's children to its spec and reports status.
 //
-// Subcommands:
-//
-//	ogx-controller version   print the build version
-//
-// The controller loop (the default command), `render` and `migrate` are
-// added as their issues land; see the README.
+//	ogx-controller [run] [flags]   run the controller (the default)
+//	ogx-controller version         print the build version
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run dispatches a subcommand and returns the process exit code.
-func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "version" {
+// dispatch runs a subcommand and returns the process exit code.
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	cmd := "run"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "version":
 		fmt.Fprintln(stdout, version)
 		return 0
+	case "run":
+		ctx, stop := signalContext()
+		defer stop()
+		return runController(ctx, args, stderr)
 	}
-	fmt.Fprintln(stderr, "usage: ogx-controller version")
+	fmt.Fprintf(stderr, "unknown command %q; usage: ogx-controller [run|version] [flags]\n", cmd)
 	return 2
+}
+
+// signalContext is cancelled on the first SIGTERM or SIGINT; a second signal
+// exits at once with code 1.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		<-ch
+		cancel()
+		<-ch
+		os.Exit(1)
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
 }

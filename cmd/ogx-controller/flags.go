@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// options are the parsed flags of `ogx-controller run`.
+type options struct {
+	kubeconfig        string
+	qps               float64
+	burst             int
+	leaderElect       bool
+	leaderElectSet    bool
+	leaderElectionID  string
+	leaderElectionNS  string
+	leaseDuration     time.Duration
+	renewDeadline     time.Duration
+	retryPeriod       time.Duration
+	metricsAddr       string
+	metricsSecure     bool
+	metricsCertDir    string
+	healthAddr        string
+	admissionAddr     string
+	admissionCertDir  string
+	tlsMinVersion     string
+	enableHTTP2       bool
+	operatorNamespace string
+	operatorVersion   string
+	watchNamespaces   []string
+	workers           int
+	statusWorkers     int
+	clusterDomain     string
+	serverProbe       bool
+	probeTimeout      time.Duration
+	probeInterval     time.Duration
+	takeoverManagers  string
+	discoveryInterval time.Duration
+	cacheSyncTimeout  time.Duration
+	shutdownTimeout   time.Duration
+}
+
+// saNamespaceFile is where a pod finds its own namespace.
+const saNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// parseFlags parses args; getenv supplies the environment fallbacks. An
+// error means exit code 2 before any API call.
+func parseFlags(args []string, getenv func(string) string, readFile func(string) ([]byte, error)) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("ogx-controller run", flag.ContinueOnError)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", getenv("KUBECONFIG"), "kubeconfig path; empty means in-cluster config")
+	fs.Float64Var(&o.qps, "kube-api-qps", 50, "client QPS")
+	fs.IntVar(&o.burst, "kube-api-burst", 100, "client burst")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "leader election (default true in cluster)")
+	fs.StringVar(&o.leaderElectionID, "leader-election-id", "ogx-controller-leader", "Lease name")
+	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "Lease namespace (default: the operator namespace)")
+	fs.DurationVar(&o.leaseDuration, "leader-election-lease-duration", 15*time.Second, "Lease duration")
+	fs.DurationVar(&o.renewDeadline, "leader-election-renew-deadline", 10*time.Second, "Lease renew deadline")
+	fs.DurationVar(&o.retryPeriod, "leader-election-retry-period", 2*time.Second, "Lease retry period")
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "metrics listener; 0 disables")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "serve metrics over HTTPS with authentication")
+	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "metrics certificate directory")
+	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "health listener; 0 disables")
+	fs.StringVar(&o.admissionAddr, "admission-bind-address", ":9443", "admission listener; 0 disables")
+	fs.StringVar(&o.admissionCertDir, "admission-cert-dir", "/etc/ogx-controller/admission-tls", "admission certificate directory")
+	fs.StringVar(&o.tlsMinVersion, "tls-min-version", "VersionTLS12", "minimum TLS version (VersionTLS12 or VersionTLS13)")
+	fs.BoolVar(&o.enableHTTP2, "enable-http2", false, "serve HTTP/2 on admission and metrics")
+	fs.StringVar(&o.operatorNamespace, "operator-namespace", getenv("OPERATOR_NAMESPACE"), "the controller's own namespace")
+	fs.StringVar(&o.operatorVersion, "operator-version", orDefault(getenv("OPERATOR_VERSION"), version), "version reported in status")
+	watch := fs.String("watch-namespaces", getenv("WATCH_NAMESPACES"), "comma-separated namespaces to manage (default all)")
+	fs.IntVar(&o.workers, "workers", 2, "workers per child controller")
+	fs.IntVar(&o.statusWorkers, "status-workers", 4, "workers of the status controller")
+	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "cluster DNS suffix")
+	fs.BoolVar(&o.serverProbe, "server-probe", true, "probe OGX servers over HTTP")
+	fs.DurationVar(&o.probeTimeout, "server-probe-timeout", 5*time.Second, "timeout of each probe request")
+	fs.DurationVar(&o.probeInterval, "server-probe-interval", 30*time.Second, "minimum time between probes of one server")
+	fs.StringVar(&o.takeoverManagers, "takeover-field-managers", "ogx-operator,manager", "field managers whose ownership is taken over")
+	fs.DurationVar(&o.discoveryInterval, "discovery-interval", 5*time.Minute, "how often optional APIs are re-checked")
+	fs.DurationVar(&o.cacheSyncTimeout, "cache-sync-timeout", 2*time.Minute, "informer sync deadline")
+	fs.DurationVar(&o.shutdownTimeout, "graceful-shutdown-timeout", 25*time.Second, "drain time at shutdown")
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	klogFlags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "leader-elect" {
+			o.leaderElectSet = true
+		}
+	})
+	if !o.leaderElectSet {
+		o.leaderElect = o.kubeconfig == ""
+	}
+	for _, ns := range strings.Split(*watch, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			o.watchNamespaces = append(o.watchNamespaces, ns)
+		}
+	}
+	if o.operatorNamespace == "" {
+		b, err := readFile(saNamespaceFile)
+		if err != nil || strings.TrimSpace(string(b)) == "" {
+			return nil, errors.New("operator namespace unknown: set --operator-namespace or OPERATOR_NAMESPACE")
+		}
+		o.operatorNamespace = strings.TrimSpace(string(b))
+	}
+	if o.leaderElectionNS == "" {
+		o.leaderElectionNS = o.operatorNamespace
+	}
+	if o.tlsMinVersion != "VersionTLS12" && o.tlsMinVersion != "VersionTLS13" {
+		return nil, fmt.Errorf("--tls-min-version: unknown TLS version %q", o.tlsMinVersion)
+	}
+	if o.leaderElect && !(o.leaseDuration > o.renewDeadline && float64(o.renewDeadline) > 1.2*float64(o.retryPeriod)) {
+		return nil, errors.New("leader election timings must satisfy lease-duration > renew-deadline > 1.2 × retry-period")
+	}
+	if o.workers < 1 || o.statusWorkers < 1 {
+		return nil, errors.New("--workers and --status-workers must be at least 1")
+	}
+	return o, nil
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+// readFile is os.ReadFile, a parameter of parseFlags for tests.
+func readFile(name string) ([]byte, error) { return os.ReadFile(name) }

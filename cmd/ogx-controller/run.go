@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller"
+	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+)
+
+// runController is `ogx-controller run`: exit 0 on a clean shutdown, 1 on a
+// runtime failure, 2 on bad flags.
+func runController(ctx context.Context, args []string, stderr io.Writer) int {
+	o, err := parseFlags(args, os.Getenv, readFile)
+	if err != nil {
+		fmt.Fprintln(stderr, "ogx-controller:", err)
+		return 2
+	}
+	logger := klog.FromContext(ctx)
+	ctx = klog.NewContext(ctx, logger)
+	logger.Info("Starting ogx-controller", "version", o.operatorVersion, "operatorNamespace", o.operatorNamespace,
+		"watchNamespaces", o.watchNamespaces, "leaderElect", o.leaderElect)
+	if err := run(ctx, o); err != nil {
+		logger.Error(err, "ogx-controller failed")
+		return 1
+	}
+	logger.Info("ogx-controller stopped")
+	return 0
+}
+
+func restConfig(o *options) (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if o.kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("building client config: %w", err)
+	}
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	cfg.UserAgent = "ogx-controller/" + o.operatorVersion
+	return cfg, nil
+}
+
+func run(ctx context.Context, o *options) error {
+	logger := klog.FromContext(ctx)
+	cfg, err := restConfig(o)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ogx, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	hostname, _ := os.Hostname()
+	identity := hostname + "_" + uuid.NewString()
+	mgr, err := controller.NewManager(kube, ogx, controller.Options{
+		WatchNamespaces:   o.watchNamespaces,
+		OperatorNamespace: o.operatorNamespace,
+		OperatorVersion:   o.operatorVersion,
+		ClusterDomain:     o.clusterDomain,
+		Workers:           o.workers,
+		StatusWorkers:     o.statusWorkers,
+		ProbeEnabled:      o.serverProbe,
+		ProbeInterval:     o.probeInterval,
+		Prober:            controller.NewHTTPProber(o.probeTimeout),
+		Distributions:     controller.NewDistributionTable(os.Getenv),
+		CacheSyncTimeout:  o.cacheSyncTimeout,
+		Identity:          identity,
+	})
+	if err != nil {
+		return err
+	}
+
+	var ready atomic.Bool
+	health := startHealthServer(ctx, o.healthAddr, &ready)
+
+	if err := mgr.Start(ctx); err != nil {
+		return err
+	}
+	ready.Store(true)
+	logger.Info("Caches synced")
+
+	if !o.leaderElect {
+		mgr.Run(ctx)
+		ready.Store(false)
+		shutdown(health)
+		return nil
+	}
+
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Name: o.leaderElectionID, Namespace: o.leaderElectionNS},
+		Client:     kube.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
+	}
+	var lost atomic.Bool
+	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		LeaseDuration:   o.leaseDuration,
+		RenewDeadline:   o.renewDeadline,
+		RetryPeriod:     o.retryPeriod,
+		ReleaseOnCancel: true,
+		Name:            o.leaderElectionID,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				logger.Info("Became leader", "identity", identity)
+				mgr.Run(ctx)
+			},
+			OnStoppedLeading: func() {
+				if ctx.Err() == nil {
+					lost.Store(true)
+				}
+			},
+			OnNewLeader: func(id string) {
+				if id != identity {
+					logger.Info("Following leader", "leader", id)
+				}
+			},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("leader election: %w", err)
+	}
+	elector.Run(ctx)
+	ready.Store(false)
+	shutdown(health)
+	if lost.Load() {
+		// A replica that lost its lease restarts as a follower with clean state.
+		return errors.New("leader election lost")
+	}
+	return nil
+}
+
+// startHealthServer serves /healthz (always OK while running) and /readyz
+// (OK once the caches are synced); addr "0" disables it.
+func startHealthServer(ctx context.Context, addr string, ready *atomic.Bool) *http.Server {
+	if addr == "0" || addr == "" {
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	go func() {
+		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			klog.FromContext(ctx).Error(err, "Health server failed")
+		}
+	}()
+	return srv
+}
+
+func shutdown(srv *http.Server) {
+	if srv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(ctx)
+}

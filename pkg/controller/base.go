@@ -1,0 +1,105 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/admission"
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+// reconcileFunc converges one kind of child for one OGXServer. It receives a
+// valid, live (not being deleted) OGXServer from the cache, which it must not
+// mutate.
+type reconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error)
+
+// childController runs the steps every child controller shares (controller
+// spec §3.3): read the OGXServer from the cache, skip it while it is being
+// deleted, re-run the admission validator, call the kind's reconcile and
+// record the outcome for the status controller.
+type childController struct {
+	*queueRunner
+	caches    *Caches
+	board     *OutcomeBoard
+	reconcile reconcileFunc
+}
+
+func newChildController(name string, caches *Caches, board *OutcomeBoard, reconcile reconcileFunc) *childController {
+	c := &childController{caches: caches, board: board, reconcile: reconcile}
+	c.queueRunner = newQueueRunner(name, c.syncKey)
+	return c
+}
+
+func (c *childController) syncKey(ctx context.Context, key string) (Result, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		// A malformed key can never succeed; drop it.
+		klog.FromContext(ctx).Error(err, "Dropping malformed key")
+		return Result{}, nil
+	}
+	s, err := c.caches.Server(namespace, name)
+	if apierrors.IsNotFound(err) {
+		return Result{}, nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	record := func(o Outcome) {
+		o.Generation = s.Generation
+		c.board.Record(key, s.UID, c.name, o)
+	}
+	if s.DeletionTimestamp != nil {
+		// Garbage collection owns teardown; nothing is written any more.
+		record(Outcome{Class: OutcomeOK})
+		return Result{}, nil
+	}
+	if errs := specErrors(s); len(errs) > 0 {
+		err := &UserError{Reason: ReasonInvalidSpec, Err: errs.ToAggregate()}
+		record(Outcome{Class: OutcomeUserError, Reason: ReasonInvalidSpec, Message: err.Error()})
+		return Result{}, err
+	}
+	res, err := c.reconcile(ctx, s)
+	var waiting *WaitingError
+	var user *UserError
+	switch {
+	case err == nil:
+		record(Outcome{Class: OutcomeOK})
+		return res, nil
+	case errors.As(err, &waiting):
+		record(Outcome{Class: OutcomeWaiting, Reason: ReasonProgressing, Message: waiting.Message})
+		return Result{RequeueAfter: waitRequeue}, nil
+	case errors.As(err, &user):
+		record(Outcome{Class: OutcomeUserError, Reason: user.Reason, Message: err.Error()})
+		return Result{}, err
+	}
+	record(Outcome{Class: OutcomeTransient, Message: err.Error()})
+	return Result{}, err
+}
+
+// specErrors runs the admission validator except the adoption checks A4/A5,
+// whose failures only disable adoption (API spec §6.6).
+func specErrors(s *ogxv1beta1.OGXServer) field.ErrorList {
+	all := admission.Validate(s)
+	adoption := map[string]bool{}
+	for _, e := range admission.ValidateAdoption(s) {
+		adoption[e.Error()] = true
+	}
+	var out field.ErrorList
+	for _, e := range all {
+		if !adoption[e.Error()] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Key returns the workqueue key of an OGXServer.
+func Key(namespace, name string) string {
+	return fmt.Sprintf("%s/%s", namespace, name)
+}

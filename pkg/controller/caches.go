@@ -1,0 +1,209 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	autoscalinglisters "k8s.io/client-go/listers/autoscaling/v2"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	networkinglisters "k8s.io/client-go/listers/networking/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/tools/cache"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	ogxinformers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions"
+	ogxlisters "github.com/ogx-k8s/ogx-controller/pkg/generated/listers/ogx/v1beta1"
+)
+
+// scope is every cache of one namespace (or of all namespaces). A client-go
+// informer factory applies one namespace and one list filter to all its
+// informers, so a scope holds one factory per filter: OGXServers (none),
+// children (managed-by label) and referenced ConfigMaps and Secrets
+// (ogx.io/watch label).
+type scope struct {
+	namespace string
+
+	ogxFactory      ogxinformers.SharedInformerFactory
+	childFactory    informers.SharedInformerFactory
+	watchedFactory  informers.SharedInformerFactory
+	servers         ogxlisters.OGXServerLister
+	serverInformer  cache.SharedIndexInformer
+	deployments     appslisters.DeploymentLister
+	services        corelisters.ServiceLister
+	serviceAccounts corelisters.ServiceAccountLister
+	pvcs            corelisters.PersistentVolumeClaimLister
+	networkPolicies networkinglisters.NetworkPolicyLister
+	ingresses       networkinglisters.IngressLister
+	hpas            autoscalinglisters.HorizontalPodAutoscalerLister
+	pdbs            policylisters.PodDisruptionBudgetLister
+	roleBindings    rbaclisters.RoleBindingLister
+	configMaps      corelisters.ConfigMapLister
+	secrets         corelisters.SecretLister
+
+	informers []cache.SharedIndexInformer
+}
+
+// Caches holds the scopes of every watched namespace and the operator
+// ConfigMap informer, and tells a controller which scope serves a namespace.
+type Caches struct {
+	all    *scope
+	scopes map[string]*scope
+
+	operatorFactory   informers.SharedInformerFactory
+	operatorConfigMap corelisters.ConfigMapLister
+	operatorNamespace string
+}
+
+// NewCaches builds the informers (resync 0: drift is corrected by events,
+// never by periodic resync) for the given namespaces, or cluster-wide when
+// none is given, plus a name-filtered ConfigMap informer for the operator
+// ConfigMap in the operator namespace.
+func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string) *Caches {
+	c := &Caches{scopes: map[string]*scope{}, operatorNamespace: operatorNamespace}
+	if len(namespaces) == 0 {
+		c.all = newScope(kube, ogx, metav1.NamespaceAll)
+	}
+	for _, ns := range namespaces {
+		c.scopes[ns] = newScope(kube, ogx, ns)
+	}
+	c.operatorFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(operatorNamespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", render.OperatorConfigMapName).String()
+		}))
+	c.operatorConfigMap = c.operatorFactory.Core().V1().ConfigMaps().Lister()
+	return c
+}
+
+func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string) *scope {
+	s := &scope{namespace: namespace}
+	s.ogxFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace))
+	childSelector := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String()
+	s.childFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = childSelector }))
+	watchSelector := labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"}).String()
+	s.watchedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = watchSelector }),
+		informers.WithTransform(stripUserManagedFields))
+
+	srv := s.ogxFactory.Ogx().V1beta1().OGXServers()
+	s.servers, s.serverInformer = srv.Lister(), srv.Informer()
+	s.deployments = s.childFactory.Apps().V1().Deployments().Lister()
+	s.services = s.childFactory.Core().V1().Services().Lister()
+	s.serviceAccounts = s.childFactory.Core().V1().ServiceAccounts().Lister()
+	s.pvcs = s.childFactory.Core().V1().PersistentVolumeClaims().Lister()
+	s.networkPolicies = s.childFactory.Networking().V1().NetworkPolicies().Lister()
+	s.ingresses = s.childFactory.Networking().V1().Ingresses().Lister()
+	s.hpas = s.childFactory.Autoscaling().V2().HorizontalPodAutoscalers().Lister()
+	s.pdbs = s.childFactory.Policy().V1().PodDisruptionBudgets().Lister()
+	s.roleBindings = s.childFactory.Rbac().V1().RoleBindings().Lister()
+	s.configMaps = s.watchedFactory.Core().V1().ConfigMaps().Lister()
+	s.secrets = s.watchedFactory.Core().V1().Secrets().Lister()
+	s.informers = []cache.SharedIndexInformer{
+		s.serverInformer,
+		s.childFactory.Apps().V1().Deployments().Informer(),
+		s.childFactory.Core().V1().Services().Informer(),
+		s.childFactory.Core().V1().ServiceAccounts().Informer(),
+		s.childFactory.Core().V1().PersistentVolumeClaims().Informer(),
+		s.childFactory.Networking().V1().NetworkPolicies().Informer(),
+		s.childFactory.Networking().V1().Ingresses().Informer(),
+		s.childFactory.Autoscaling().V2().HorizontalPodAutoscalers().Informer(),
+		s.childFactory.Policy().V1().PodDisruptionBudgets().Informer(),
+		s.childFactory.Rbac().V1().RoleBindings().Informer(),
+		s.watchedFactory.Core().V1().ConfigMaps().Informer(),
+		s.watchedFactory.Core().V1().Secrets().Informer(),
+	}
+	return s
+}
+
+// stripUserManagedFields drops managedFields from watched ConfigMaps and
+// Secrets that are not generated by ogx-controller: only owned objects need
+// them (to extract what we own), and dropping them saves memory.
+func stripUserManagedFields(obj any) (any, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return obj, nil
+	}
+	if ref := metav1.GetControllerOfNoCopy(m); ref != nil && ref.Kind == "OGXServer" && isOGXGroup(ref.APIVersion) {
+		return obj, nil
+	}
+	m.SetManagedFields(nil)
+	return obj, nil
+}
+
+// For returns the scope holding namespace ns, or nil when ns is not watched.
+func (c *Caches) For(ns string) *scope {
+	if c.all != nil {
+		return c.all
+	}
+	return c.scopes[ns]
+}
+
+// each calls f for every scope.
+func (c *Caches) each(f func(*scope)) {
+	if c.all != nil {
+		f(c.all)
+	}
+	for _, s := range c.scopes {
+		f(s)
+	}
+}
+
+// Start starts every informer; they stop when ctx is done.
+func (c *Caches) Start(ctx context.Context) {
+	c.each(func(s *scope) {
+		s.ogxFactory.Start(ctx.Done())
+		s.childFactory.Start(ctx.Done())
+		s.watchedFactory.Start(ctx.Done())
+	})
+	c.operatorFactory.Core().V1().ConfigMaps().Informer()
+	c.operatorFactory.Start(ctx.Done())
+}
+
+// WaitForSync blocks until every informer has synced or the timeout passes.
+func (c *Caches) WaitForSync(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var synced []cache.InformerSynced
+	c.each(func(s *scope) {
+		for _, inf := range s.informers {
+			synced = append(synced, inf.HasSynced)
+		}
+	})
+	synced = append(synced, c.operatorFactory.Core().V1().ConfigMaps().Informer().HasSynced)
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return fmt.Errorf("informer caches did not sync within %s", timeout)
+	}
+	return nil
+}
+
+// Server returns an OGXServer from the cache.
+func (c *Caches) Server(namespace, name string) (*ogxv1beta1.OGXServer, error) {
+	s := c.For(namespace)
+	if s == nil {
+		return nil, fmt.Errorf("namespace %q is not watched", namespace)
+	}
+	return s.servers.OGXServers(namespace).Get(name)
+}
+
+// Servers lists every cached OGXServer.
+func (c *Caches) Servers() []*ogxv1beta1.OGXServer {
+	var out []*ogxv1beta1.OGXServer
+	c.each(func(s *scope) {
+		list, _ := s.servers.List(labels.Everything())
+		out = append(out, list...)
+	})
+	return out
+}

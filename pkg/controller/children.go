@@ -1,0 +1,154 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// typedClient is the part of a client-go typed client the applier uses;
+// every typed client of a namespaced kind satisfies it.
+type typedClient[O any, AC any] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (O, error)
+	Apply(ctx context.Context, ac AC, opts metav1.ApplyOptions) (O, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// namespaceLister is the part of a client-go namespace lister the applier
+// uses.
+type namespaceLister[O any] interface {
+	Get(name string) (O, error)
+}
+
+// newChild binds one kind: its typed client, its cache and client-go's
+// Extract function for the fields a manager owns.
+func newChild[O metav1.Object, AC any](kind string, c *Caches,
+	client func(ns string) typedClient[O, AC],
+	lister func(sc *scope, ns string) namespaceLister[O],
+	extract func(O, string) (AC, error),
+) *child[O, AC] {
+	return &child[O, AC]{
+		kind: kind,
+		cached: func(ns, name string) (O, error) {
+			sc := c.For(ns)
+			if sc == nil {
+				var zero O
+				return zero, fmt.Errorf("namespace %q is not watched", ns)
+			}
+			return lister(sc, ns).Get(name)
+		},
+		live: func(ctx context.Context, ns, name string) (O, error) {
+			return client(ns).Get(ctx, name, metav1.GetOptions{})
+		},
+		extract: func(o O) (AC, error) { return extract(o, render.FieldManager) },
+		apply: func(ctx context.Context, ns string, ac AC) (O, error) {
+			return client(ns).Apply(ctx, ac, applyOptions())
+		},
+		delete: func(ctx context.Context, ns, name string, opts metav1.DeleteOptions) error {
+			return client(ns).Delete(ctx, name, opts)
+		},
+	}
+}
+
+// The typed children of ogx-controller.
+type (
+	deploymentChild     = child[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]
+	serviceChild        = child[*corev1.Service, *corev1ac.ServiceApplyConfiguration]
+	serviceAccountChild = child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
+	roleBindingChild    = child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]
+	networkPolicyChild  = child[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration]
+	ingressChild        = child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
+	hpaChild            = child[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]
+	pdbChild            = child[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]
+)
+
+// children holds one applier per typed child kind.
+type children struct {
+	deployments     *deploymentChild
+	services        *serviceChild
+	serviceAccounts *serviceAccountChild
+	roleBindings    *roleBindingChild
+	networkPolicies *networkPolicyChild
+	ingresses       *ingressChild
+	hpas            *hpaChild
+	pdbs            *pdbChild
+}
+
+func newChildren(kube kubernetes.Interface, c *Caches) *children {
+	return &children{
+		deployments: newChild("Deployment", c,
+			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
+				return kube.AppsV1().Deployments(ns)
+			},
+			func(sc *scope, ns string) namespaceLister[*appsv1.Deployment] { return sc.deployments.Deployments(ns) },
+			appsv1ac.ExtractDeployment),
+		services: newChild("Service", c,
+			func(ns string) typedClient[*corev1.Service, *corev1ac.ServiceApplyConfiguration] {
+				return kube.CoreV1().Services(ns)
+			},
+			func(sc *scope, ns string) namespaceLister[*corev1.Service] { return sc.services.Services(ns) },
+			corev1ac.ExtractService),
+		serviceAccounts: newChild("ServiceAccount", c,
+			func(ns string) typedClient[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration] {
+				return kube.CoreV1().ServiceAccounts(ns)
+			},
+			func(sc *scope, ns string) namespaceLister[*corev1.ServiceAccount] {
+				return sc.serviceAccounts.ServiceAccounts(ns)
+			},
+			corev1ac.ExtractServiceAccount),
+		roleBindings: newChild("RoleBinding", c,
+			func(ns string) typedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
+				return kube.RbacV1().RoleBindings(ns)
+			},
+			func(sc *scope, ns string) namespaceLister[*rbacv1.RoleBinding] {
+				return sc.roleBindings.RoleBindings(ns)
+			},
+			rbacv1ac.ExtractRoleBinding),
+		networkPolicies: newChild("NetworkPolicy", c,
+			func(ns string) typedClient[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration] {
+				return kube.NetworkingV1().NetworkPolicies(ns)
+			},
+			func(sc *scope, ns string) namespaceLister[*networkingv1.NetworkPolicy] {
+				return sc.networkPolicies.NetworkPolicies(ns)
+			},
+			networkingv1ac.ExtractNetworkPolicy),
+		ingresses: newChild("Ingress", c,
+			func(ns string) typedClient[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration] {
+				return kube.NetworkingV1().Ingresses(ns)
+			},
+			func(sc *scope, ns string) namespaceLister[*networkingv1.Ingress] { return sc.ingresses.Ingresses(ns) },
+			networkingv1ac.ExtractIngress),
+		hpas: newChild("HorizontalPodAutoscaler", c,
+			func(ns string) typedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration] {
+				return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
+			},
+			func(sc *scope, ns string) namespaceLister[*autoscalingv2.HorizontalPodAutoscaler] {
+				return sc.hpas.HorizontalPodAutoscalers(ns)
+			},
+			autoscalingv2ac.ExtractHorizontalPodAutoscaler),
+		pdbs: newChild("PodDisruptionBudget", c,
+			func(ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration] {
+				return kube.PolicyV1().PodDisruptionBudgets(ns)
+			},
+			func(sc *scope, ns string) namespaceLister[*policyv1.PodDisruptionBudget] {
+				return sc.pdbs.PodDisruptionBudgets(ns)
+			},
+			policyv1ac.ExtractPodDisruptionBudget),
+	}
+}

@@ -1,0 +1,186 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// Field managers of the two targeted writes that precede the main apply of a
+// Deployment (controller spec §6.3.1, §6.3.2).
+const (
+	strategyFieldManager = "ogx-controller-strategy"
+	handoverFieldManager = "ogx-controller-hpa-handover"
+)
+
+// DeploymentController converges the ServiceAccount N-sa, the RoleBinding
+// N-rb (where the OpenShift security API is served) and the Deployment N of
+// every OGXServer, in that order; the first failed write ends the pass.
+type DeploymentController struct {
+	*childController
+	kube     kubernetes.Interface
+	caches   *Caches
+	children *children
+	resolver *resolver
+	events   eventSink
+	// configMaps is told to run when a ConfigMap the Deployment needs is not
+	// in the cache yet.
+	configMaps func(key string)
+}
+
+func newDeploymentController(d *deps) *DeploymentController {
+	c := &DeploymentController{kube: d.kube, caches: d.caches, children: d.children, resolver: d.resolver, events: d.events}
+	c.childController = newChildController("deployment", d.caches, d.board, c.reconcile)
+	return c
+}
+
+func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+	in, err := c.resolver.inputs(ctx, s)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := c.configMapsReady(s, in); err != nil {
+		if c.configMaps != nil {
+			c.configMaps(Key(s.Namespace, s.Name))
+		}
+		return Result{}, err
+	}
+	res, err := c.children.serviceAccounts.converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
+	if err != nil {
+		return Result{}, err
+	}
+	c.events.written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
+	if in.OpenShiftSecurityServed {
+		res, err := c.children.roleBindings.converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
+		if err != nil {
+			return Result{}, err
+		}
+		c.events.written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
+	}
+	desired, err := render.Deployment(s, &in)
+	if err != nil {
+		return Result{}, asUserError(err)
+	}
+	if err := c.prepare(ctx, s, desired); err != nil {
+		return Result{}, err
+	}
+	res, err = c.children.deployments.converge(ctx, s, s.Name, desired)
+	if err != nil {
+		return Result{}, err
+	}
+	c.events.written(s, "Deployment", s.Name, res)
+	return Result{}, nil
+}
+
+// configMapsReady makes sure the ConfigMaps the Deployment will mount are in
+// the cache with the expected content, so a new OGXServer never points its
+// pods at a ConfigMap that does not exist yet.
+func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) error {
+	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeGenerated {
+		sc := c.caches.For(s.Namespace)
+		if _, err := sc.configMaps.ConfigMaps(s.Namespace).Get(in.RuntimeConfig.ConfigMapName); err != nil {
+			return &WaitingError{Message: fmt.Sprintf("waiting for generated ConfigMap %s", in.RuntimeConfig.ConfigMapName)}
+		}
+	}
+	return nil
+}
+
+// prepare sends the targeted patches that must precede the main apply: the
+// strategy switch to or from Recreate, and the replica hand-over to the HPA.
+// Both carry the cached resourceVersion as precondition, so a stale value is
+// never forced over a newer one.
+func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	live, err := c.children.deployments.cached(s.Namespace, s.Name)
+	if err != nil {
+		return nil // absent (or not yet cached): the apply creates it
+	}
+	if guard(s, "Deployment", live) != nil {
+		return nil // converge reports the guard's verdict
+	}
+	if err := c.switchStrategy(ctx, live, desired); err != nil {
+		return err
+	}
+	return c.handOverReplicas(ctx, live, desired)
+}
+
+// switchStrategy handles the one field an apply alone cannot move: going to
+// Recreate needs the API-defaulted rollingUpdate block cleared, and leaving
+// Recreate needs the strategy patch's own co-ownership undone.
+func (c *DeploymentController) switchStrategy(ctx context.Context, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	wantRecreate := desired.Spec != nil && desired.Spec.Strategy != nil && desired.Spec.Strategy.Type != nil &&
+		*desired.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
+	isRecreate := live.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
+	var patch map[string]any
+	switch {
+	case wantRecreate && !isRecreate:
+		patch = map[string]any{"spec": map[string]any{"strategy": map[string]any{"type": "Recreate", "rollingUpdate": nil}}}
+	case !wantRecreate && isRecreate && ownedBy(live.ManagedFields, strategyFieldManager):
+		patch = map[string]any{"spec": map[string]any{"strategy": map[string]any{"type": "RollingUpdate"}}}
+	default:
+		return nil
+	}
+	patch["metadata"] = map[string]any{"resourceVersion": live.ResourceVersion}
+	body, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	klog.FromContext(ctx).Info("Switching Deployment strategy", "name", live.Name, "recreate", wantRecreate)
+	_, err = c.kube.AppsV1().Deployments(live.Namespace).Patch(ctx, live.Name, types.MergePatchType, body,
+		metav1.PatchOptions{FieldManager: strategyFieldManager})
+	if err != nil {
+		return classifyWriteError("Deployment", live.Name, err)
+	}
+	return nil
+}
+
+// handOverReplicas keeps the replica count when autoscaling starts: while
+// ogx-controller owns spec.replicas, dropping it from the apply would make
+// the server reset it to 1, so the live value is first applied by another
+// manager that keeps owning it for the HPA.
+func (c *DeploymentController) handOverReplicas(ctx context.Context, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	if desired.Spec != nil && desired.Spec.Replicas != nil {
+		return nil
+	}
+	owned, err := appsv1ac.ExtractDeployment(live, render.FieldManager)
+	if err != nil || owned.Spec == nil || owned.Spec.Replicas == nil || live.Spec.Replicas == nil {
+		return err
+	}
+	ac := appsv1ac.Deployment(live.Name, live.Namespace).
+		WithResourceVersion(live.ResourceVersion).
+		WithSpec(appsv1ac.DeploymentSpec().WithReplicas(*live.Spec.Replicas))
+	klog.FromContext(ctx).Info("Handing Deployment replicas over to the HPA", "name", live.Name, "replicas", *live.Spec.Replicas)
+	_, err = c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: handoverFieldManager, Force: true})
+	if err != nil {
+		return classifyWriteError("Deployment", live.Name, err)
+	}
+	return nil
+}
+
+// ownedBy reports whether manager has a non-status entry in managedFields.
+func ownedBy(entries []metav1.ManagedFieldsEntry, manager string) bool {
+	for _, e := range entries {
+		if e.Manager == manager && e.Subresource == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// asUserError classifies a render error: the render-time spec errors
+// (reserved volume names, duplicate list keys) are InvalidSpec user errors.
+func asUserError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &UserError{Reason: ReasonInvalidSpec, Err: err}
+}

@@ -1,0 +1,89 @@
+package controller
+
+import (
+	"k8s.io/client-go/tools/cache"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// Index names on the OGXServer informer: NS/name of a ConfigMap or Secret to
+// the OGXServers referencing it (controller spec §3.2).
+const (
+	indexConfigMaps = "configmaps"
+	indexSecrets    = "secrets"
+)
+
+// referencedConfigMaps lists the ConfigMaps an OGXServer reads. The
+// cluster's trusted CA bundle is auto-detected for every OGXServer of the
+// namespace.
+func referencedConfigMaps(s *ogxv1beta1.OGXServer) []string {
+	names := []string{render.TrustedCABundleConfigMap}
+	if r := s.Spec.OverrideConfig; r != nil {
+		names = append(names, r.Name)
+	}
+	if r := s.Spec.BaseConfig; r != nil {
+		names = append(names, r.Name)
+	}
+	if t := s.Spec.TLS; t != nil {
+		if t.Trust != nil {
+			for _, r := range t.Trust.CACertificates {
+				names = append(names, r.Name)
+			}
+		}
+		if t.Identity != nil {
+			names = append(names, t.Identity.Cert.Name)
+		}
+	}
+	return names
+}
+
+// referencedSecrets lists the Secrets whose content reaches the server:
+// provider and storage references, the serving certificate and the client
+// key. Secrets named only in workload.overrides.env are not tracked.
+func referencedSecrets(s *ogxv1beta1.OGXServer) []string {
+	var names []string
+	for _, e := range s.Spec.Providers.Entries() {
+		for _, sf := range e.Secrets {
+			names = append(names, sf.Ref.Name)
+		}
+	}
+	if st := s.Spec.Storage; st != nil {
+		if st.KV != nil && st.KV.Password != nil {
+			names = append(names, st.KV.Password.Name)
+		}
+		if st.SQL != nil && st.SQL.ConnectionString != nil {
+			names = append(names, st.SQL.ConnectionString.Name)
+		}
+	}
+	if t := s.Spec.ServerTLS(); t != nil {
+		names = append(names, t.SecretName)
+	}
+	if t := s.Spec.TLS; t != nil && t.Identity != nil {
+		names = append(names, t.Identity.Key.Name)
+	}
+	return names
+}
+
+// referenceIndexers builds the two indexes.
+func referenceIndexers() cache.Indexers {
+	index := func(list func(*ogxv1beta1.OGXServer) []string) cache.IndexFunc {
+		return func(obj any) ([]string, error) {
+			s, ok := obj.(*ogxv1beta1.OGXServer)
+			if !ok {
+				return nil, nil
+			}
+			seen := map[string]bool{}
+			var keys []string
+			for _, n := range list(s) {
+				k := Key(s.Namespace, n)
+				if !seen[k] {
+					seen[k] = true
+					keys = append(keys, k)
+				}
+			}
+			return keys, nil
+		}
+	}
+	return cache.Indexers{indexConfigMaps: index(referencedConfigMaps), indexSecrets: index(referencedSecrets)}
+}

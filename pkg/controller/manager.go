@@ -1,0 +1,355 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	ogxscheme "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/scheme"
+)
+
+// Options configure the controllers.
+type Options struct {
+	// WatchNamespaces limits the controller to these namespaces (all when
+	// empty).
+	WatchNamespaces []string
+	// OperatorNamespace holds the operator ConfigMap and the Lease.
+	OperatorNamespace string
+	OperatorVersion   string
+	ClusterDomain     string
+	Workers           int
+	StatusWorkers     int
+	// ProbeEnabled switches the server probe on; Prober does the probing.
+	ProbeEnabled  bool
+	ProbeInterval time.Duration
+	Prober        Prober
+	// Distributions is the image table after RELATED_IMAGE_*.
+	Distributions DistributionTable
+	// Generator generates config.yaml in generated mode (nil: generated
+	// mode is reported as unavailable).
+	Generator ConfigGenerator
+	// CacheSyncTimeout bounds the initial informer sync.
+	CacheSyncTimeout time.Duration
+	// Identity names this process in Events (the leader-election identity).
+	Identity string
+}
+
+// deps are what every controller is built from.
+type deps struct {
+	kube     kubernetes.Interface
+	ogx      versioned.Interface
+	caches   *Caches
+	board    *OutcomeBoard
+	children *children
+	resolver *resolver
+	events   eventSink
+	opts     Options
+}
+
+// Manager owns the caches and every controller of one process.
+type Manager struct {
+	deps
+	broadcaster events.EventBroadcaster
+
+	deployment *DeploymentController
+	service    *ServiceController
+	pvc        *PVCController
+	status     *StatusController
+	// childControllers are run in the fixed order their errors are reported.
+	childControllers []*childController
+}
+
+// NewManager builds the caches and controllers; nothing runs until Start and
+// Run.
+func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options) (*Manager, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = 2
+	}
+	if opts.StatusWorkers <= 0 {
+		opts.StatusWorkers = 4
+	}
+	if opts.ClusterDomain == "" {
+		opts.ClusterDomain = "cluster.local"
+	}
+	if opts.ProbeInterval <= 0 {
+		opts.ProbeInterval = 30 * time.Second
+	}
+	if opts.Prober == nil {
+		opts.Prober = NewHTTPProber(5 * time.Second)
+	}
+	if opts.Distributions == nil {
+		opts.Distributions = NewDistributionTable(nil)
+	}
+	if opts.CacheSyncTimeout <= 0 {
+		opts.CacheSyncTimeout = 2 * time.Minute
+	}
+	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace)
+	m := &Manager{}
+	m.deps = deps{
+		kube: kube, ogx: ogx, caches: caches, opts: opts,
+		board:    NewOutcomeBoard(nil),
+		children: newChildren(kube, caches),
+		resolver: &resolver{
+			caches: caches, refs: &references{caches: caches, kube: kube}, table: opts.Distributions,
+			generator: opts.Generator, apis: &optionalAPIs{},
+			operatorNamespace: opts.OperatorNamespace, clusterDomain: opts.ClusterDomain,
+		},
+	}
+	// The recorder's scheme knows the ogx.io types: cached objects carry no
+	// kind, so the event reference is built from the scheme.
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := ogxscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	m.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: kube.EventsV1()})
+	m.events = eventSink{recorder: m.broadcaster.NewRecorder(scheme, ReportingController)}
+
+	m.service = newServiceController(&m.deps)
+	m.pvc = newPVCController(&m.deps)
+	m.deployment = newDeploymentController(&m.deps)
+	m.childControllers = []*childController{m.pvc.childController, m.service.childController, m.deployment.childController}
+	names := make([]string, len(m.childControllers))
+	for i, c := range m.childControllers {
+		names[i] = c.name
+	}
+	m.status = newStatusController(&m.deps, names)
+	m.board.SetOnChange(m.status.Enqueue)
+	if err := m.registerHandlers(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Caches exposes the informer caches (for tests and the benchmarks).
+func (m *Manager) Caches() *Caches { return m.caches }
+
+// Start starts the informers and waits for them to sync. Every replica does
+// this, leader or not, so a follower that takes over has warm caches.
+func (m *Manager) Start(ctx context.Context) error {
+	m.caches.Start(ctx)
+	return m.caches.WaitForSync(ctx, m.opts.CacheSyncTimeout)
+}
+
+// Run starts event recording and the workers of every controller and blocks
+// until ctx is done. Only the leader calls it.
+func (m *Manager) Run(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+	m.broadcaster.StartRecordingToSink(ctx.Done())
+	defer m.broadcaster.Shutdown()
+	// A new leader processes every key once.
+	for _, s := range m.caches.Servers() {
+		m.enqueueAll(Key(s.Namespace, s.Name))
+	}
+	var wg sync.WaitGroup
+	run := func(q *queueRunner, workers int) {
+		wg.Add(1)
+		go func() { defer wg.Done(); q.Run(ctx, workers) }()
+	}
+	for _, c := range m.childControllers {
+		run(c.queueRunner, m.opts.Workers)
+	}
+	run(m.status.queueRunner, m.opts.StatusWorkers)
+	logger.Info("Controllers running")
+	wg.Wait()
+}
+
+// enqueueAll queues a key for every controller.
+func (m *Manager) enqueueAll(key string) {
+	for _, c := range m.childControllers {
+		c.Enqueue(key)
+	}
+	m.status.Enqueue(key)
+}
+
+// ownerKey returns the key of the OGXServer that controls obj, if any.
+func ownerKey(obj metav1.Object) (string, bool) {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	if ref == nil || ref.Kind != "OGXServer" || !isOGXGroup(ref.APIVersion) {
+		return "", false
+	}
+	return Key(obj.GetNamespace(), ref.Name), true
+}
+
+// metaOf unwraps informer event objects, tombstones included.
+func metaOf(obj any) (metav1.Object, bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	return m, ok
+}
+
+// handler builds event handlers that map an object to OGXServer keys and
+// enqueue them; update events are filtered by changed.
+func handler(keys func(metav1.Object) []string, changed func(old, cur any) bool, enqueue ...func(string)) cache.ResourceEventHandler {
+	do := func(obj any) {
+		m, ok := metaOf(obj)
+		if !ok {
+			return
+		}
+		for _, k := range keys(m) {
+			for _, e := range enqueue {
+				e(k)
+			}
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { do(obj) },
+		UpdateFunc: func(old, cur any) {
+			if changed == nil || changed(old, cur) {
+				do(cur)
+			}
+		},
+		DeleteFunc: do,
+	}
+}
+
+func byOwner(m metav1.Object) []string {
+	if k, ok := ownerKey(m); ok {
+		return []string{k}
+	}
+	return nil
+}
+
+// registerHandlers wires informer events to the controllers (controller
+// spec §3.1).
+func (m *Manager) registerHandlers() error {
+	status := m.status.Enqueue
+	var errs []error
+	add := func(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) {
+		if _, err := inf.AddEventHandler(h); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	m.caches.each(func(sc *scope) {
+		if err := sc.serverInformer.AddIndexers(referenceIndexers()); err != nil {
+			errs = append(errs, err)
+		}
+		// OGXServers: only spec (generation), adoption annotations and
+		// deletion start passes; a status write never does.
+		add(sc.serverInformer, cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) {
+				if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
+					m.enqueueAll(Key(s.Namespace, s.Name))
+				}
+			},
+			UpdateFunc: func(old, cur any) {
+				o, c := old.(*ogxv1beta1.OGXServer), cur.(*ogxv1beta1.OGXServer)
+				if o.Generation != c.Generation || (o.DeletionTimestamp == nil) != (c.DeletionTimestamp == nil) ||
+					o.Annotations[ogxv1beta1.AnnotationAdoptStorage] != c.Annotations[ogxv1beta1.AnnotationAdoptStorage] ||
+					o.Annotations[ogxv1beta1.AnnotationAdoptNetworking] != c.Annotations[ogxv1beta1.AnnotationAdoptNetworking] {
+					m.enqueueAll(Key(c.Namespace, c.Name))
+				}
+			},
+			DeleteFunc: func(obj any) {
+				mo, ok := metaOf(obj)
+				if !ok {
+					return
+				}
+				m.board.Forget(mo.GetUID())
+				m.status.forget(mo.GetUID())
+				m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
+			},
+		})
+		f := sc.childFactory
+		add(f.Apps().V1().Deployments().Informer(), handler(byOwner, nil, m.deployment.Enqueue, status))
+		add(f.Core().V1().ServiceAccounts().Informer(), handler(byOwner, nil, m.deployment.Enqueue))
+		add(f.Rbac().V1().RoleBindings().Informer(), handler(byOwner, nil, m.deployment.Enqueue))
+		add(f.Core().V1().Services().Informer(), handler(byOwner, nil, m.service.Enqueue, status))
+		add(f.Core().V1().PersistentVolumeClaims().Informer(), handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status))
+		// Referenced ConfigMaps and Secrets: content or label changes.
+		watched := func(old, cur any) bool { return dataOrLabelsChanged(old, cur) }
+		add(sc.watchedFactory.Core().V1().ConfigMaps().Informer(), handler(m.configMapOwners, watched, m.deployment.Enqueue, status))
+		add(sc.watchedFactory.Core().V1().Secrets().Informer(), handler(m.secretOwners, watched, m.deployment.Enqueue, status))
+	})
+	// The operator ConfigMap's image overrides affect every OGXServer.
+	add(m.caches.operatorFactory.Core().V1().ConfigMaps().Informer(), handler(func(metav1.Object) []string {
+		var keys []string
+		for _, s := range m.caches.Servers() {
+			keys = append(keys, Key(s.Namespace, s.Name))
+		}
+		return keys
+	}, dataOrLabelsChanged, m.deployment.Enqueue, status))
+	if len(errs) > 0 {
+		return fmt.Errorf("registering event handlers: %v", errs)
+	}
+	return nil
+}
+
+// pvcOwners maps a PVC to its OGXServer: the instance label, else a name
+// N-pvc where N is an OGXServer in the namespace.
+func (m *Manager) pvcOwners(o metav1.Object) []string {
+	if n := o.GetLabels()[render.LabelInstance]; n != "" {
+		return []string{Key(o.GetNamespace(), n)}
+	}
+	if name := o.GetName(); len(name) > 4 && name[len(name)-4:] == "-pvc" {
+		if _, err := m.caches.Server(o.GetNamespace(), name[:len(name)-4]); err == nil {
+			return []string{Key(o.GetNamespace(), name[:len(name)-4])}
+		}
+	}
+	return nil
+}
+
+// configMapOwners maps a watched ConfigMap to the OGXServers that own it or
+// reference it.
+func (m *Manager) configMapOwners(o metav1.Object) []string {
+	if k, ok := ownerKey(o); ok {
+		return []string{k}
+	}
+	return m.referencing(indexConfigMaps, o)
+}
+
+// secretOwners maps a watched Secret to the OGXServers referencing it.
+func (m *Manager) secretOwners(o metav1.Object) []string {
+	return m.referencing(indexSecrets, o)
+}
+
+// referencing looks o up in a reference index of the OGXServer informer.
+func (m *Manager) referencing(index string, o metav1.Object) []string {
+	sc := m.caches.For(o.GetNamespace())
+	if sc == nil {
+		return nil
+	}
+	objs, err := sc.serverInformer.GetIndexer().ByIndex(index, Key(o.GetNamespace(), o.GetName()))
+	if err != nil {
+		return nil
+	}
+	keys := make([]string, 0, len(objs))
+	for _, obj := range objs {
+		if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
+			keys = append(keys, Key(s.Namespace, s.Name))
+		}
+	}
+	return keys
+}
+
+// dataOrLabelsChanged filters ConfigMap and Secret updates to those that can
+// change what we render: data, binaryData or labels.
+func dataOrLabelsChanged(old, cur any) bool {
+	switch o := old.(type) {
+	case *corev1.ConfigMap:
+		c := cur.(*corev1.ConfigMap)
+		return !reflect.DeepEqual(o.Data, c.Data) || !reflect.DeepEqual(o.BinaryData, c.BinaryData) || !reflect.DeepEqual(o.Labels, c.Labels)
+	case *corev1.Secret:
+		c := cur.(*corev1.Secret)
+		return !reflect.DeepEqual(o.Data, c.Data) || !reflect.DeepEqual(o.Labels, c.Labels)
+	}
+	return true
+}

@@ -1,0 +1,116 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// OutcomeClass classifies the result of one pass of a child controller
+// (controller spec §3.6).
+type OutcomeClass string
+
+// The outcome classes.
+const (
+	// OutcomeOK: converged, skipped or intentionally absent.
+	OutcomeOK OutcomeClass = "ok"
+	// OutcomeWaiting: waiting on something outside our control (legacy pods,
+	// an old incarnation's child, a ConfigMap not yet cached).
+	OutcomeWaiting OutcomeClass = "waiting"
+	// OutcomeUserError: the spec or a referenced object must change.
+	OutcomeUserError OutcomeClass = "user-error"
+	// OutcomeTransient: a retryable API or network error.
+	OutcomeTransient OutcomeClass = "transient"
+)
+
+// Outcome is what a child controller last recorded for one OGXServer.
+type Outcome struct {
+	// Generation is the OGXServer generation the pass worked on.
+	Generation int64
+	Class      OutcomeClass
+	// Reason is the status reason for user errors and waits (InvalidSpec,
+	// ReferenceNotFound, ChildConflict, ...).
+	Reason  string
+	Message string
+}
+
+// UserError is a failure only a change of the spec or of a referenced object
+// can fix. Its Reason becomes the Ready/Stalled reason.
+type UserError struct {
+	Reason string
+	Err    error
+}
+
+func (e *UserError) Error() string { return e.Err.Error() }
+func (e *UserError) Unwrap() error { return e.Err }
+
+// NewUserError builds a UserError with a formatted message.
+func NewUserError(reason, format string, args ...any) error {
+	return &UserError{Reason: reason, Err: fmt.Errorf(format, args...)}
+}
+
+// IsUserError reports whether err is (or wraps) a UserError.
+func IsUserError(err error) bool {
+	var ue *UserError
+	return errors.As(err, &ue)
+}
+
+// OutcomeBoard is the per-process record of every child controller's last
+// outcome per OGXServer UID, read by the status controller. A changed record
+// calls onChange so the status controller re-evaluates that key.
+type OutcomeBoard struct {
+	mu       sync.Mutex
+	outcomes map[types.UID]map[string]Outcome
+	onChange func(key string)
+}
+
+// NewOutcomeBoard returns an empty board; onChange may be nil.
+func NewOutcomeBoard(onChange func(key string)) *OutcomeBoard {
+	return &OutcomeBoard{outcomes: map[types.UID]map[string]Outcome{}, onChange: onChange}
+}
+
+// SetOnChange sets the change callback; it is wired after the status
+// controller exists.
+func (b *OutcomeBoard) SetOnChange(f func(key string)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.onChange = f
+}
+
+// Record stores a controller's outcome for an OGXServer and reports the
+// change.
+func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Outcome) {
+	b.mu.Lock()
+	m := b.outcomes[uid]
+	if m == nil {
+		m = map[string]Outcome{}
+		b.outcomes[uid] = m
+	}
+	old, had := m[controller]
+	m[controller] = o
+	notify := b.onChange
+	b.mu.Unlock()
+	if (!had || old != o) && notify != nil {
+		notify(key)
+	}
+}
+
+// Get returns a copy of the outcomes recorded for uid.
+func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[string]Outcome, len(b.outcomes[uid]))
+	for k, v := range b.outcomes[uid] {
+		out[k] = v
+	}
+	return out
+}
+
+// Forget drops every outcome of uid (the OGXServer is gone).
+func (b *OutcomeBoard) Forget(uid types.UID) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.outcomes, uid)
+}

@@ -1,0 +1,209 @@
+package controller
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+// maxProbeBody bounds a probe response; a larger one is an error.
+const maxProbeBody = 1 << 20
+
+// ProbeResult is what the server probe found.
+type ProbeResult struct {
+	// Healthy reports GET /v1/health returned 200.
+	Healthy bool
+	// HealthMessage explains a failed health check.
+	HealthMessage string
+	// Version is the server version from /v1/version ("" when unknown).
+	Version string
+	// Providers are the providers from /v1/providers (nil when unknown).
+	Providers []ogxv1beta1.ProviderInfo
+}
+
+// ProbeTarget is one probe: the base URL and, with server TLS, the CA to
+// verify against (nil: no verification) and the server name.
+type ProbeTarget struct {
+	BaseURL    string
+	CA         []byte
+	ServerName string
+	TLS        bool
+}
+
+// Prober probes an OGX server over HTTP.
+type Prober interface {
+	Probe(ctx context.Context, t ProbeTarget) ProbeResult
+}
+
+// httpProber is the real prober: sequential GETs of /v1/health, /v1/version
+// and /v1/providers, each bounded by the timeout and the body limit. It sends
+// no credentials.
+type httpProber struct {
+	timeout time.Duration
+}
+
+// NewHTTPProber returns the production prober.
+func NewHTTPProber(timeout time.Duration) Prober { return &httpProber{timeout: timeout} }
+
+func (p *httpProber) client(t ProbeTarget) *http.Client {
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true}
+	if t.TLS {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
+		if len(t.CA) > 0 {
+			pool := x509.NewCertPool()
+			pool.AppendCertsFromPEM(t.CA)
+			cfg.RootCAs = pool
+		} else {
+			// Without a CA to check against, the probe still tells whether
+			// the server answers; it carries no credentials.
+			cfg.InsecureSkipVerify = true //nolint:gosec
+		}
+		tr.TLSClientConfig = cfg
+	}
+	return &http.Client{Transport: tr, Timeout: p.timeout}
+}
+
+func (p *httpProber) get(ctx context.Context, c *http.Client, url string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProbeBody+1))
+	if err != nil {
+		return resp.StatusCode, nil, err
+	}
+	if len(body) > maxProbeBody {
+		return resp.StatusCode, nil, fmt.Errorf("response larger than %d bytes", maxProbeBody)
+	}
+	return resp.StatusCode, body, nil
+}
+
+func (p *httpProber) Probe(ctx context.Context, t ProbeTarget) ProbeResult {
+	c := p.client(t)
+	var r ProbeResult
+	code, _, err := p.get(ctx, c, t.BaseURL+"/v1/health")
+	switch {
+	case err != nil:
+		r.HealthMessage = "GET /v1/health: " + err.Error()
+	case code != http.StatusOK:
+		r.HealthMessage = fmt.Sprintf("GET /v1/health returned HTTP %d", code)
+	default:
+		r.Healthy = true
+	}
+	if code, body, err := p.get(ctx, c, t.BaseURL+"/v1/version"); err == nil && code == http.StatusOK {
+		var v struct {
+			Version string `json:"version"`
+		}
+		if json.Unmarshal(body, &v) == nil {
+			r.Version = v.Version
+		}
+	}
+	if code, body, err := p.get(ctx, c, t.BaseURL+"/v1/providers"); err == nil && code == http.StatusOK {
+		r.Providers = parseProviders(body)
+	}
+	return r
+}
+
+// parseProviders turns the data of /v1/providers into status items: items
+// without api, provider_id or provider_type are dropped, a missing config is
+// {}, a missing health is "Not Implemented", sorted by api and provider_id.
+func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
+	var resp struct {
+		Data []struct {
+			API          string          `json:"api"`
+			ProviderID   string          `json:"provider_id"`
+			ProviderType string          `json:"provider_type"`
+			Config       json.RawMessage `json:"config"`
+			Health       *struct {
+				Status  string `json:"status"`
+				Message string `json:"message"`
+			} `json:"health"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &resp) != nil {
+		return nil
+	}
+	out := []ogxv1beta1.ProviderInfo{}
+	for _, d := range resp.Data {
+		if d.API == "" || d.ProviderID == "" || d.ProviderType == "" {
+			continue
+		}
+		cfg := d.Config
+		if len(cfg) == 0 || string(cfg) == "null" {
+			cfg = json.RawMessage("{}")
+		}
+		h := ogxv1beta1.ProviderHealthStatus{Status: "Not Implemented", Message: "health not reported"}
+		if d.Health != nil {
+			h = ogxv1beta1.ProviderHealthStatus{Status: d.Health.Status, Message: d.Health.Message}
+		}
+		out = append(out, ogxv1beta1.ProviderInfo{API: d.API, ProviderID: d.ProviderID, ProviderType: d.ProviderType,
+			Config: apiextensionsv1.JSON{Raw: cfg}, Health: h})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].API != out[j].API {
+			return out[i].API < out[j].API
+		}
+		return out[i].ProviderID < out[j].ProviderID
+	})
+	return out
+}
+
+// probeState remembers the last probe of each OGXServer, so probes happen at
+// most once per interval unless what they depend on (available replicas, the
+// pod template) changed.
+type probeState struct {
+	mu       sync.Mutex
+	interval time.Duration
+	last     map[types.UID]probeRecord
+}
+
+type probeRecord struct {
+	at        time.Time
+	trigger   string
+	result    ProbeResult
+	hasResult bool
+}
+
+func newProbeState(interval time.Duration) *probeState {
+	return &probeState{interval: interval, last: map[types.UID]probeRecord{}}
+}
+
+// due returns the previous result and whether a new probe is due.
+func (p *probeState) due(uid types.UID, trigger string, now time.Time) (ProbeResult, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.last[uid]
+	if !ok || !r.hasResult || r.trigger != trigger || now.Sub(r.at) >= p.interval {
+		return r.result, true
+	}
+	return r.result, false
+}
+
+func (p *probeState) store(uid types.UID, trigger string, now time.Time, res ProbeResult) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last[uid] = probeRecord{at: now, trigger: trigger, result: res, hasResult: true}
+}
+
+func (p *probeState) forget(uid types.UID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.last, uid)
+}

@@ -1,0 +1,79 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// PVCController creates the PersistentVolumeClaim N-pvc of every OGXServer
+// with storage. It only ever creates: an existing claim is never modified,
+// resized or deleted, and the claim carries no owner reference, so user data
+// outlives the OGXServer.
+type PVCController struct {
+	*childController
+	kube   kubernetes.Interface
+	caches *Caches
+	events eventSink
+}
+
+func newPVCController(d *deps) *PVCController {
+	c := &PVCController{kube: d.kube, caches: d.caches, events: d.events}
+	c.childController = newChildController("pvc", d.caches, d.board, c.reconcile)
+	return c
+}
+
+func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+	if s.Spec.StorageSpec() == nil {
+		return Result{}, nil
+	}
+	name := render.PVCName(s.Name)
+	if _, err := c.caches.For(s.Namespace).pvcs.PersistentVolumeClaims(s.Namespace).Get(name); err == nil {
+		return Result{}, nil
+	}
+	pvc, err := asObject[corev1.PersistentVolumeClaim](render.PVC(s, &render.Inputs{}))
+	if err != nil {
+		return Result{}, err
+	}
+	_, err = c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Create(ctx, pvc, metav1.CreateOptions{FieldManager: render.FieldManager})
+	switch {
+	case err == nil:
+		klog.FromContext(ctx).Info("Created PVC", "name", name)
+		c.events.written(s, "PersistentVolumeClaim", name, writeCreated)
+		return Result{}, nil
+	case apierrors.IsAlreadyExists(err):
+		// Not in our label-filtered cache: look at it live.
+		live, gerr := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if gerr != nil {
+			return Result{}, fmt.Errorf("reading PVC %s: %w", name, gerr)
+		}
+		if live.Labels[render.LabelManagedBy] == render.ManagedByValue {
+			return Result{}, nil
+		}
+		return Result{}, NewUserError(ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
+	}
+	return Result{}, classifyWriteError("PersistentVolumeClaim", name, err)
+}
+
+// asObject converts an apply configuration to the typed object of the same
+// kind, for the one write that is a create rather than an apply.
+func asObject[T any](ac any) (*T, error) {
+	b, err := json.Marshal(ac)
+	if err != nil {
+		return nil, err
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

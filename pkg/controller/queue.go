@@ -1,0 +1,120 @@
+package controller
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// Result tells the worker loop what to do with a key after a successful
+// pass.
+type Result struct {
+	// RequeueAfter re-adds the key after this delay (0: only on events).
+	RequeueAfter time.Duration
+}
+
+// syncFunc is one pass of a controller over one OGXServer key (NS/N).
+type syncFunc func(ctx context.Context, key string) (Result, error)
+
+// newRateLimiter is the backoff of failed passes: per key exponential from
+// 1 s to 5 min (transient errors), bounded overall by a token bucket so a
+// burst of failures cannot flood the API server.
+func newRateLimiter() workqueue.TypedRateLimiter[string] {
+	return workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
+	)
+}
+
+// queueRunner is the worker loop every controller shares: a rate-limited
+// queue of OGXServer keys and a pool of workers calling sync. A key is never
+// processed by two workers at once (the workqueue guarantees it).
+type queueRunner struct {
+	name  string
+	queue workqueue.TypedRateLimitingInterface[string]
+	sync  syncFunc
+	// userBackoff spaces out retries of user errors (30 s to 5 min per key):
+	// only a change of input fixes them, and such a change enqueues the key
+	// through an informer event anyway.
+	userBackoff workqueue.TypedRateLimiter[string]
+}
+
+func newQueueRunner(name string, sync syncFunc) *queueRunner {
+	return &queueRunner{
+		name: name,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(newRateLimiter(),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: name}),
+		sync:        sync,
+		userBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](30*time.Second, 5*time.Minute),
+	}
+}
+
+// Enqueue adds a key for a pass.
+func (q *queueRunner) Enqueue(key string) { q.queue.Add(key) }
+
+// EnqueueAfter adds a key after a delay.
+func (q *queueRunner) EnqueueAfter(key string, d time.Duration) { q.queue.AddAfter(key, d) }
+
+// Run starts workers and blocks until ctx is done, then shuts the queue down
+// and waits for in-flight passes to finish.
+func (q *queueRunner) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrash()
+	logger := klog.FromContext(ctx).WithValues("controller", q.name)
+	logger.Info("Starting workers", "count", workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wait.UntilWithContext(ctx, q.runWorker, time.Second)
+		}()
+	}
+	<-ctx.Done()
+	q.queue.ShutDownWithDrain()
+	wg.Wait()
+	logger.Info("Stopped workers")
+}
+
+func (q *queueRunner) runWorker(ctx context.Context) {
+	for q.processNext(ctx) {
+	}
+}
+
+// processNext runs one pass. A returned error requeues the key with
+// backoff; success forgets its failure history.
+func (q *queueRunner) processNext(ctx context.Context) bool {
+	key, shutdown := q.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer q.queue.Done(key)
+	logger := klog.FromContext(ctx).WithValues("controller", q.name, "ogxserver", key)
+	ctx = klog.NewContext(ctx, logger)
+	start := time.Now()
+	res, err := q.sync(ctx, key)
+	logger.V(2).Info("Pass finished", "duration", time.Since(start), "err", err)
+	switch {
+	case err != nil:
+		if IsUserError(err) {
+			q.queue.Forget(key)
+			q.queue.AddAfter(key, q.userBackoff.When(key))
+			logger.V(1).Info("Pass failed on a user error, will retry slowly", "err", err)
+			return true
+		}
+		logger.V(1).Info("Pass failed, will retry", "err", err)
+		q.queue.AddRateLimited(key)
+	default:
+		q.queue.Forget(key)
+		q.userBackoff.Forget(key)
+		if res.RequeueAfter > 0 {
+			q.queue.AddAfter(key, res.RequeueAfter)
+		}
+	}
+	return true
+}

@@ -1,0 +1,17 @@
+package controller
+
+// Status reasons a controller records with an outcome (API spec §8.4, §8.5).
+const (
+	ReasonInvalidSpec           = "InvalidSpec"
+	ReasonReferenceNotFound     = "ReferenceNotFound"
+	ReasonReferenceNotWatched   = "ReferenceNotWatched"
+	ReasonBaseConfigUnavailable = "BaseConfigUnavailable"
+	ReasonConfigGenFailed       = "ConfigGenerationFailed"
+	ReasonInvalidCABundle       = "InvalidCABundle"
+	ReasonChildConflict         = "ChildConflict"
+	ReasonApplyFailed           = "ApplyFailed"
+	ReasonAdoptionConfigInvalid = "AdoptionConfigInvalid"
+	ReasonDeploymentFailed      = "DeploymentFailed"
+	ReasonAdoptionInProgress    = "AdoptionInProgress"
+	ReasonProgressing           = "Progressing"
+)

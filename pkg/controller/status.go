@@ -1,0 +1,268 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+)
+
+// StatusController is the only writer of OGXServer status. It computes the
+// complete status from the caches, the outcome board and the server probe,
+// and writes it with one server-side apply of the status subresource only
+// when it differs from the stored status: a steady state writes nothing.
+type StatusController struct {
+	*queueRunner
+	ogx             versioned.Interface
+	caches          *Caches
+	board           *OutcomeBoard
+	resolver        *resolver
+	events          eventSink
+	prober          Prober
+	probes          *probeState
+	probeEnabled    bool
+	operatorVersion string
+	controllers     []string
+	now             func() time.Time
+
+	// written holds the object returned by our last status write until the
+	// informer delivers that resourceVersion, so a pass racing the cache
+	// neither writes again nor re-stamps timestamps.
+	mu      sync.Mutex
+	written map[types.UID]*ogxv1beta1.OGXServer
+}
+
+func newStatusController(d *deps, controllers []string) *StatusController {
+	c := &StatusController{
+		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events,
+		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval), probeEnabled: d.opts.ProbeEnabled,
+		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now,
+		written: map[types.UID]*ogxv1beta1.OGXServer{},
+	}
+	c.queueRunner = newQueueRunner("status", c.sync)
+	return c
+}
+
+// forget drops the state kept for a deleted OGXServer.
+func (c *StatusController) forget(uid types.UID) {
+	c.probes.forget(uid)
+	c.mu.Lock()
+	delete(c.written, uid)
+	c.mu.Unlock()
+}
+
+// latest returns the newer of the cached object and our last write.
+func (c *StatusController) latest(s *ogxv1beta1.OGXServer) *ogxv1beta1.OGXServer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, ok := c.written[s.UID]
+	if !ok {
+		return s
+	}
+	if w.ResourceVersion == s.ResourceVersion || newerRV(s.ResourceVersion, w.ResourceVersion) {
+		delete(c.written, s.UID)
+		return s
+	}
+	return w
+}
+
+// newerRV compares resourceVersions numerically where they are numbers (as
+// with etcd); resourceVersions are otherwise opaque, and then the cache wins.
+func newerRV(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return a > b
+}
+
+func (c *StatusController) sync(ctx context.Context, key string) (Result, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return Result{}, nil
+	}
+	cached, err := c.caches.Server(namespace, name)
+	if apierrors.IsNotFound(err) {
+		return Result{}, nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	s := c.latest(cached)
+	in := c.gather(ctx, s)
+	res := computeStatus(in)
+	if res.wait {
+		return Result{RequeueAfter: res.requeueAfter}, nil
+	}
+	if statusEqual(s.Status, res.status) {
+		return Result{RequeueAfter: res.requeueAfter}, nil
+	}
+	if err := c.write(ctx, s, res.status); err != nil {
+		return Result{}, err
+	}
+	if s.Status.Phase != res.status.Phase {
+		c.events.normal(s, "PhaseChanged", fmt.Sprintf("Phase %s → %s", orNone(string(s.Status.Phase)), res.status.Phase))
+	}
+	return Result{RequeueAfter: res.requeueAfter}, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+// gather reads what computeStatus needs.
+func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) statusInputs {
+	in := statusInputs{
+		server: s, outcomes: c.board.Get(s.UID), controllers: c.controllers,
+		probeEnabled: c.probeEnabled, operatorVersion: c.operatorVersion,
+		clusterDomain: c.resolver.clusterDomain, table: c.resolver.table,
+		now: metav1.NewTime(c.now().Truncate(time.Second)),
+		pvcName: c.resolver.pvcName(s),
+	}
+	sc := c.caches.For(s.Namespace)
+	if d, err := sc.deployments.Deployments(s.Namespace).Get(s.Name); err == nil && ownedBy0(d, s) {
+		in.deployment = d
+	}
+	if svc, err := sc.services.Services(s.Namespace).Get(render.ServiceName(s.Name)); err == nil && ownedBy0(svc, s) {
+		in.serviceExists = true
+	}
+	if p, err := sc.pvcs.PersistentVolumeClaims(s.Namespace).Get(in.pvcName); err == nil {
+		in.pvc = p
+	}
+	if img, err := c.resolver.image(s); err == nil {
+		in.image = img
+	}
+	switch s.Spec.ConfigMode() {
+	case ogxv1beta1.ConfigModeInactive:
+		in.configSource = "builtin"
+	case ogxv1beta1.ConfigModeOverride:
+		in.configSource = "override"
+		in.configHash = overrideHash(ctx, c.resolver, s)
+	case ogxv1beta1.ConfigModeGenerated:
+		if _, g, err := c.resolver.runtimeConfig(ctx, s); err == nil && g != nil {
+			in.generated = g
+			in.configSource, in.configHash = g.BaseSource, g.BaseHash
+		}
+	}
+	if c.probeEnabled && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
+		in.probe = c.probe(ctx, s, in.deployment)
+	}
+	return in
+}
+
+// ownedBy0 reports whether obj is controlled by s; status only counts our
+// own children.
+func ownedBy0(obj metav1.Object, s *ogxv1beta1.OGXServer) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	return ref != nil && ref.UID == s.UID
+}
+
+// overrideHash is sha256:<hex> of the override config content.
+func overrideHash(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServer) string {
+	text, err := r.refs.configMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig", prefixConfigMap, "override config")
+	if err != nil {
+		return ""
+	}
+	return sha256Ref([]byte(text))
+}
+
+// probe runs the server probe when it is due: once per interval, or at once
+// when the available replicas or the pod template changed.
+func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *appsv1.Deployment) *ProbeResult {
+	// A change of available replicas or of the Deployment spec (its
+	// generation) makes a probe due at once.
+	trigger := fmt.Sprintf("%d/%d", d.Status.AvailableReplicas, d.Generation)
+	now := c.now()
+	prev, due := c.probes.due(s.UID, trigger, now)
+	if !due {
+		return &prev
+	}
+	t := ProbeTarget{
+		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.resolver.clusterDomain, s.Spec.Port()),
+	}
+	if tlsSpec := s.Spec.ServerTLS(); tlsSpec != nil {
+		t.TLS = true
+		t.BaseURL = "https" + strings.TrimPrefix(t.BaseURL, "http")
+		t.ServerName = fmt.Sprintf("%s.%s.svc", render.ServiceName(s.Name), s.Namespace)
+		if sec, err := c.caches.For(s.Namespace).secrets.Secrets(s.Namespace).Get(tlsSpec.SecretName); err == nil {
+			t.CA = sec.Data["ca.crt"]
+		}
+	}
+	r := c.prober.Probe(ctx, t)
+	if r.Version == "" {
+		r.Version = prev.Version
+	}
+	c.probes.store(s.UID, trigger, now, r)
+	klog.FromContext(ctx).V(5).Info("Probed server", "healthy", r.Healthy)
+	return &r
+}
+
+// statusEqual compares statuses semantically (times at second precision,
+// as they are stored).
+func statusEqual(a, b ogxv1beta1.OGXServerStatus) bool {
+	return equality.Semantic.DeepEqual(normalizeStatus(a), normalizeStatus(b))
+}
+
+func normalizeStatus(s ogxv1beta1.OGXServerStatus) ogxv1beta1.OGXServerStatus {
+	out := *s.DeepCopy()
+	for i := range out.Conditions {
+		out.Conditions[i].LastTransitionTime = metav1.NewTime(out.Conditions[i].LastTransitionTime.Truncate(time.Second))
+	}
+	out.Version.LastUpdated = metav1.NewTime(out.Version.LastUpdated.Truncate(time.Second))
+	if out.ConfigGeneration != nil {
+		out.ConfigGeneration.GeneratedAt = metav1.NewTime(out.ConfigGeneration.GeneratedAt.Truncate(time.Second))
+	}
+	for i := range out.DistributionConfig.Providers {
+		var v any
+		if json.Unmarshal(out.DistributionConfig.Providers[i].Config.Raw, &v) == nil {
+			out.DistributionConfig.Providers[i].Config.Raw, _ = json.Marshal(v)
+		}
+	}
+	return out
+}
+
+// write applies the complete status to the status subresource.
+func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus) error {
+	statusAC, err := asObject[ogxv1beta1ac.OGXServerStatusApplyConfiguration](st)
+	if err != nil {
+		return err
+	}
+	ac := ogxv1beta1ac.OGXServer(s.Name, s.Namespace).WithStatus(statusAC)
+	out, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, applyOptions())
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing status: %w", err)
+	}
+	klog.FromContext(ctx).Info("Wrote status", "phase", st.Phase)
+	c.mu.Lock()
+	c.written[s.UID] = out
+	c.mu.Unlock()
+	return nil
+}
+
+// sha256Ref is "sha256:<64 hex>" of b, the form of status.resolvedDistribution.configHash.
+func sha256Ref(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
