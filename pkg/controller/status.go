@@ -135,7 +135,7 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		server: s, outcomes: c.board.Get(s.UID), controllers: c.controllers,
 		probeEnabled: c.probeEnabled, operatorVersion: c.operatorVersion,
 		clusterDomain: c.resolver.clusterDomain, table: c.resolver.table,
-		now: metav1.NewTime(c.now().Truncate(time.Second)),
+		now:     metav1.NewTime(c.now().Truncate(time.Second)),
 		pvcName: c.resolver.pvcName(s),
 	}
 	sc := c.caches.For(s.Namespace)
