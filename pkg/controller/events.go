@@ -1,11 +1,16 @@
 package controller
 
 import (
+	"context"
+	"fmt"
+	"time"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/events"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
@@ -16,47 +21,94 @@ const ReportingController = "ogx.io/ogx-controller"
 // maxEventNote is the API server's limit on an Event's note.
 const maxEventNote = 1024
 
-// eventSink records Events regarding OGXServers. Only actual writes and
-// transitions produce events; a skipped apply produces none.
+// eventQueueSize bounds the Events waiting to be sent; past it new ones are
+// dropped (and logged) rather than blocking a controller.
+const eventQueueSize = 1024
+
+// eventSink records events.k8s.io/v1 Events regarding OGXServers.
+//
+// It creates one Event per call and never aggregates them into series:
+// ogx-controller only emits an Event for an actual write or transition, so
+// there is no spam to fold, and client-go's series machinery would otherwise
+// PATCH series counts minutes later, breaking the rule that an idle
+// controller writes nothing.
 type eventSink struct {
-	recorder events.EventRecorder
+	queue    chan *eventsv1.Event
+	instance string
 }
 
-// object returns the OGXServer with its kind set: cached objects carry no
-// TypeMeta, and the recorder needs it for the reference.
-func eventObject(s *ogxv1beta1.OGXServer) runtime.Object {
-	o := s.DeepCopy()
-	o.APIVersion, o.Kind = ogxv1beta1.SchemeGroupVersion.String(), "OGXServer"
-	return o
+func newEventSink(instance string) eventSink {
+	return eventSink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance}
 }
 
-func (e eventSink) emit(regarding runtime.Object, eventType, reason, action, note string) {
-	if e.recorder == nil {
+// run sends queued Events until ctx is done. Only the leader runs it, so
+// followers emit nothing.
+func (e eventSink) run(ctx context.Context, kube kubernetes.Interface) {
+	logger := klog.FromContext(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-e.queue:
+			sendCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, err := kube.EventsV1().Events(ev.Namespace).Create(sendCtx, ev, metav1.CreateOptions{})
+			cancel()
+			if err != nil {
+				logger.V(2).Info("Could not record event", "reason", ev.Reason, "err", err)
+			}
+		}
+	}
+}
+
+func (e eventSink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note string) {
+	if e.queue == nil {
 		return
 	}
-	e.recorder.Eventf(regarding, nil, eventType, reason, action, "%s", truncateNote(note))
+	now := time.Now()
+	ev := &eventsv1.Event{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      fmt.Sprintf("%s.%x", s.Name, now.UnixNano()),
+			Namespace: s.Namespace,
+		},
+		EventTime:           metav1.NewMicroTime(now),
+		ReportingController: ReportingController,
+		ReportingInstance:   e.instance,
+		Action:              action,
+		Reason:              reason,
+		Type:                eventType,
+		Note:                truncateNote(note),
+		Regarding: corev1.ObjectReference{
+			APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer",
+			Namespace: s.Namespace, Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
+		},
+	}
+	select {
+	case e.queue <- ev:
+	default:
+		klog.Background().V(2).Info("Event queue full, dropping event", "reason", reason, "ogxserver", s.Namespace+"/"+s.Name)
+	}
 }
 
 // written records Created/Updated/Deleted for a child write.
 func (e eventSink) written(s *ogxv1beta1.OGXServer, kind, name string, r writeResult) {
 	switch r {
 	case writeCreated:
-		e.emit(eventObject(s), corev1.EventTypeNormal, "Created", "Create", "Created "+kind+" "+name)
+		e.emit(s, corev1.EventTypeNormal, "Created", "Create", "Created "+kind+" "+name)
 	case writeUpdated:
-		e.emit(eventObject(s), corev1.EventTypeNormal, "Updated", "Update", "Updated "+kind+" "+name)
+		e.emit(s, corev1.EventTypeNormal, "Updated", "Update", "Updated "+kind+" "+name)
 	case writeDeleted:
-		e.emit(eventObject(s), corev1.EventTypeNormal, "Deleted", "Delete", "Deleted "+kind+" "+name)
+		e.emit(s, corev1.EventTypeNormal, "Deleted", "Delete", "Deleted "+kind+" "+name)
 	}
 }
 
 // warn records a Warning regarding an OGXServer.
 func (e eventSink) warn(s *ogxv1beta1.OGXServer, reason, note string) {
-	e.emit(eventObject(s), corev1.EventTypeWarning, reason, "Reconcile", note)
+	e.emit(s, corev1.EventTypeWarning, reason, "Reconcile", note)
 }
 
 // normal records a Normal event regarding an OGXServer.
 func (e eventSink) normal(s *ogxv1beta1.OGXServer, reason, note string) {
-	e.emit(eventObject(s), corev1.EventTypeNormal, reason, "Reconcile", note)
+	e.emit(s, corev1.EventTypeNormal, reason, "Reconcile", note)
 }
 
 // truncateNote cuts a note to the API limit on a UTF-8 boundary.

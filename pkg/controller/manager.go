@@ -3,23 +3,20 @@ package controller
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
-	ogxscheme "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/scheme"
 )
 
 // Options configure the controllers.
@@ -63,7 +60,6 @@ type deps struct {
 // Manager owns the caches and every controller of one process.
 type Manager struct {
 	deps
-	broadcaster events.EventBroadcaster
 
 	deployment *DeploymentController
 	service    *ServiceController
@@ -94,6 +90,10 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	if opts.Distributions == nil {
 		opts.Distributions = NewDistributionTable(nil)
 	}
+	if opts.Identity == "" {
+		host, _ := os.Hostname()
+		opts.Identity = host
+	}
 	if opts.CacheSyncTimeout <= 0 {
 		opts.CacheSyncTimeout = 2 * time.Minute
 	}
@@ -109,17 +109,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 			operatorNamespace: opts.OperatorNamespace, clusterDomain: opts.ClusterDomain,
 		},
 	}
-	// The recorder's scheme knows the ogx.io types: cached objects carry no
-	// kind, so the event reference is built from the scheme.
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := ogxscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	m.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: kube.EventsV1()})
-	m.events = eventSink{recorder: m.broadcaster.NewRecorder(scheme, ReportingController)}
+	m.events = newEventSink(opts.Identity)
 
 	m.service = newServiceController(&m.deps)
 	m.pvc = newPVCController(&m.deps)
@@ -151,8 +141,7 @@ func (m *Manager) Start(ctx context.Context) error {
 // until ctx is done. Only the leader calls it.
 func (m *Manager) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
-	m.broadcaster.StartRecordingToSink(ctx.Done())
-	defer m.broadcaster.Shutdown()
+	go m.events.run(ctx, m.kube)
 	// A new leader processes every key once.
 	for _, s := range m.caches.Servers() {
 		m.enqueueAll(Key(s.Namespace, s.Name))
