@@ -74,7 +74,12 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	hostname, _ := os.Hostname()
+	// The pod name (HOSTNAME in a pod) plus a per-process UUID, so a
+	// restarted pod never reuses its predecessor's identity.
+	hostname := os.Getenv("HOSTNAME")
+	if hostname == "" {
+		hostname, _ = os.Hostname()
+	}
 	identity := hostname + "_" + uuid.NewString()
 	mgr, err := controller.NewManager(kube, ogx, controller.Options{
 		WatchNamespaces:   o.watchNamespaces,
