@@ -76,6 +76,7 @@ type (
 	ingressChild        = child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
 	hpaChild            = child[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]
 	pdbChild            = child[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]
+	configMapChild      = child[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]
 )
 
 // children holds one applier per typed child kind.
@@ -88,6 +89,7 @@ type children struct {
 	ingresses       *ingressChild
 	hpas            *hpaChild
 	pdbs            *pdbChild
+	configMaps      *configMapChild
 }
 
 func newChildren(kube kubernetes.Interface, c *Caches) *children {
@@ -150,5 +152,13 @@ func newChildren(kube kubernetes.Interface, c *Caches) *children {
 				return sc.pdbs.PodDisruptionBudgets(ns)
 			},
 			policyv1ac.ExtractPodDisruptionBudget),
+		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so
+		// the watched ConfigMap cache holds them.
+		configMaps: newChild("ConfigMap", c,
+			func(ns string) typedClient[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration] {
+				return kube.CoreV1().ConfigMaps(ns)
+			},
+			func(sc *scope, ns string) namespaceLister[*corev1.ConfigMap] { return sc.configMaps.ConfigMaps(ns) },
+			corev1ac.ExtractConfigMap),
 	}
 }

@@ -86,10 +86,17 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 // the cache with the expected content, so a new OGXServer never points its
 // pods at a ConfigMap that does not exist yet.
 func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) error {
+	sc := c.caches.For(s.Namespace)
 	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeGenerated {
-		sc := c.caches.For(s.Namespace)
 		if _, err := sc.configMaps.ConfigMaps(s.Namespace).Get(in.RuntimeConfig.ConfigMapName); err != nil {
 			return &WaitingError{Message: fmt.Sprintf("waiting for generated ConfigMap %s", in.RuntimeConfig.ConfigMapName)}
+		}
+	}
+	if in.CABundleHash != "" {
+		name := render.CABundleName(s.Name)
+		cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name)
+		if err != nil || render.H16([]byte(cm.Data[render.CABundleKey])) != in.CABundleHash {
+			return &WaitingError{Message: fmt.Sprintf("waiting for ConfigMap %s to hold the current CA bundle", name)}
 		}
 	}
 	return nil

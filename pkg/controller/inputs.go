@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -160,25 +159,6 @@ func (r *resolver) pvcName(s *ogxv1beta1.OGXServer) string {
 	return render.PVCName(s.Name)
 }
 
-// caBundleHash returns h16 of the CA bundle the configmap controller keeps in
-// N-ca-bundle, and whether the bundle is present. It reads the cached
-// ConfigMap only when it is ours.
-func (r *resolver) caBundleHash(s *ogxv1beta1.OGXServer) (string, bool) {
-	sc := r.caches.For(s.Namespace)
-	if sc == nil {
-		return "", false
-	}
-	cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(render.CABundleName(s.Name))
-	if apierrors.IsNotFound(err) || err != nil {
-		return "", false
-	}
-	data, ok := cm.Data[render.CABundleKey]
-	if !ok || data == "" {
-		return "", false
-	}
-	return render.H16([]byte(data)), true
-}
-
 // inputs resolves everything the deployment needs. An error aborts the pass
 // before any write, so a failing input never degrades a running server.
 func (r *resolver) inputs(ctx context.Context, s *ogxv1beta1.OGXServer) (render.Inputs, error) {
@@ -205,6 +185,12 @@ func (r *resolver) inputs(ctx context.Context, s *ogxv1beta1.OGXServer) (render.
 	if in.IdentityHash, err = r.identityHash(ctx, s); err != nil {
 		return in, err
 	}
-	in.CABundleHash, _ = r.caBundleHash(s)
+	bundle, err := r.caBundle(ctx, s)
+	if err != nil {
+		return in, err
+	}
+	if bundle.data != "" {
+		in.CABundleHash = render.H16([]byte(bundle.data))
+	}
 	return in, nil
 }

@@ -61,10 +61,15 @@ type deps struct {
 type Manager struct {
 	deps
 
-	deployment *DeploymentController
-	service    *ServiceController
-	pvc        *PVCController
-	status     *StatusController
+	configMap     *ConfigMapController
+	deployment    *DeploymentController
+	service       *ServiceController
+	pvc           *PVCController
+	networkPolicy *childController
+	hpa           *childController
+	pdb           *childController
+	ingress       *childController
+	status        *StatusController
 	// childControllers are run in the fixed order their errors are reported.
 	childControllers []*childController
 }
@@ -111,10 +116,26 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	}
 	m.events = newEventSink(opts.Identity)
 
-	m.service = newServiceController(&m.deps)
-	m.pvc = newPVCController(&m.deps)
-	m.deployment = newDeploymentController(&m.deps)
-	m.childControllers = []*childController{m.pvc.childController, m.service.childController, m.deployment.childController}
+	d := &m.deps
+	m.configMap = newConfigMapController(d)
+	m.service = newServiceController(d)
+	m.pvc = newPVCController(d)
+	m.deployment = newDeploymentController(d)
+	m.deployment.configMaps = m.configMap.Enqueue
+	m.networkPolicy = newOptionalController("networkpolicy", "NetworkPolicy", d, d.children.networkPolicies,
+		render.NetworkPolicyName, render.WantNetworkPolicy, render.NetworkPolicy)
+	m.hpa = newOptionalController("hpa", "HorizontalPodAutoscaler", d, d.children.hpas,
+		render.HPAName, render.WantHPA, render.HPA)
+	m.pdb = newOptionalController("pdb", "PodDisruptionBudget", d, d.children.pdbs,
+		render.PDBName, render.WantPDB, render.PDB)
+	m.ingress = newOptionalController("ingress", "Ingress", d, d.children.ingresses,
+		render.IngressName, render.WantIngress, render.Ingress)
+	// The fixed order in which their errors are reported (controller spec
+	// §10.4).
+	m.childControllers = []*childController{
+		m.configMap.childController, m.pvc.childController, m.service.childController, m.networkPolicy,
+		m.deployment.childController, m.hpa, m.pdb, m.ingress,
+	}
 	names := make([]string, len(m.childControllers))
 	for i, c := range m.childControllers {
 		names[i] = c.name
@@ -263,10 +284,16 @@ func (m *Manager) registerHandlers() error {
 		add(f.Rbac().V1().RoleBindings().Informer(), handler(byOwner, nil, m.deployment.Enqueue))
 		add(f.Core().V1().Services().Informer(), handler(byOwner, nil, m.service.Enqueue, status))
 		add(f.Core().V1().PersistentVolumeClaims().Informer(), handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status))
-		// Referenced ConfigMaps and Secrets: content or label changes.
-		watched := func(old, cur any) bool { return dataOrLabelsChanged(old, cur) }
-		add(sc.watchedFactory.Core().V1().ConfigMaps().Informer(), handler(m.configMapOwners, watched, m.deployment.Enqueue, status))
-		add(sc.watchedFactory.Core().V1().Secrets().Informer(), handler(m.secretOwners, watched, m.deployment.Enqueue, status))
+		add(f.Networking().V1().NetworkPolicies().Informer(), handler(byOwner, nil, m.networkPolicy.Enqueue, status))
+		add(f.Networking().V1().Ingresses().Informer(), handler(byOwner, nil, m.ingress.Enqueue, status))
+		add(f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), handler(byOwner, nil, m.hpa.Enqueue, status))
+		add(f.Policy().V1().PodDisruptionBudgets().Informer(), handler(byOwner, nil, m.pdb.Enqueue, status))
+		// Owned (generated, CA bundle) and referenced ConfigMaps, and
+		// referenced Secrets: content or label changes.
+		add(sc.watchedFactory.Core().V1().ConfigMaps().Informer(),
+			handler(m.configMapOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status))
+		add(sc.watchedFactory.Core().V1().Secrets().Informer(),
+			handler(m.secretOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status))
 	})
 	// The operator ConfigMap's image overrides affect every OGXServer.
 	add(m.caches.operatorFactory.Core().V1().ConfigMaps().Informer(), handler(func(metav1.Object) []string {
@@ -275,7 +302,7 @@ func (m *Manager) registerHandlers() error {
 			keys = append(keys, Key(s.Namespace, s.Name))
 		}
 		return keys
-	}, dataOrLabelsChanged, m.deployment.Enqueue, status))
+	}, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status))
 	if len(errs) > 0 {
 		return fmt.Errorf("registering event handlers: %v", errs)
 	}

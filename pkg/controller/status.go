@@ -145,6 +145,9 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	if svc, err := sc.services.Services(s.Namespace).Get(render.ServiceName(s.Name)); err == nil && ownedBy0(svc, s) {
 		in.serviceExists = true
 	}
+	if ing, err := sc.ingresses.Ingresses(s.Namespace).Get(render.IngressName(s.Name)); err == nil && ownedBy0(ing, s) {
+		in.ingress = ing
+	}
 	if p, err := sc.pvcs.PersistentVolumeClaims(s.Namespace).Get(in.pvcName); err == nil {
 		in.pvc = p
 	}

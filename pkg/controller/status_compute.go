@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,6 +49,7 @@ type statusInputs struct {
 	serviceExists   bool
 	pvc             *corev1.PersistentVolumeClaim // nil: not in the cache
 	pvcName         string
+	ingress         *networkingv1.Ingress // nil: not in the cache
 	outcomes        map[string]Outcome
 	controllers     []string // child controllers in the fixed error order
 	probe           *ProbeResult
@@ -135,6 +137,7 @@ func computeStatus(in statusInputs) statusResult {
 		}
 		st.ServiceURL = fmt.Sprintf("%s://%s.%s.svc.%s:%d", scheme, render.ServiceName(s.Name), s.Namespace, in.clusterDomain, s.Spec.Port())
 	}
+	st.ExternalURL = externalURL(s, in.ingress)
 	if in.probe != nil && d != nil && d.Status.AvailableReplicas > 0 {
 		st.DistributionConfig.Providers = in.probe.Providers
 	}
@@ -296,6 +299,47 @@ func computeStatus(in statusInputs) statusResult {
 	st.Conditions = orderConditions(conds)
 	res.status = st
 	return res
+}
+
+// externalURL is nil without external access, "" until an address is
+// known, else <scheme>://<host>: the configured hostname, else the
+// load balancer's hostname or IP; https when a TLS entry covers the host.
+func externalURL(s *ogxv1beta1.OGXServer, ing *networkingv1.Ingress) *string {
+	if !s.Spec.ExternalAccessEnabled() {
+		return nil
+	}
+	url := ""
+	if ing == nil {
+		return &url
+	}
+	host := s.Spec.Network.ExternalAccess.Hostname
+	if host == "" {
+		for _, lb := range ing.Status.LoadBalancer.Ingress {
+			if lb.Hostname != "" {
+				host = lb.Hostname
+				break
+			}
+			if lb.IP != "" {
+				host = lb.IP
+				break
+			}
+		}
+	}
+	if host == "" {
+		return &url
+	}
+	scheme := "http"
+	for _, t := range ing.Spec.TLS {
+		covers := len(t.Hosts) == 0
+		for _, h := range t.Hosts {
+			covers = covers || h == host
+		}
+		if covers {
+			scheme = "https"
+		}
+	}
+	url = scheme + "://" + host
+	return &url
 }
 
 // setStorage sets StorageReady from the effective PVC.

@@ -1,0 +1,80 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// ConfigMapController keeps the ConfigMaps ogx-controller writes itself: the
+// CA bundle N-ca-bundle (applied when non-empty, deleted when empty) and, in
+// generated mode, the immutable N-config-<h16> holding the generated
+// config.yaml.
+type ConfigMapController struct {
+	*childController
+	d *deps
+}
+
+func newConfigMapController(d *deps) *ConfigMapController {
+	c := &ConfigMapController{d: d}
+	c.childController = newChildController("configmap", d.caches, d.board, c.reconcile)
+	return c
+}
+
+func (c *ConfigMapController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+	if err := c.caBundle(ctx, s); err != nil {
+		return Result{}, err
+	}
+	return Result{}, c.generated(ctx, s)
+}
+
+func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXServer) error {
+	name := render.CABundleName(s.Name)
+	b, err := c.d.resolver.caBundle(ctx, s)
+	if err != nil {
+		return err
+	}
+	var res writeResult
+	if b.data == "" {
+		if b.explicit {
+			c.d.events.warn(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted")
+		}
+		res, err = c.d.children.configMaps.remove(ctx, s, name)
+	} else {
+		res, err = c.d.children.configMaps.converge(ctx, s, name, render.CABundleConfigMap(s, b.data))
+	}
+	if err != nil {
+		return err
+	}
+	c.d.events.written(s, "ConfigMap", name, res)
+	return nil
+}
+
+// generated writes the generated config ConfigMap when it is not cached. It
+// is immutable, so an existing one with other content can only be a hash
+// collision.
+func (c *ConfigMapController) generated(ctx context.Context, s *ogxv1beta1.OGXServer) error {
+	rc, g, err := c.d.resolver.runtimeConfig(ctx, s)
+	if err != nil || g == nil {
+		return err
+	}
+	name := rc.ConfigMapName
+	sc := c.d.caches.For(s.Namespace)
+	if cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
+		if cm.Data[render.GeneratedConfigKey] != g.ConfigYAML {
+			return NewUserError(ReasonConfigGenFailed, "generated ConfigMap %s exists with different content (hash collision)", name)
+		}
+		return nil
+	}
+	res, err := c.d.children.configMaps.converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
+	if err != nil {
+		return err
+	}
+	if res == writeCreated {
+		c.d.events.normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
+			name, g.ProviderCount, g.ResourceCount))
+	}
+	return nil
+}

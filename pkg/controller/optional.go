@@ -1,0 +1,39 @@
+package controller
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// newOptionalController builds the controller of a child that is applied
+// while want holds and deleted (only if this OGXServer controls it) when it
+// does not.
+func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, c *child[O, AC],
+	childName func(string) string,
+	want func(*ogxv1beta1.OGXServer) bool,
+	desired func(*ogxv1beta1.OGXServer, *render.Inputs) AC,
+) *childController {
+	reconcile := func(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+		n := childName(s.Name)
+		var (
+			res writeResult
+			err error
+		)
+		if want(s) {
+			in := render.Inputs{OperatorNamespace: d.opts.OperatorNamespace, ClusterDomain: d.opts.ClusterDomain}
+			res, err = c.converge(ctx, s, n, desired(s, &in))
+		} else {
+			res, err = c.remove(ctx, s, n)
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		d.events.written(s, kind, n, res)
+		return Result{}, nil
+	}
+	return newChildController(name, d.caches, d.board, reconcile)
+}
