@@ -168,9 +168,15 @@ func computeStatus(in statusInputs) statusResult {
 	}
 
 	// DeploymentReady, and the expected replica count D.
+	// With autoscaling the HPA decides the count: the live spec.replicas,
+	// but at least the HPA minimum (a new Deployment starts at 1 until the
+	// HPA scales it up).
 	expected := s.Spec.Replicas()
-	if s.Spec.Autoscaling() != nil && d != nil && d.Spec.Replicas != nil {
-		expected = *d.Spec.Replicas
+	if s.Spec.Autoscaling() != nil {
+		expected = s.Spec.HPAMinReplicas()
+		if d != nil && d.Spec.Replicas != nil && *d.Spec.Replicas > expected {
+			expected = *d.Spec.Replicas
+		}
 	}
 	deployFailed := ""
 	rolledOut := false
