@@ -93,6 +93,7 @@ func run(ctx context.Context, o *options) error {
 		Prober:            controller.NewHTTPProber(o.probeTimeout),
 		Distributions:     controller.NewDistributionTable(os.Getenv),
 		CacheSyncTimeout:  o.cacheSyncTimeout,
+		DiscoveryInterval: o.discoveryInterval,
 		Identity:          identity,
 	})
 	if err != nil {

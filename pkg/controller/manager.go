@@ -39,6 +39,8 @@ type Options struct {
 	// Generator generates config.yaml in generated mode (nil: generated
 	// mode is reported as unavailable).
 	Generator ConfigGenerator
+	// DiscoveryInterval is how often optional APIs are re-checked.
+	DiscoveryInterval time.Duration
 	// CacheSyncTimeout bounds the initial informer sync.
 	CacheSyncTimeout time.Duration
 	// Identity names this process in Events (the leader-election identity).
@@ -99,6 +101,9 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		host, _ := os.Hostname()
 		opts.Identity = host
 	}
+	if opts.DiscoveryInterval <= 0 {
+		opts.DiscoveryInterval = 5 * time.Minute
+	}
 	if opts.CacheSyncTimeout <= 0 {
 		opts.CacheSyncTimeout = 2 * time.Minute
 	}
@@ -155,7 +160,11 @@ func (m *Manager) Caches() *Caches { return m.caches }
 // this, leader or not, so a follower that takes over has warm caches.
 func (m *Manager) Start(ctx context.Context) error {
 	m.caches.Start(ctx)
-	return m.caches.WaitForSync(ctx, m.opts.CacheSyncTimeout)
+	if err := m.caches.WaitForSync(ctx, m.opts.CacheSyncTimeout); err != nil {
+		return err
+	}
+	m.resolver.apis.discover(m.kube.Discovery())
+	return nil
 }
 
 // Run starts event recording and the workers of every controller and blocks
@@ -163,6 +172,8 @@ func (m *Manager) Start(ctx context.Context) error {
 func (m *Manager) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	go m.events.run(ctx, m.kube)
+	go m.watchOptionalAPIs(ctx, m.opts.DiscoveryInterval)
+	go m.ensureOperatorConfigMap(ctx)
 	// A new leader processes every key once.
 	for _, s := range m.caches.Servers() {
 		m.enqueueAll(Key(s.Namespace, s.Name))
