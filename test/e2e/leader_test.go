@@ -64,17 +64,24 @@ func (p *process) output() string {
 	return p.log.String()
 }
 
-// startProcess runs the real binary with leader election on.
+// startProcess runs the real binary as admin with leader election on.
 func startProcess(t *testing.T, bin, ns, identity string) *process {
 	t.Helper()
-	p := &process{log: &bytes.Buffer{}, mu: &sync.Mutex{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(bin, "run",
+	return startProcessWith(t, bin, identity,
 		"--kubeconfig="+cp.KubeconfigPath(),
 		"--leader-elect=true",
 		"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=1s",
 		"--operator-namespace="+ns, "--watch-namespaces="+ns,
 		"--metrics-bind-address=0", "--admission-bind-address=0", "--health-probe-bind-address=0",
 		"--server-probe=false", "-v=2")
+}
+
+// startProcessWith runs the real binary with the given flags; it is stopped
+// with SIGTERM when the test ends and its output is shown if the test failed.
+func startProcessWith(t *testing.T, bin, identity string, flags ...string) *process {
+	t.Helper()
+	p := &process{log: &bytes.Buffer{}, mu: &sync.Mutex{}, done: make(chan error, 1)}
+	p.cmd = exec.Command(bin, append([]string{"run"}, flags...)...)
 	p.cmd.Env = append(os.Environ(), "HOSTNAME="+identity)
 	w := lockedWriter{mu: p.mu, b: p.log}
 	p.cmd.Stdout, p.cmd.Stderr = w, w

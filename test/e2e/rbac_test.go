@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+// readManifest decodes one YAML document of config/rbac into out.
+func readManifest(t *testing.T, name string, out any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "config", "rbac", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Split(string(b), "\n---\n")[0]
+	if err := yaml.Unmarshal([]byte(doc), out); err != nil {
+		t.Fatalf("decoding %s: %v", name, err)
+	}
+}
+
+// TestShippedRBACIsEnough runs the real ogx-controller binary as a
+// ServiceAccount bound to exactly the shipped ClusterRole and leader-election
+// Role, with the API server enforcing owner-reference permissions, through a
+// scenario that touches every child kind. Any forbidden error fails it.
+func TestShippedRBACIsEnough(t *testing.T) {
+	bin, err := buildController()
+	if err != nil {
+		t.Fatalf("building ogx-controller: %v", err)
+	}
+	ns := cp.CreateNamespace(t, "rbac")
+	kube, ogx := clients(t)
+	ctx := t.Context()
+
+	// The shipped rules, bound to a ServiceAccount of this namespace.
+	var role rbacv1.ClusterRole
+	readManifest(t, "role.yaml", &role)
+	role.Name = "ogx-controller-" + ns
+	if _, err := kube.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+		_ = kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
+	var le rbacv1.Role
+	readManifest(t, "leader_election_role.yaml", &le)
+	le.Namespace = ns
+	if _, err := kube.RbacV1().Roles(ns).Create(ctx, &le, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "ogx-controller", Namespace: ns}}
+	if _, err := kube.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: ns}}
+	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name}, Subjects: subject,
+		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: le.Name, Namespace: ns}, Subjects: subject,
+		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: le.Name},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("TokenRequest: %v", err)
+	}
+	admin := cp.Config()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(clientcmdapi.Config{
+		Clusters:       map[string]*clientcmdapi.Cluster{"local": {Server: admin.Host, CertificateAuthorityData: admin.CAData}},
+		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"sa": {Token: tr.Status.Token}},
+		Contexts:       map[string]*clientcmdapi.Context{"sa": {Cluster: "local", AuthInfo: "sa"}},
+		CurrentContext: "sa",
+	}, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	proc := startProcessWith(t, bin, "rbac", "--kubeconfig="+kubeconfig, "--leader-elect=true",
+		"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=1s",
+		"--operator-namespace="+ns, "--watch-namespaces="+ns,
+		"--metrics-bind-address=0", "--admission-bind-address=0", "--health-probe-bind-address=0", "--server-probe=false", "-v=2")
+
+	// A scenario touching every child kind.
+	size := resource.MustParse("1Gi")
+	if _, err := cp.CreateHostPathPV(ctx, "pv-"+ns, size, ""); err != nil {
+		t.Fatal(err)
+	}
+	caPEM, _ := testCert(t, "ca.example")
+	mustCreate(t, kube, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "corp-ca", Namespace: ns, Labels: watched(nil)},
+		Data: map[string]string{"ca.crt": string(caPEM)}})
+	mustCreate(t, kube, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "run-config", Namespace: ns, Labels: watched(nil)},
+		Data: map[string]string{"config.yaml": "version: 2\n"}})
+	s := newServer(ns, "rbac")
+	replicas := int32(2)
+	s.Spec.OverrideConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "run-config", Key: "config.yaml"}
+	s.Spec.TLS = &ogxv1beta1.OutboundTLSSpec{Trust: &ogxv1beta1.TrustSpec{CACertificates: []ogxv1beta1.ConfigMapKeyRef{{Name: "corp-ca", Key: "ca.crt"}}}}
+	s.Spec.Network = &ogxv1beta1.NetworkSpec{Port: 8321, ExternalAccess: &ogxv1beta1.ExternalAccessSpec{Enabled: true},
+		Policy: &ogxv1beta1.NetworkPolicySpec{Egress: []networkingv1.NetworkPolicyEgressRule{{}}}}
+	s.Spec.Workload = &ogxv1beta1.WorkloadSpec{Replicas: &replicas, Storage: &ogxv1beta1.PVCStorageSpec{Size: &size},
+		Autoscaling: &ogxv1beta1.AutoscalingSpec{MaxReplicas: 3}}
+	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, ogx, ns, "rbac", 2*time.Minute)
+	// Turning sections off exercises the deletes.
+	cur, _ := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "rbac", metav1.GetOptions{})
+	cur.Spec.Network.ExternalAccess = nil
+	cur.Spec.TLS = nil
+	cur.Spec.Workload.Autoscaling = nil
+	if _, err := ogx.OgxV1beta1().OGXServers(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, 30*time.Second, "Ingress", func(ctx context.Context) error {
+		_, err := kube.NetworkingV1().Ingresses(ns).Get(ctx, "rbac-ingress", metav1.GetOptions{})
+		return err
+	})
+	waitGone(t, 30*time.Second, "CA bundle", func(ctx context.Context) error {
+		_, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, "rbac-ca-bundle", metav1.GetOptions{})
+		return err
+	})
+	waitReady(t, ogx, ns, "rbac", time.Minute)
+	if out := proc.output(); strings.Contains(strings.ToLower(out), "forbidden") {
+		t.Errorf("ogx-controller hit forbidden errors with the shipped RBAC:\n%s", grepLines(out, "forbidden"))
+	}
+}
+
+// grepLines returns the lines of s containing sub (case-insensitive).
+func grepLines(s, sub string) string {
+	var b bytes.Buffer
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(strings.ToLower(l), sub) {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
