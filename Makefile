@@ -59,3 +59,39 @@ codegen:
 
 clean:
 	rm -rf $(BIN)
+
+## run: with KUBECONFIG unset, start a local control plane (hack/localcluster),
+## run ogx-controller against it, apply config/samples/ogx_v1beta1_ogxserver.yaml
+## and wait until it is Ready; Ctrl-C stops everything. With KUBECONFIG set,
+## run ogx-controller against that cluster (install the CRDs there first).
+## ARGS adds ogx-controller flags, e.g. make run ARGS=-v=4.
+# The control-plane programs are only needed for the local cluster.
+RUN_DEPS := $(BIN)/ogx-controller $(if $(KUBECONFIG),,tools $(BIN)/localcluster)
+run: $(RUN_DEPS)
+	@if [ -n "$$KUBECONFIG" ]; then \
+	  echo "Running ogx-controller against KUBECONFIG=$$KUBECONFIG. Install the CRDs there first:"; \
+	  echo "  kubectl apply --server-side -f config/crd/bases/ogx.io_ogxservers.yaml"; \
+	  exec $(BIN)/ogx-controller run --kubeconfig="$$KUBECONFIG" --leader-elect=false \
+	    --operator-namespace="$${OPERATOR_NAMESPACE:-ogx-system}" $(ARGS); \
+	else \
+	  exec $(BIN)/localcluster -- $(ARGS); \
+	fi
+
+# Go decides what is stale, so these always run go build, which is quick when
+# nothing changed.
+$(BIN)/ogx-controller: FORCE
+	$(GO) build -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" \
+	  -o $@ ./cmd/ogx-controller
+$(BIN)/localcluster: FORCE
+	$(GO) build -o $@ ./hack/localcluster
+
+# Short and relative names for the files in bin/: make ogx-controller,
+# make kwok-stages, make bin/kwok-stages.yaml.
+.PHONY: ogx-controller localcluster kwok-stages FORCE
+ogx-controller: $(BIN)/ogx-controller
+localcluster: $(BIN)/localcluster
+kwok-stages: $(BIN)/kwok-stages.yaml
+BIN_FILES := etcd kube-apiserver kube-controller-manager kube-scheduler kwok kwok-stages.yaml ogx-controller localcluster
+$(addprefix bin/,$(BIN_FILES)): bin/%: $(BIN)/%
+	@:
+FORCE:
