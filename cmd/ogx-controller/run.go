@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -94,6 +95,7 @@ func run(ctx context.Context, o *options) error {
 		Distributions:     controller.NewDistributionTable(os.Getenv),
 		CacheSyncTimeout:  o.cacheSyncTimeout,
 		DiscoveryInterval: o.discoveryInterval,
+		TakeoverManagers:  splitList(o.takeoverManagers),
 		Identity:          identity,
 	})
 	if err != nil {
@@ -191,4 +193,15 @@ func shutdown(srv *http.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(v string) []string {
+	out := []string{}
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -30,12 +30,17 @@ func (e *WaitingError) Error() string { return e.Message }
 // where to read it (cache first, then a live GET), how to extract the fields
 // ogx-controller owns, and how to apply and delete it.
 type child[O metav1.Object, AC any] struct {
-	kind    string
-	cached  func(namespace, name string) (O, error)
-	live    func(ctx context.Context, namespace, name string) (O, error)
-	extract func(obj O) (AC, error)
-	apply   func(ctx context.Context, namespace string, ac AC) (O, error)
-	delete  func(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) error
+	kind       string
+	apiVersion string
+	// takeover lists the field managers whose ownership is merged into ours
+	// before the first apply (--takeover-field-managers).
+	takeover []string
+	cached   func(namespace, name string) (O, error)
+	live     func(ctx context.Context, namespace, name string) (O, error)
+	extract  func(obj O) (AC, error)
+	apply    func(ctx context.Context, namespace string, ac AC) (O, error)
+	delete   func(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) error
+	patch    func(ctx context.Context, namespace, name string, jsonPatch []byte) (O, error)
 }
 
 // writeResult says what converge did.
@@ -108,6 +113,9 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 		if err := guard(owner, c.kind, existing); err != nil {
 			return "", err
 		}
+		if existing, err = c.takeOver(ctx, existing); err != nil {
+			return "", err
+		}
 		owned, err := c.extract(existing)
 		if err != nil {
 			return "", fmt.Errorf("extracting owned fields of %s %s: %w", c.kind, name, err)
@@ -123,6 +131,25 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 	}
 	logger.Info("Applied child", "kind", c.kind, "name", name, "result", result)
 	return result, nil
+}
+
+// takeOver merges the field ownership of the upstream operator's managers
+// into ours, once per object: afterwards no listed manager owns anything, so
+// later passes find nothing to do here.
+func (c *child[O, AC]) takeOver(ctx context.Context, obj O) (O, error) {
+	if len(c.takeover) == 0 || c.patch == nil {
+		return obj, nil
+	}
+	patch, err := takeoverPatch(obj, c.apiVersion, c.takeover, "", time.Now())
+	if err != nil || patch == nil {
+		return obj, err
+	}
+	out, err := c.patch(ctx, obj.GetNamespace(), obj.GetName(), patch)
+	if err != nil {
+		return obj, classifyWriteError(c.kind, obj.GetName(), err)
+	}
+	klog.FromContext(ctx).Info("Took over field ownership from the upstream operator", "kind", c.kind, "name", obj.GetName())
+	return out, nil
 }
 
 // remove deletes the child when it exists and is controlled by this

@@ -11,6 +11,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -28,6 +29,7 @@ type typedClient[O any, AC any] interface {
 	Get(ctx context.Context, name string, opts metav1.GetOptions) (O, error)
 	Apply(ctx context.Context, ac AC, opts metav1.ApplyOptions) (O, error)
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (O, error)
 }
 
 // namespaceLister is the part of a client-go namespace lister the applier
@@ -38,13 +40,14 @@ type namespaceLister[O any] interface {
 
 // newChild binds one kind: its typed client, its cache and client-go's
 // Extract function for the fields a manager owns.
-func newChild[O metav1.Object, AC any](kind string, c *Caches,
+func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
 	client func(ns string) typedClient[O, AC],
 	lister func(sc *scope, ns string) namespaceLister[O],
 	extract func(O, string) (AC, error),
 ) *child[O, AC] {
 	return &child[O, AC]{
-		kind: kind,
+		kind:       kind,
+		apiVersion: apiVersion,
 		cached: func(ns, name string) (O, error) {
 			sc := c.For(ns)
 			if sc == nil {
@@ -62,6 +65,9 @@ func newChild[O metav1.Object, AC any](kind string, c *Caches,
 		},
 		delete: func(ctx context.Context, ns, name string, opts metav1.DeleteOptions) error {
 			return client(ns).Delete(ctx, name, opts)
+		},
+		patch: func(ctx context.Context, ns, name string, data []byte) (O, error) {
+			return client(ns).Patch(ctx, name, types.JSONPatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
 		},
 	}
 }
@@ -92,21 +98,21 @@ type children struct {
 	configMaps      *configMapChild
 }
 
-func newChildren(kube kubernetes.Interface, c *Caches) *children {
-	return &children{
-		deployments: newChild("Deployment", c,
+func newChildren(kube kubernetes.Interface, c *Caches, takeover []string) *children {
+	ch := &children{
+		deployments: newChild("Deployment", "apps/v1", c,
 			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
 				return kube.AppsV1().Deployments(ns)
 			},
 			func(sc *scope, ns string) namespaceLister[*appsv1.Deployment] { return sc.deployments.Deployments(ns) },
 			appsv1ac.ExtractDeployment),
-		services: newChild("Service", c,
+		services: newChild("Service", "v1", c,
 			func(ns string) typedClient[*corev1.Service, *corev1ac.ServiceApplyConfiguration] {
 				return kube.CoreV1().Services(ns)
 			},
 			func(sc *scope, ns string) namespaceLister[*corev1.Service] { return sc.services.Services(ns) },
 			corev1ac.ExtractService),
-		serviceAccounts: newChild("ServiceAccount", c,
+		serviceAccounts: newChild("ServiceAccount", "v1", c,
 			func(ns string) typedClient[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration] {
 				return kube.CoreV1().ServiceAccounts(ns)
 			},
@@ -114,7 +120,7 @@ func newChildren(kube kubernetes.Interface, c *Caches) *children {
 				return sc.serviceAccounts.ServiceAccounts(ns)
 			},
 			corev1ac.ExtractServiceAccount),
-		roleBindings: newChild("RoleBinding", c,
+		roleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c,
 			func(ns string) typedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
 				return kube.RbacV1().RoleBindings(ns)
 			},
@@ -122,7 +128,7 @@ func newChildren(kube kubernetes.Interface, c *Caches) *children {
 				return sc.roleBindings.RoleBindings(ns)
 			},
 			rbacv1ac.ExtractRoleBinding),
-		networkPolicies: newChild("NetworkPolicy", c,
+		networkPolicies: newChild("NetworkPolicy", "networking.k8s.io/v1", c,
 			func(ns string) typedClient[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration] {
 				return kube.NetworkingV1().NetworkPolicies(ns)
 			},
@@ -130,13 +136,13 @@ func newChildren(kube kubernetes.Interface, c *Caches) *children {
 				return sc.networkPolicies.NetworkPolicies(ns)
 			},
 			networkingv1ac.ExtractNetworkPolicy),
-		ingresses: newChild("Ingress", c,
+		ingresses: newChild("Ingress", "networking.k8s.io/v1", c,
 			func(ns string) typedClient[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration] {
 				return kube.NetworkingV1().Ingresses(ns)
 			},
 			func(sc *scope, ns string) namespaceLister[*networkingv1.Ingress] { return sc.ingresses.Ingresses(ns) },
 			networkingv1ac.ExtractIngress),
-		hpas: newChild("HorizontalPodAutoscaler", c,
+		hpas: newChild("HorizontalPodAutoscaler", "autoscaling/v2", c,
 			func(ns string) typedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration] {
 				return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
 			},
@@ -144,7 +150,7 @@ func newChildren(kube kubernetes.Interface, c *Caches) *children {
 				return sc.hpas.HorizontalPodAutoscalers(ns)
 			},
 			autoscalingv2ac.ExtractHorizontalPodAutoscaler),
-		pdbs: newChild("PodDisruptionBudget", c,
+		pdbs: newChild("PodDisruptionBudget", "policy/v1", c,
 			func(ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration] {
 				return kube.PolicyV1().PodDisruptionBudgets(ns)
 			},
@@ -154,11 +160,21 @@ func newChildren(kube kubernetes.Interface, c *Caches) *children {
 			policyv1ac.ExtractPodDisruptionBudget),
 		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so
 		// the watched ConfigMap cache holds them.
-		configMaps: newChild("ConfigMap", c,
+		configMaps: newChild("ConfigMap", "v1", c,
 			func(ns string) typedClient[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration] {
 				return kube.CoreV1().ConfigMaps(ns)
 			},
 			func(sc *scope, ns string) namespaceLister[*corev1.ConfigMap] { return sc.configMaps.ConfigMaps(ns) },
 			corev1ac.ExtractConfigMap),
 	}
+	ch.deployments.takeover = takeover
+	ch.services.takeover = takeover
+	ch.serviceAccounts.takeover = takeover
+	ch.roleBindings.takeover = takeover
+	ch.networkPolicies.takeover = takeover
+	ch.ingresses.takeover = takeover
+	ch.hpas.takeover = takeover
+	ch.pdbs.takeover = takeover
+	ch.configMaps.takeover = takeover
+	return ch
 }

@@ -39,6 +39,9 @@ type Options struct {
 	// Generator generates config.yaml in generated mode (nil: generated
 	// mode is reported as unavailable).
 	Generator ConfigGenerator
+	// TakeoverManagers are the field managers of the upstream operator whose
+	// ownership of children (and of OGXServer status) is merged into ours.
+	TakeoverManagers []string
 	// DiscoveryInterval is how often optional APIs are re-checked.
 	DiscoveryInterval time.Duration
 	// CacheSyncTimeout bounds the initial informer sync.
@@ -101,6 +104,9 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		host, _ := os.Hostname()
 		opts.Identity = host
 	}
+	if opts.TakeoverManagers == nil {
+		opts.TakeoverManagers = []string{"ogx-operator", "manager"}
+	}
 	if opts.DiscoveryInterval <= 0 {
 		opts.DiscoveryInterval = 5 * time.Minute
 	}
@@ -112,7 +118,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	m.deps = deps{
 		kube: kube, ogx: ogx, caches: caches, opts: opts,
 		board:    NewOutcomeBoard(nil),
-		children: newChildren(kube, caches),
+		children: newChildren(kube, caches, opts.TakeoverManagers),
 		resolver: &resolver{
 			caches: caches, refs: &references{caches: caches, kube: kube}, table: opts.Distributions,
 			generator: opts.Generator, apis: &optionalAPIs{},

@@ -40,6 +40,7 @@ type StatusController struct {
 	probeEnabled    bool
 	operatorVersion string
 	controllers     []string
+	takeover        []string
 	now             func() time.Time
 
 	// written holds the object returned by our last status write until the
@@ -53,7 +54,7 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 	c := &StatusController{
 		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events,
 		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval), probeEnabled: d.opts.ProbeEnabled,
-		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now,
+		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
 		written: map[types.UID]*ogxv1beta1.OGXServer{},
 	}
 	c.queueRunner = newQueueRunner("status", c.sync)
@@ -243,12 +244,31 @@ func normalizeStatus(s ogxv1beta1.OGXServerStatus) ogxv1beta1.OGXServerStatus {
 	return out
 }
 
+// takeOverStatus merges the upstream operator's status field ownership into
+// ours (it wrote status with Update requests, and an apply never removes
+// fields only another manager owns). managedFields sent through the status
+// subresource are ignored, so the patch goes to the main resource. A failure
+// is logged and retried on the next pass; it never blocks the status apply.
+func (c *StatusController) takeOverStatus(ctx context.Context, s *ogxv1beta1.OGXServer) {
+	patch, err := takeoverPatch(s, ogxv1beta1.SchemeGroupVersion.String(), c.takeover, "status", c.now())
+	if err != nil || patch == nil {
+		return
+	}
+	if _, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).Patch(ctx, s.Name, types.JSONPatchType, patch,
+		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+		klog.FromContext(ctx).Error(err, "Could not take over status field ownership; will retry")
+		return
+	}
+	klog.FromContext(ctx).Info("Took over status field ownership from the upstream operator")
+}
+
 // write applies the complete status to the status subresource.
 func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus) error {
 	statusAC, err := asObject[ogxv1beta1ac.OGXServerStatusApplyConfiguration](st)
 	if err != nil {
 		return err
 	}
+	c.takeOverStatus(ctx, s)
 	ac := ogxv1beta1ac.OGXServer(s.Name, s.Namespace).WithStatus(statusAC)
 	out, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, applyOptions())
 	if err != nil {

@@ -1,0 +1,309 @@
+package controller
+
+// The ownership guard (controller spec §3.4.3, invariant I-23) and the
+// admission re-validation of a pass (§3.3 step 2), on fake clientsets.
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+func agOwner(apiVersion, kind, name string, uid types.UID) []metav1.OwnerReference {
+	return []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, UID: uid, Controller: ptr.To(true)}}
+}
+
+func agManagedLabels() map[string]string {
+	return map[string]string{render.LabelManagedBy: render.ManagedByValue}
+}
+
+// agService is an existing Service named demo-service.
+func agService(lbls map[string]string, owners []metav1.OwnerReference) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: sfName + "-service", Namespace: sfNamespace, Labels: lbls, OwnerReferences: owners},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: map[string]string{"app": "someone-else"},
+			Ports:    []corev1.ServicePort{{Name: "web", Port: 80}},
+		},
+	}
+}
+
+type agCase struct {
+	name     string
+	existing runtime.Object
+	// want is the outcome; Generation is filled in.
+	want Outcome
+	// userErr: the pass returns a user error; waiting: RequeueAfter 5s.
+	userErr, waiting bool
+}
+
+func agConflict(kind, name string) Outcome {
+	return Outcome{Class: OutcomeUserError, Reason: ReasonChildConflict,
+		Message: kind + " " + name + " exists and is not managed by this OGXServer"}
+}
+
+func agWaiting(kind, name string) Outcome {
+	return Outcome{Class: OutcomeWaiting, Reason: ReasonProgressing,
+		Message: "waiting for garbage collection of " + kind + " " + name + " owned by a previous OGXServer"}
+}
+
+const agGroupVersion = "ogx.io/v1beta1"
+
+func TestApplyGuardService(t *testing.T) {
+	svcName := sfName + "-service"
+	cases := []agCase{
+		{name: "unlabelled without owner (not cached: live GET)", existing: agService(nil, nil),
+			want: agConflict("Service", svcName), userErr: true},
+		{name: "labelled, controlled by a Deployment", existing: agService(agManagedLabels(), agOwner("apps/v1", "Deployment", "x", "uid-x")),
+			want: agConflict("Service", svcName), userErr: true},
+		{name: "unlabelled, controlled by another OGXServer", existing: agService(nil, agOwner(agGroupVersion, "OGXServer", "other", "uid-other")),
+			want: agConflict("Service", svcName), userErr: true},
+		{name: "labelled, controlled by an OGXServer of another group", existing: agService(agManagedLabels(), agOwner("example.com/v1", "OGXServer", sfName, "uid-old")),
+			want: agConflict("Service", svcName), userErr: true},
+		{name: "labelled, controlled by an older OGXServer of the same name", existing: agService(agManagedLabels(), agOwner(agGroupVersion, "OGXServer", sfName, "uid-old")),
+			want: agWaiting("Service", svcName), waiting: true},
+		{name: "unlabelled, controlled by an older OGXServer of the same name (live GET)", existing: agService(nil, agOwner(agGroupVersion, "OGXServer", sfName, "uid-old")),
+			want: agWaiting("Service", svcName), waiting: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sfServer(sfNamespace, sfName, sfUID)
+			e := newSFEnv(t, Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
+			before, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, svcName, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.clearActions()
+			for pass := range 2 {
+				res, err := e.m.service.syncKey(e.ctx, sfKey)
+				switch {
+				case tc.userErr && !IsUserError(err):
+					t.Errorf("pass %d: err = %v, want a user error", pass, err)
+				case tc.waiting && (err != nil || res.RequeueAfter != 5*time.Second):
+					t.Errorf("pass %d: result %+v err %v, want requeue after 5s and no error", pass, res, err)
+				}
+				want := tc.want
+				want.Generation = 1
+				if got, _ := e.outcome(s, "service"); got != want {
+					t.Errorf("pass %d: outcome (-want +got):\n%s", pass, cmp.Diff(want, got))
+				}
+			}
+			if w := e.kubeWrites(); len(w) != 0 {
+				t.Errorf("guarded Service was written:%s", sfDescribe(w))
+			}
+			after, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, svcName, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equality.Semantic.DeepEqual(before, after) {
+				t.Errorf("guarded Service changed (-before +after):\n%s", cmp.Diff(before, after))
+			}
+		})
+	}
+}
+
+// TestApplyGuardAdoptsLabelledOrphan: the one row of the guard that writes an
+// object it did not create: no controller owner but our managed-by label.
+func TestApplyGuardAdoptsLabelledOrphan(t *testing.T) {
+	s := sfServer(sfNamespace, sfName, sfUID)
+	e := newSFEnv(t, Options{}, []runtime.Object{agService(agManagedLabels(), nil)}, s)
+	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	w := e.kubeWrites()
+	if len(w) != 1 {
+		t.Fatalf("want one apply adopting the orphan, got%s", sfDescribe(w))
+	}
+	sfExpectApply(t, w[0], gvrServices, sfName+"-service")
+	svc, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, sfName+"-service", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref := metav1.GetControllerOf(svc); ref == nil || ref.UID != sfUID {
+		t.Errorf("adopted Service controller = %+v, want this OGXServer", ref)
+	}
+	if o, _ := e.outcome(s, "service"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
+		t.Errorf("outcome = %+v, want ok", o)
+	}
+}
+
+func TestApplyGuardDeploymentChildren(t *testing.T) {
+	foreignDeployment := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: sfName, Namespace: sfNamespace, Labels: agManagedLabels(),
+			OwnerReferences: agOwner("example.com/v1", "Pipeline", "p", "uid-p")},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](7),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "x"}}},
+			},
+		},
+	}
+	foreignSA := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sfName + "-sa", Namespace: sfNamespace}}
+	oldIncarnation := foreignDeployment.DeepCopy()
+	oldIncarnation.OwnerReferences = agOwner(agGroupVersion, "OGXServer", sfName, "uid-old")
+
+	for _, tc := range []struct {
+		name     string
+		existing runtime.Object
+		want     Outcome
+		// applied are the objects written (ServiceAccount before the Deployment).
+		applied []string
+	}{
+		{name: "foreign Deployment (storage on: no strategy patch either)", existing: foreignDeployment,
+			want: agConflict("Deployment", sfName), applied: []string{"serviceaccounts"}},
+		{name: "Deployment of a previous incarnation", existing: oldIncarnation,
+			want: agWaiting("Deployment", sfName), applied: []string{"serviceaccounts"}},
+		{name: "foreign ServiceAccount ends the pass", existing: foreignSA,
+			want: agConflict("ServiceAccount", sfName+"-sa")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("1Gi"))
+			e := newSFEnv(t, Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
+			_, _ = e.m.deployment.syncKey(e.ctx, sfKey)
+			want := tc.want
+			want.Generation = 1
+			if got, _ := e.outcome(s, "deployment"); got != want {
+				t.Errorf("outcome (-want +got):\n%s", cmp.Diff(want, got))
+			}
+			var applied []string
+			for _, a := range e.kubeWrites() {
+				if a.GetVerb() != "patch" {
+					t.Errorf("unexpected write %s", sfActionString(a))
+					continue
+				}
+				applied = append(applied, a.GetResource().Resource)
+			}
+			if diff := cmp.Diff(tc.applied, applied); diff != "" {
+				t.Errorf("written resources (-want +got):\n%s", diff)
+			}
+			if d, ok := tc.existing.(*appsv1.Deployment); ok {
+				got, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !equality.Semantic.DeepEqual(got.Spec, d.Spec) || !equality.Semantic.DeepEqual(got.OwnerReferences, d.OwnerReferences) {
+					t.Errorf("guarded Deployment changed:\n%s", cmp.Diff(d.Spec, got.Spec))
+				}
+			}
+		})
+	}
+}
+
+// TestApplyGuardPVCConflict: an unlabelled claim named N-pvc (invisible to
+// the label-filtered cache) makes the create fail with AlreadyExists; the
+// claim is reported, never written.
+func TestApplyGuardPVCConflict(t *testing.T) {
+	existing := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: sfName + "-pvc", Namespace: sfNamespace},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("3Gi")}},
+		},
+	}
+	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""))
+	e := newSFEnv(t, Options{}, []runtime.Object{existing}, s)
+	_, err := e.m.pvc.syncKey(e.ctx, sfKey)
+	if !IsUserError(err) {
+		t.Errorf("err = %v, want a user error", err)
+	}
+	want := agConflict("PersistentVolumeClaim", sfName+"-pvc")
+	want.Generation = 1
+	if got, _ := e.outcome(s, "pvc"); got != want {
+		t.Errorf("outcome (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	for _, a := range e.kubeWrites() {
+		if a.GetVerb() != "create" {
+			t.Errorf("PVC conflict sent %s", sfActionString(a))
+		}
+	}
+	got, err := e.kube.CoreV1().PersistentVolumeClaims(sfNamespace).Get(e.ctx, sfName+"-pvc", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(got.Spec, existing.Spec) || len(got.Labels) != 0 {
+		t.Errorf("existing claim changed: %+v", got)
+	}
+
+	// A labelled claim that is not cached yet (AlreadyExists, then a live
+	// GET finding our label) is fine: ok, no error.
+	labelled := existing.DeepCopy()
+	labelled.Name = "second-pvc"
+	labelled.Labels = map[string]string{render.LabelManagedBy: render.ManagedByValue}
+	s2 := sfServer(sfNamespace, "second", "uid-second", sfWithStorage(""))
+	e2 := newSFEnv(t, Options{}, []runtime.Object{labelled}, s2)
+	// Hide the claim from the cache, as if the informer had not delivered it.
+	sc := e2.m.caches.all
+	if err := sc.childFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().Delete(labelled); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e2.m.pvc.syncKey(e2.ctx, Key(sfNamespace, "second")); err != nil {
+		t.Errorf("labelled claim missing from the cache: err %v, want nil", err)
+	}
+	if o, _ := e2.outcome(s2, "pvc"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
+		t.Errorf("outcome = %+v, want ok", o)
+	}
+}
+
+// TestApplyGuardInvalidSpec: an OGXServer failing the admission validator is
+// a user error InvalidSpec in every child controller, recorded before any
+// request is sent, and status reports it as Failed.
+func TestApplyGuardInvalidSpec(t *testing.T) {
+	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""), func(sp *ogxv1beta1.OGXServerSpec) {
+		sp.Distribution.Name = ptr.To("no-such-distribution")
+	})
+	e := newSFEnv(t, Options{}, nil, s)
+	for _, c := range e.m.childControllers {
+		_, err := c.syncKey(e.ctx, sfKey)
+		var ue *UserError
+		if !errors.As(err, &ue) || ue.Reason != ReasonInvalidSpec {
+			t.Errorf("%s: err = %v, want a user error %s", c.name, err, ReasonInvalidSpec)
+		}
+		o, _ := e.outcome(s, c.name)
+		if o.Generation != 1 || o.Class != OutcomeUserError || o.Reason != ReasonInvalidSpec ||
+			!strings.Contains(o.Message, `unknown distribution "no-such-distribution"`) {
+			t.Errorf("%s: outcome %+v, want InvalidSpec naming the distribution", c.name, o)
+		}
+	}
+	if a := e.kube.Actions(); len(a) != 0 {
+		t.Errorf("invalid spec sent requests:%s", sfDescribe(a))
+	}
+
+	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := apimeta.FindStatusCondition(got.Status.Conditions, CondReady)
+	stalled := apimeta.FindStatusCondition(got.Status.Conditions, CondStalled)
+	if got.Status.Phase != ogxv1beta1.PhaseFailed || ready == nil || ready.Status != metav1.ConditionFalse ||
+		ready.Reason != ReasonInvalidSpec || stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.Message != ready.Message {
+		t.Fatalf("status = phase %q Ready %+v Stalled %+v, want Failed, Ready False and Stalled True with InvalidSpec", got.Status.Phase, ready, stalled)
+	}
+	// The first controller in the fixed order gives the reason and leads the
+	// message.
+	first := e.m.board.Get(sfUID)[e.m.childControllers[0].name]
+	if !strings.HasPrefix(ready.Message, first.Message) {
+		t.Errorf("Ready message = %q, want it to start with the %s controller's %q", ready.Message, e.m.childControllers[0].name, first.Message)
+	}
+}
