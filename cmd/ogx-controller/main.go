@@ -1,8 +1,9 @@
 // Command ogx-controller runs OGX servers on Kubernetes: it converges every
 // OGXServer's children to its spec and reports status.
 //
-//	ogx-controller [run] [flags]   run the controller (the default)
-//	ogx-controller version         print the build version
+//	ogx-controller [run] [flags]         run the controller (the default)
+//	ogx-controller migrate -f llsd.yaml  print the OGXServer for a LlamaStackDistribution
+//	ogx-controller version               print the build version
 package main
 
 import (
@@ -35,8 +36,10 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		ctx, stop := signalContext()
 		defer stop()
 		return runController(ctx, args, stderr)
+	case "migrate":
+		return runMigrate(args, os.Stdin, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "unknown command %q; usage: ogx-controller [run|version] [flags]\n", cmd)
+	fmt.Fprintf(stderr, "unknown command %q; usage: ogx-controller [run|migrate|version] [flags]\n", cmd)
 	return 2
 }
 

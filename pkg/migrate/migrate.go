@@ -1,0 +1,344 @@
+// Package migrate converts a legacy LlamaStackDistribution into the
+// equivalent OGXServer (API spec §10.3), with the adoption annotations set so
+// that applying the result takes over the legacy PVC, Service and Ingress
+// instead of starting from nothing.
+package migrate
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/admission"
+	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+// legacyMountPath is where the legacy operator mounted storage by default.
+// A migrated server mounts the adopted volume at the same path, because the
+// legacy config.yaml (carried over as overrideConfig) points there.
+const legacyMountPath = "/.llama"
+
+// legacyConfigKey is the key of the legacy user ConfigMap holding the config.
+const legacyConfigKey = "config.yaml"
+
+// legacyCAKey is the CA bundle key used when the legacy object names none.
+const legacyCAKey = "ca-bundle.crt"
+
+// Options tune the conversion.
+type Options struct {
+	// Name is the OGXServer's name; empty means "<legacy name>-ogx",
+	// shortened to fit the 46-character limit. It may not equal the legacy
+	// name: adopting objects of the same name would make both operators fight
+	// over them.
+	Name string
+}
+
+// Result is a converted object and what could not be carried over.
+type Result struct {
+	Server *ogxv1beta1.OGXServer
+	// Warnings name every field that was dropped or changed.
+	Warnings []string
+}
+
+// Error is a legacy object that cannot be converted.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
+
+// Convert maps a LlamaStackDistribution to an OGXServer.
+func Convert(l *llsdv1alpha1.LlamaStackDistribution, opts Options) (*Result, error) {
+	c := &converter{l: l, res: &Result{}}
+	return c.run(opts)
+}
+
+type converter struct {
+	l   *llsdv1alpha1.LlamaStackDistribution
+	res *Result
+}
+
+func (c *converter) warn(format string, args ...any) {
+	c.res.Warnings = append(c.res.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (c *converter) run(opts Options) (*Result, error) {
+	l := c.l
+	name := opts.Name
+	if name == "" {
+		name = defaultName(l.Name)
+	}
+	if name == l.Name {
+		return nil, errorf("the OGXServer name must differ from the LlamaStackDistribution name %q (adoption of same-named objects is refused)", l.Name)
+	}
+	s := &ogxv1beta1.OGXServer{
+		TypeMeta: metav1.TypeMeta{APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: l.Namespace,
+			Annotations: map[string]string{ogxv1beta1.AnnotationAdoptNetworking: l.Name},
+		},
+	}
+	c.res.Server = s
+	srv := &l.Spec.Server
+	if err := c.distribution(s, srv.Distribution); err != nil {
+		return nil, err
+	}
+	w := &ogxv1beta1.WorkloadSpec{}
+	if l.Spec.Replicas != 1 {
+		r := l.Spec.Replicas
+		w.Replicas = &r
+	}
+	c.container(s, w, &srv.ContainerSpec)
+	if srv.Workers != nil {
+		w.Workers = srv.Workers
+	}
+	c.podOverrides(w, srv.PodOverrides)
+	c.pdb(w, srv.PodDisruptionBudget)
+	if err := c.autoscaling(w, srv.Autoscaling); err != nil {
+		return nil, err
+	}
+	if len(srv.TopologySpreadConstraints) > 0 {
+		w.TopologySpreadConstraints = srv.TopologySpreadConstraints
+	}
+	if st := srv.Storage; st != nil {
+		mp := st.MountPath
+		if mp == "" {
+			mp = legacyMountPath
+		}
+		w.Storage = &ogxv1beta1.PVCStorageSpec{Size: st.Size, MountPath: mp}
+		s.Annotations[ogxv1beta1.AnnotationAdoptStorage] = l.Name
+	}
+	if !equality.Semantic.DeepEqual(*w, ogxv1beta1.WorkloadSpec{}) {
+		s.Spec.Workload = w
+	}
+	if err := c.userConfig(s, srv.UserConfig); err != nil {
+		return nil, err
+	}
+	if err := c.caBundle(s, srv.TLSConfig); err != nil {
+		return nil, err
+	}
+	c.network(s, l.Spec.Network)
+	if errs := admission.Validate(s); len(errs) > 0 {
+		return c.res, &ValidationError{Errs: errs.ToAggregate().Error()}
+	}
+	return c.res, nil
+}
+
+// ValidationError means the converted object would not pass admission.
+type ValidationError struct{ Errs string }
+
+func (e *ValidationError) Error() string {
+	return "the converted OGXServer would be rejected: " + e.Errs
+}
+
+// defaultName derives a valid OGXServer name from the legacy name.
+func defaultName(legacy string) string {
+	const suffix = "-ogx"
+	base := legacy
+	if max := admission.MaxNameLength - len(suffix); len(base) > max {
+		base = strings.TrimRight(base[:max], "-")
+	}
+	if base == "" || base[0] < 'a' || base[0] > 'z' {
+		base = "s" + base
+		if len(base) > admission.MaxNameLength-len(suffix) {
+			base = strings.TrimRight(base[:admission.MaxNameLength-len(suffix)], "-")
+		}
+	}
+	return base + suffix
+}
+
+func (c *converter) distribution(s *ogxv1beta1.OGXServer, d llsdv1alpha1.DistributionType) error {
+	switch {
+	case d.Image != "":
+		img := d.Image
+		s.Spec.Distribution.Image = &img
+	case d.Name != "":
+		if _, ok := ogxv1beta1.Distributions()[d.Name]; !ok {
+			return errorf("spec.server.distribution.name %q is not an OGX distribution (available: %s); set spec.server.distribution.image in the legacy object, or edit the output",
+				d.Name, strings.Join(ogxv1beta1.DistributionNames(), ", "))
+		}
+		n := d.Name
+		s.Spec.Distribution.Name = &n
+	default:
+		return errorf("spec.server.distribution names neither a name nor an image")
+	}
+	return nil
+}
+
+func (c *converter) container(s *ogxv1beta1.OGXServer, w *ogxv1beta1.WorkloadSpec, cs *llsdv1alpha1.ContainerSpec) {
+	if cs.Name != "" && cs.Name != "llama-stack" {
+		c.warn("spec.server.containerSpec.name %q dropped: the container is always named ogx", cs.Name)
+	}
+	if cs.Port != 0 {
+		s.Spec.Network = &ogxv1beta1.NetworkSpec{Port: cs.Port}
+	}
+	if len(cs.Resources.Limits) > 0 || len(cs.Resources.Requests) > 0 || len(cs.Resources.Claims) > 0 {
+		r := cs.Resources
+		w.Resources = &r
+	}
+	ov := overrides(w)
+	if len(cs.Env) > 0 {
+		ov.Env = cs.Env
+	}
+	if len(cs.Command) > 0 {
+		ov.Command = cs.Command
+	}
+	if len(cs.Args) > 0 {
+		ov.Args = cs.Args
+	}
+	dropEmptyOverrides(w)
+}
+
+func overrides(w *ogxv1beta1.WorkloadSpec) *ogxv1beta1.WorkloadOverrides {
+	if w.Overrides == nil {
+		w.Overrides = &ogxv1beta1.WorkloadOverrides{}
+	}
+	return w.Overrides
+}
+
+func dropEmptyOverrides(w *ogxv1beta1.WorkloadSpec) {
+	o := w.Overrides
+	if o != nil && o.ServiceAccountName == "" && len(o.Env) == 0 && len(o.Command) == 0 && len(o.Args) == 0 &&
+		len(o.Volumes) == 0 && len(o.VolumeMounts) == 0 {
+		w.Overrides = nil
+	}
+}
+
+func (c *converter) podOverrides(w *ogxv1beta1.WorkloadSpec, p *llsdv1alpha1.PodOverrides) {
+	if p == nil {
+		return
+	}
+	ov := overrides(w)
+	ov.ServiceAccountName = p.ServiceAccountName
+	if len(p.Volumes) > 0 {
+		ov.Volumes = p.Volumes
+	}
+	if len(p.VolumeMounts) > 0 {
+		ov.VolumeMounts = p.VolumeMounts
+	}
+	if p.TerminationGracePeriodSeconds != nil {
+		c.warn("spec.server.podOverrides.terminationGracePeriodSeconds (%d) dropped: OGXServer has no such field", *p.TerminationGracePeriodSeconds)
+	}
+	dropEmptyOverrides(w)
+}
+
+func (c *converter) pdb(w *ogxv1beta1.WorkloadSpec, p *llsdv1alpha1.PodDisruptionBudgetSpec) {
+	if p == nil {
+		return
+	}
+	switch {
+	case p.MinAvailable != nil && p.MaxUnavailable != nil:
+		c.warn("spec.server.podDisruptionBudget sets both minAvailable and maxUnavailable; kept minAvailable (OGXServer takes exactly one)")
+		w.PodDisruptionBudget = &ogxv1beta1.PodDisruptionBudgetSpec{MinAvailable: p.MinAvailable}
+	case p.MinAvailable != nil || p.MaxUnavailable != nil:
+		w.PodDisruptionBudget = &ogxv1beta1.PodDisruptionBudgetSpec{MinAvailable: p.MinAvailable, MaxUnavailable: p.MaxUnavailable}
+	default:
+		c.warn("spec.server.podDisruptionBudget sets neither minAvailable nor maxUnavailable; dropped")
+	}
+}
+
+func (c *converter) autoscaling(w *ogxv1beta1.WorkloadSpec, a *llsdv1alpha1.AutoscalingSpec) error {
+	if a == nil {
+		return nil
+	}
+	if a.MaxReplicas < 1 {
+		return errorf("spec.server.autoscaling.maxReplicas is %d; an OGXServer needs at least 1", a.MaxReplicas)
+	}
+	out := &ogxv1beta1.AutoscalingSpec{MaxReplicas: a.MaxReplicas}
+	if m := a.MinReplicas; m != nil {
+		if *m < 1 || *m > a.MaxReplicas {
+			c.warn("spec.server.autoscaling.minReplicas %d dropped: it must be between 1 and maxReplicas", *m)
+		} else {
+			out.MinReplicas = m
+		}
+	}
+	pct := func(field string, v *int32) *int32 {
+		if v != nil && (*v < 1 || *v > 100) {
+			c.warn("spec.server.autoscaling.%s %d dropped: it must be between 1 and 100", field, *v)
+			return nil
+		}
+		return v
+	}
+	out.TargetCPUUtilizationPercentage = pct("targetCPUUtilizationPercentage", a.TargetCPUUtilizationPercentage)
+	out.TargetMemoryUtilizationPercentage = pct("targetMemoryUtilizationPercentage", a.TargetMemoryUtilizationPercentage)
+	w.Autoscaling = out
+	return nil
+}
+
+func (c *converter) sameNamespace(field, ns string) error {
+	if ns != "" && ns != c.l.Namespace {
+		return errorf("%s is in namespace %q; an OGXServer only references objects of its own namespace %q (copy it there first)",
+			field, ns, c.l.Namespace)
+	}
+	return nil
+}
+
+func (c *converter) userConfig(s *ogxv1beta1.OGXServer, u *llsdv1alpha1.UserConfigSpec) error {
+	if u == nil {
+		return nil
+	}
+	if err := c.sameNamespace("spec.server.userConfig", u.ConfigMapNamespace); err != nil {
+		return err
+	}
+	s.Spec.OverrideConfig = &ogxv1beta1.ConfigMapKeyRef{Name: u.ConfigMapName, Key: legacyConfigKey}
+	c.warn("ConfigMap %s must carry the label %s: \"true\" for ogx-controller to see it", u.ConfigMapName, ogxv1beta1.WatchLabel)
+	return nil
+}
+
+func (c *converter) caBundle(s *ogxv1beta1.OGXServer, t *llsdv1alpha1.TLSConfig) error {
+	if t == nil || t.CABundle == nil {
+		return nil
+	}
+	b := t.CABundle
+	if err := c.sameNamespace("spec.server.tlsConfig.caBundle", b.ConfigMapNamespace); err != nil {
+		return err
+	}
+	keys := b.ConfigMapKeys
+	if len(keys) == 0 {
+		keys = []string{legacyCAKey}
+	}
+	trust := &ogxv1beta1.TrustSpec{}
+	for _, k := range keys {
+		trust.CACertificates = append(trust.CACertificates, ogxv1beta1.ConfigMapKeyRef{Name: b.ConfigMapName, Key: k})
+	}
+	s.Spec.TLS = &ogxv1beta1.OutboundTLSSpec{Trust: trust}
+	c.warn("ConfigMap %s must carry the label %s: \"true\" for ogx-controller to see it", b.ConfigMapName, ogxv1beta1.WatchLabel)
+	return nil
+}
+
+func (c *converter) network(s *ogxv1beta1.OGXServer, n *llsdv1alpha1.NetworkSpec) {
+	if n == nil {
+		return
+	}
+	net := s.Spec.Network
+	if net == nil {
+		net = &ogxv1beta1.NetworkSpec{}
+	}
+	if n.ExposeRoute {
+		net.ExternalAccess = &ogxv1beta1.ExternalAccessSpec{Enabled: true}
+	}
+	if a := n.AllowedFrom; a != nil && (len(a.Namespaces) > 0 || len(a.Labels) > 0) {
+		var peers []networkingv1.NetworkPolicyPeer
+		for _, ns := range a.Namespaces {
+			sel := &metav1.LabelSelector{}
+			if ns != "*" {
+				sel.MatchLabels = map[string]string{corev1.LabelMetadataName: ns}
+			}
+			peers = append(peers, networkingv1.NetworkPolicyPeer{NamespaceSelector: sel})
+		}
+		for _, key := range a.Labels {
+			peers = append(peers, networkingv1.NetworkPolicyPeer{NamespaceSelector: &metav1.LabelSelector{
+				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: metav1.LabelSelectorOpExists}},
+			}})
+		}
+		net.Policy = &ogxv1beta1.NetworkPolicySpec{Ingress: []networkingv1.NetworkPolicyIngressRule{{From: peers}}}
+	}
+	if *net != (ogxv1beta1.NetworkSpec{}) {
+		s.Spec.Network = net
+	}
+}
