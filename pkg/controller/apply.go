@@ -21,8 +21,8 @@ import (
 const waitRequeue = 5 * time.Second
 
 // WaitingError means the pass cannot proceed yet and should look again
-// shortly; it is not a failure.
-type WaitingError struct{ Message string }
+// shortly; it is not a failure. Reason defaults to Progressing.
+type WaitingError struct{ Reason, Message string }
 
 func (e *WaitingError) Error() string { return e.Message }
 

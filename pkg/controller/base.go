@@ -72,7 +72,11 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 		record(Outcome{Class: OutcomeOK})
 		return res, nil
 	case errors.As(err, &waiting):
-		record(Outcome{Class: OutcomeWaiting, Reason: ReasonProgressing, Message: waiting.Message})
+		reason := waiting.Reason
+		if reason == "" {
+			reason = ReasonProgressing
+		}
+		record(Outcome{Class: OutcomeWaiting, Reason: reason, Message: waiting.Message})
 		return Result{RequeueAfter: waitRequeue}, nil
 	case errors.As(err, &user):
 		record(Outcome{Class: OutcomeUserError, Reason: user.Reason, Message: err.Error()})

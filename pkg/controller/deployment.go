@@ -67,6 +67,10 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		}
 		c.events.written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
 	}
+	// No pod of ours may mount a volume legacy pods still use.
+	if err := c.resolver.storageAdoptionGate(ctx, s); err != nil {
+		return Result{}, err
+	}
 	desired, err := render.Deployment(s, &in)
 	if err != nil {
 		return Result{}, asUserError(err)

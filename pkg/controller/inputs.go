@@ -152,13 +152,6 @@ func (r *resolver) identityHash(ctx context.Context, s *ogxv1beta1.OGXServer) (s
 	return render.PairHash([]byte(crt), key), nil
 }
 
-// pvcName is the claim the storage volume mounts. Adopted PVCs (issue: legacy
-// adoption) are found through the ogx.io/adopted-from label; without one it
-// is N-pvc.
-func (r *resolver) pvcName(s *ogxv1beta1.OGXServer) string {
-	return render.PVCName(s.Name)
-}
-
 // inputs resolves everything the deployment needs. An error aborts the pass
 // before any write, so a failing input never degrades a running server.
 func (r *resolver) inputs(ctx context.Context, s *ogxv1beta1.OGXServer) (render.Inputs, error) {
@@ -167,9 +160,11 @@ func (r *resolver) inputs(ctx context.Context, s *ogxv1beta1.OGXServer) (render.
 		ClusterDomain:           r.clusterDomain,
 		MonitoringServed:        r.apis.monitoring.Load(),
 		OpenShiftSecurityServed: r.apis.openshift.Load(),
-		PVCName:                 r.pvcName(s),
 	}
 	var err error
+	if in.PVCName, err = r.effectivePVCName(ctx, s); err != nil {
+		return in, err
+	}
 	if in.Image, err = r.image(s); err != nil {
 		return in, err
 	}

@@ -140,7 +140,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	m.pdb = newOptionalController("pdb", "PodDisruptionBudget", d, d.children.pdbs,
 		render.PDBName, render.WantPDB, render.PDB)
 	m.ingress = newOptionalController("ingress", "Ingress", d, d.children.ingresses,
-		render.IngressName, render.WantIngress, render.Ingress)
+		render.IngressName, render.WantIngress, render.Ingress, ingressAdoption(d))
 	// The fixed order in which their errors are reported (controller spec
 	// §10.4).
 	m.childControllers = []*childController{

@@ -16,6 +16,7 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 	childName func(string) string,
 	want func(*ogxv1beta1.OGXServer) bool,
 	desired func(*ogxv1beta1.OGXServer, *render.Inputs) AC,
+	after ...func(context.Context, *ogxv1beta1.OGXServer) error,
 ) *childController {
 	reconcile := func(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
 		n := childName(s.Name)
@@ -33,6 +34,11 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 			return Result{}, err
 		}
 		d.events.written(s, kind, n, res)
+		for _, f := range after {
+			if err := f(ctx, s); err != nil {
+				return Result{}, err
+			}
+		}
 		return Result{}, nil
 	}
 	return newChildController(name, d.caches, d.board, reconcile)

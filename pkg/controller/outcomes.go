@@ -3,8 +3,11 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -63,12 +66,15 @@ func IsUserError(err error) bool {
 type OutcomeBoard struct {
 	mu       sync.Mutex
 	outcomes map[types.UID]map[string]Outcome
+	// facts are conditions a controller wants shown in status (the
+	// adoption conditions), per UID and controller.
+	facts    map[types.UID]map[string][]metav1.Condition
 	onChange func(key string)
 }
 
 // NewOutcomeBoard returns an empty board; onChange may be nil.
 func NewOutcomeBoard(onChange func(key string)) *OutcomeBoard {
-	return &OutcomeBoard{outcomes: map[types.UID]map[string]Outcome{}, onChange: onChange}
+	return &OutcomeBoard{outcomes: map[types.UID]map[string]Outcome{}, facts: map[types.UID]map[string][]metav1.Condition{}, onChange: onChange}
 }
 
 // SetOnChange sets the change callback; it is wired after the status
@@ -108,9 +114,48 @@ func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
 	return out
 }
 
-// Forget drops every outcome of uid (the OGXServer is gone).
+// SetFacts records the conditions a controller reports for an OGXServer
+// (replacing its previous ones) and reports a change.
+func (b *OutcomeBoard) SetFacts(key string, uid types.UID, controller string, conds []metav1.Condition) {
+	b.mu.Lock()
+	m := b.facts[uid]
+	if m == nil {
+		m = map[string][]metav1.Condition{}
+		b.facts[uid] = m
+	}
+	changed := !equality.Semantic.DeepEqual(m[controller], conds)
+	m[controller] = conds
+	notify := b.onChange
+	b.mu.Unlock()
+	if changed && notify != nil {
+		notify(key)
+	}
+}
+
+// Facts returns every condition reported for uid.
+func (b *OutcomeBoard) Facts(uid types.UID) []metav1.Condition {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []metav1.Condition
+	for _, name := range sortedKeysOf(b.facts[uid]) {
+		out = append(out, b.facts[uid][name]...)
+	}
+	return out
+}
+
+// Forget drops every outcome and fact of uid (the OGXServer is gone).
 func (b *OutcomeBoard) Forget(uid types.UID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.outcomes, uid)
+	delete(b.facts, uid)
+}
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

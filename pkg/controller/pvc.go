@@ -33,7 +33,27 @@ func newPVCController(d *deps) *PVCController {
 }
 
 func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
-	if s.Spec.StorageSpec() == nil {
+	key := Key(s.Namespace, s.Name)
+	legacy := adoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
+	var facts []metav1.Condition
+	if legacy != "" {
+		var err error
+		facts, err = c.storageAdoption(ctx, s, legacy)
+		c.board.SetFacts(key, s.UID, c.name, facts)
+		if err != nil {
+			return Result{}, err
+		}
+	} else {
+		c.board.SetFacts(key, s.UID, c.name, keepStorageAdopted(s))
+	}
+	adopted, err := c.adoptedPVCs(ctx, s)
+	if err != nil {
+		return Result{}, err
+	}
+	if legacy == "" && len(adopted) > 1 {
+		return Result{}, multipleAdopted(s, adopted)
+	}
+	if s.Spec.StorageSpec() == nil || legacy != "" || len(adopted) > 0 {
 		return Result{}, nil
 	}
 	name := render.PVCName(s.Name)
@@ -62,6 +82,17 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		return Result{}, NewUserError(ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
 	}
 	return Result{}, classifyWriteError("PersistentVolumeClaim", name, err)
+}
+
+// keepStorageAdopted keeps showing a completed storage adoption after the
+// annotation is removed: the adopted PVC stays in use.
+func keepStorageAdopted(s *ogxv1beta1.OGXServer) []metav1.Condition {
+	for _, c := range s.Status.Conditions {
+		if c.Type == CondStorageAdopted && c.Status == metav1.ConditionTrue {
+			return []metav1.Condition{{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}}
+		}
+	}
+	return nil
 }
 
 // asObject converts an apply configuration to the typed object of the same

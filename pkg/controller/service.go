@@ -3,20 +3,26 @@ package controller
 import (
 	"context"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
-// ServiceController converges the Service N-service of every OGXServer.
+// ServiceController converges the Service N-service of every OGXServer and
+// adopts (and, when the annotation goes, releases) a legacy Service L-service.
 type ServiceController struct {
 	*childController
+	kube     kubernetes.Interface
 	children *children
-	resolver *resolver
 	events   eventSink
 }
 
 func newServiceController(d *deps) *ServiceController {
-	c := &ServiceController{children: d.children, resolver: d.resolver, events: d.events}
+	c := &ServiceController{kube: d.kube, children: d.children, events: d.events}
 	c.childController = newChildController("service", d.caches, d.board, c.reconcile)
 	return c
 }
@@ -28,5 +34,44 @@ func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServ
 		return Result{}, err
 	}
 	c.events.written(s, "Service", name, res)
-	return Result{}, nil
+	return Result{}, c.adoptNetworking(ctx, s)
+}
+
+// adoptNetworking takes over Service L-service for adopt-networking:
+// ownership transferred and the selector pointed at our pods, ports kept.
+func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.OGXServer) error {
+	key := Key(s.Namespace, s.Name)
+	legacy := adoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
+	if legacy == "" {
+		facts, err := releaseNetworking(ctx, c.kube, s, "Service", func(ctx context.Context) error {
+			return releaseAdopted(ctx, s, c.kube.CoreV1().Services(s.Namespace).List,
+				func(ctx context.Context, name string, o metav1.DeleteOptions) error {
+					return c.kube.CoreV1().Services(s.Namespace).Delete(ctx, name, o)
+				})
+		}, c.events)
+		c.board.SetFacts(key, s.UID, c.name, facts)
+		return err
+	}
+	svcs := c.kube.CoreV1().Services(s.Namespace)
+	svc, err := svcs.Get(ctx, render.ServiceName(legacy), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		c.board.SetFacts(key, s.UID, c.name, nil)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	changed, err := adoptLegacy(ctx, s, legacy, svc, serviceSelectorPatch(s, svc.Spec.Selector),
+		func(ctx context.Context, name string, data []byte) error {
+			_, err := svcs.Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
+			return classifyWriteErrorOrNil("Service", name, err)
+		})
+	if err != nil {
+		return err
+	}
+	if changed {
+		c.events.normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
+	}
+	c.board.SetFacts(key, s.UID, c.name, networkingAdopted(legacy))
+	return nil
 }

@@ -136,9 +136,10 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		server: s, outcomes: c.board.Get(s.UID), controllers: c.controllers,
 		probeEnabled: c.probeEnabled, operatorVersion: c.operatorVersion,
 		clusterDomain: c.resolver.clusterDomain, table: c.resolver.table,
-		now:     metav1.NewTime(c.now().Truncate(time.Second)),
-		pvcName: c.resolver.pvcName(s),
+		now: metav1.NewTime(c.now().Truncate(time.Second)),
 	}
+	in.pvcName, _ = c.resolver.effectivePVCName(ctx, s)
+	in.facts = c.board.Facts(s.UID)
 	sc := c.caches.For(s.Namespace)
 	if d, err := sc.deployments.Deployments(s.Namespace).Get(s.Name); err == nil && ownedBy0(d, s) {
 		in.deployment = d

@@ -11,6 +11,9 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/admission"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
@@ -51,7 +54,8 @@ type statusInputs struct {
 	pvcName         string
 	ingress         *networkingv1.Ingress // nil: not in the cache
 	outcomes        map[string]Outcome
-	controllers     []string // child controllers in the fixed error order
+	facts           []metav1.Condition // conditions reported by controllers (adoption)
+	controllers     []string           // child controllers in the fixed error order
 	probe           *ProbeResult
 	probeEnabled    bool
 	operatorVersion string
@@ -202,9 +206,14 @@ func computeStatus(in statusInputs) statusResult {
 	// StorageReady, only with storage.
 	if s.Spec.StorageSpec() == nil {
 		remove(CondStorageReady)
+	} else if f := factOf(in.facts, CondStorageReady); f != nil {
+		set(CondStorageReady, f.Status, f.Reason, f.Message)
 	} else {
 		setStorage(set, in.pvc, in.pvcName, s.Spec.StorageSize())
 	}
+
+	// Adoption conditions.
+	setAdoption(s, in, set, remove, conds)
 
 	// ServiceReady.
 	switch o := in.outcomes["service"]; {
@@ -233,6 +242,7 @@ func computeStatus(in statusInputs) statusResult {
 	// Phase and the kstatus conditions.
 	var terminals []terminal
 	var waiting []string
+	waitReason := ReasonProgressing
 	transient := ""
 	for _, name := range in.controllers {
 		o := in.outcomes[name]
@@ -241,6 +251,9 @@ func computeStatus(in statusInputs) statusResult {
 			terminals = append(terminals, terminal{o.Reason, o.Message})
 		case o.Class == OutcomeWaiting:
 			waiting = append(waiting, o.Message)
+			if o.Reason == ReasonAdoptionInProgress {
+				waitReason = ReasonAdoptionInProgress
+			}
 		case o.Class == OutcomeTransient && transient == "":
 			transient = o.Message
 		case o.Generation != s.Generation && s.DeletionTimestamp == nil:
@@ -278,8 +291,14 @@ func computeStatus(in statusInputs) statusResult {
 		res.requeueAfter = 10 * time.Second
 	case d == nil:
 		st.Phase = ogxv1beta1.PhasePending
-		set(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
-		set(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created")
+		if waitReason == ReasonAdoptionInProgress {
+			msg := strings.Join(waiting, "; ")
+			set(CondReady, metav1.ConditionFalse, ReasonAdoptionInProgress, msg)
+			set(CondReconciling, metav1.ConditionTrue, ReasonAdoptionInProgress, msg)
+		} else {
+			set(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
+			set(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created")
+		}
 		res.requeueAfter = 10 * time.Second
 	case !rolledOut || len(waiting) > 0:
 		st.Phase = ogxv1beta1.PhaseInitializing
@@ -287,8 +306,12 @@ func computeStatus(in statusInputs) statusResult {
 		if len(waiting) > 0 {
 			msg = strings.Join(waiting, "; ")
 		}
-		set(CondReady, metav1.ConditionFalse, "DeploymentProgressing", msg)
-		set(CondReconciling, metav1.ConditionTrue, ReasonProgressing, msg)
+		readyReason := "DeploymentProgressing"
+		if waitReason == ReasonAdoptionInProgress {
+			readyReason = ReasonAdoptionInProgress
+		}
+		set(CondReady, metav1.ConditionFalse, readyReason, msg)
+		set(CondReconciling, metav1.ConditionTrue, waitReason, msg)
 		res.requeueAfter = 10 * time.Second
 	default:
 		st.Phase = ogxv1beta1.PhaseReady
@@ -305,6 +328,58 @@ func computeStatus(in statusInputs) statusResult {
 	st.Conditions = orderConditions(conds)
 	res.status = st
 	return res
+}
+
+// factOf returns the reported condition of a type, preferring a True one.
+func factOf(facts []metav1.Condition, t string) *metav1.Condition {
+	var found *metav1.Condition
+	for i := range facts {
+		if facts[i].Type != t {
+			continue
+		}
+		if found == nil || facts[i].Status == metav1.ConditionTrue {
+			found = &facts[i]
+		}
+	}
+	return found
+}
+
+// setAdoption sets StorageAdopted and NetworkingAdopted from what the pvc,
+// service and ingress controllers reported, and AdoptionConfigInvalid from
+// the annotations (checks A4/A5) and the several-adopted-PVCs error.
+func setAdoption(s *ogxv1beta1.OGXServer, in statusInputs, set func(string, metav1.ConditionStatus, string, string),
+	remove func(string), old []metav1.Condition) {
+	for _, t := range []string{CondStorageAdopted, CondNetworkingAdopted} {
+		if f := factOf(in.facts, t); f != nil {
+			set(t, f.Status, f.Reason, f.Message)
+		} else {
+			remove(t)
+		}
+	}
+	var problems []string
+	for _, e := range admission.ValidateAdoption(s) {
+		key := strings.TrimSuffix(strings.TrimPrefix(e.Field, "metadata.annotations["), "]")
+		problems = append(problems, adoptionProblem(key, e))
+	}
+	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == ReasonAdoptionConfigInvalid {
+		problems = append(problems, o.Message)
+	}
+	switch {
+	case len(problems) > 0:
+		set(CondAdoptionConfigInvalid, metav1.ConditionTrue, ReasonAdoptionConfigInvalid, strings.Join(problems, "; "))
+	case apimeta.IsStatusConditionTrue(old, CondAdoptionConfigInvalid):
+		set(CondAdoptionConfigInvalid, metav1.ConditionFalse, "AnnotationsValid", "Adoption annotations are valid")
+	}
+}
+
+// adoptionProblem words an A4/A5 failure for the AdoptionConfigInvalid
+// condition: "<annotation>: value "<v>" ..." (controller spec §9.1).
+func adoptionProblem(annotation string, e *field.Error) string {
+	detail := e.Detail
+	if strings.HasPrefix(detail, "adoption annotation value must not equal the CR name") {
+		detail = fmt.Sprintf("value %q must not equal the CR name; same-name adoption causes resource conflicts", fmt.Sprint(e.BadValue))
+	}
+	return annotation + ": " + detail
 }
 
 // externalURL is nil without external access, "" until an address is

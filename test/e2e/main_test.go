@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		return cp.InstallCRDs(ctx, filepath.Join(root, "config", "crd", "bases", "ogx.io_ogxservers.yaml"))
+		// The legacy CRD stands in for clusters that still have the
+		// llama-stack operator's objects (adoption tests).
+		return cp.InstallCRDs(ctx, filepath.Join(root, "config", "crd", "bases", "ogx.io_ogxservers.yaml"),
+			filepath.Join(root, "config", "crd", "bases", "llamastack.io_llamastackdistributions.yaml"))
 	}))
 }

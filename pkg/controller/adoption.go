@@ -1,0 +1,427 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/admission"
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// Condition reasons and types of legacy adoption (API spec §8.4).
+const (
+	ReasonStorageAdopted    = "StorageAdopted"
+	ReasonNetworkingAdopted = "NetworkingAdopted"
+	ReasonAnnotationRemoved = "AdoptionAnnotationRemoved"
+	legacyGroup             = "llamastack.io"
+	legacyKind              = "LlamaStackDistribution"
+)
+
+// adoptionSource returns the legacy name of a valid adoption annotation, or
+// "" when it is absent, empty or invalid (checks A4/A5; an invalid value
+// only disables that adoption).
+func adoptionSource(s *ogxv1beta1.OGXServer, annotation string) string {
+	v := s.Annotations[annotation]
+	if v == "" {
+		return ""
+	}
+	for _, e := range admission.ValidateAdoption(s) {
+		if strings.Contains(e.Field, annotation) {
+			return ""
+		}
+	}
+	return v
+}
+
+// legacyOwnerOK reports whether obj has no controller owner, or only the
+// LlamaStackDistribution being adopted, or this OGXServer; anything else is
+// a clear error rather than a takeover.
+func legacyOwnerCheck(obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer) error {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	if ref == nil || ref.UID == s.UID {
+		return nil
+	}
+	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
+	if gv.Group == legacyGroup && ref.Kind == legacyKind && ref.Name == legacy {
+		return nil
+	}
+	return NewUserError(ReasonChildConflict, "failed to adopt %s: unexpected controller owner %s/%s", obj.GetName(), ref.Kind, ref.Name)
+}
+
+// withoutControllerRefs keeps the owner references that are not
+// controllers: a merge patch replaces the list whole.
+func withoutControllerRefs(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	out := []metav1.OwnerReference{}
+	for _, r := range refs {
+		if r.Controller == nil || !*r.Controller {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ownerRefOf is the controller owner reference of an OGXServer.
+func ownerRefOf(s *ogxv1beta1.OGXServer) metav1.OwnerReference {
+	t := true
+	return metav1.OwnerReference{APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer",
+		Name: s.Name, UID: s.UID, Controller: &t, BlockOwnerDeletion: &t}
+}
+
+// mergePatch marshals a merge patch with a resourceVersion precondition.
+func mergePatch(resourceVersion string, body map[string]any) ([]byte, error) {
+	md, _ := body["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		body["metadata"] = md
+	}
+	md["resourceVersion"] = resourceVersion
+	return json.Marshal(body)
+}
+
+func adoptedAt(now time.Time) string { return now.UTC().Format(time.RFC3339) }
+
+// storageAdoption runs the storage adoption of the pvc controller
+// (controller spec §9.2). It returns the conditions to show and an error
+// (WaitingError while legacy pods run).
+func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
+	pvcName := render.PVCName(legacy)
+	pvcs := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace)
+	pvc, err := pvcs.Get(ctx, pvcName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		c.events.warn(s, "AdoptionSourceNotFound", fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage))
+		return []metav1.Condition{{Type: CondStorageReady, Status: metav1.ConditionFalse, Reason: "StorageFailed",
+			Message: fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage)}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	adopted := []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionTrue, Reason: ReasonStorageAdopted,
+		Message: fmt.Sprintf("PVC %s adopted", pvcName)}}
+	if pvc.Labels[render.LabelAdoptedFrom] == legacy {
+		return adopted, nil
+	}
+	if err := legacyOwnerCheck(pvc, legacy, s); err != nil {
+		return nil, err
+	}
+	// Scale the legacy workload down and wait for its pods to be gone: our
+	// pods never mount a volume legacy pods still use.
+	d, err := c.kube.AppsV1().Deployments(s.Namespace).Get(ctx, legacy, metav1.GetOptions{})
+	if err == nil && (d.Spec.Replicas == nil || *d.Spec.Replicas != 0) {
+		patch, _ := mergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
+		if _, err := c.kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
+			metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+			return nil, classifyWriteError("Deployment", legacy, err)
+		}
+		c.events.normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
+	} else if err != nil && !apierrors.IsNotFound(err) {
+		return nil, err
+	}
+	pods, err := c.kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: labels.SelectorFromSet(labels.Set{render.LabelInstance: legacy}).String()})
+	if err != nil {
+		return nil, err
+	}
+	if n := len(pods.Items); n > 0 {
+		msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
+		return []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionFalse, Reason: ReasonAdoptionInProgress, Message: msg}},
+			&WaitingError{Reason: ReasonAdoptionInProgress, Message: msg}
+	}
+	patch, err := mergePatch(pvc.ResourceVersion, map[string]any{"metadata": map[string]any{
+		"ownerReferences": withoutControllerRefs(pvc.OwnerReferences),
+		"labels": map[string]string{render.LabelAdoptedFrom: legacy, render.LabelInstance: s.Name,
+			render.LabelManagedBy: render.ManagedByValue},
+		"annotations": map[string]string{render.AnnotationAdoptedAt: adoptedAt(time.Now())},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pvcs.Patch(ctx, pvcName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+		return nil, classifyWriteError("PersistentVolumeClaim", pvcName, err)
+	}
+	c.events.normal(s, "StorageAdopted", fmt.Sprintf("PVC %s adopted", pvcName))
+	return adopted, nil
+}
+
+// adoptedPVCs lists, live, the PVCs labelled as adopted for this instance and
+// adds the managed-by label to any that lack it (adopted by the upstream
+// operator), so the cache sees them from then on.
+func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer) ([]string, error) {
+	sel, err := labels.Parse(render.LabelAdoptedFrom + "," + render.LabelInstance + "=" + s.Name)
+	if err != nil {
+		return nil, err
+	}
+	list, err := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for i := range list.Items {
+		p := &list.Items[i]
+		names = append(names, p.Name)
+		if p.Labels[render.LabelManagedBy] == render.ManagedByValue {
+			continue
+		}
+		patch, _ := mergePatch(p.ResourceVersion, map[string]any{"metadata": map[string]any{
+			"labels": map[string]string{render.LabelManagedBy: render.ManagedByValue}}})
+		if _, err := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch,
+			metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+			return nil, classifyWriteError("PersistentVolumeClaim", p.Name, err)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// multipleAdopted is the error for several adopted PVCs of one instance.
+func multipleAdopted(s *ogxv1beta1.OGXServer, names []string) error {
+	return NewUserError(ReasonAdoptionConfigInvalid,
+		"multiple adopted PVCs found for instance %q: [%s]; remove the %s label from all but one",
+		s.Name, strings.Join(names, " "), render.LabelAdoptedFrom)
+}
+
+// effectivePVCName resolves the claim the server mounts (controller spec
+// §9.4) from the cache: the adopted source while adopt-storage is valid,
+// else the one adopted PVC of the instance, else N-pvc. With storage on and
+// neither N-pvc nor an adopted PVC cached it lists live, so a Deployment
+// taken over from the upstream operator is never switched to a PVC the cache
+// cannot see yet.
+func (r *resolver) effectivePVCName(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
+	if l := adoptionSource(s, ogxv1beta1.AnnotationAdoptStorage); l != "" {
+		return render.PVCName(l), nil
+	}
+	sc := r.caches.For(s.Namespace)
+	sel, err := labels.Parse(render.LabelAdoptedFrom + "," + render.LabelInstance + "=" + s.Name)
+	if err != nil {
+		return "", err
+	}
+	cached, err := sc.pvcs.PersistentVolumeClaims(s.Namespace).List(sel)
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(cached))
+	for _, p := range cached {
+		names = append(names, p.Name)
+	}
+	if len(names) == 0 && s.Spec.StorageSpec() != nil {
+		if _, err := sc.pvcs.PersistentVolumeClaims(s.Namespace).Get(render.PVCName(s.Name)); apierrors.IsNotFound(err) {
+			live, err := r.refs.kube.CoreV1().PersistentVolumeClaims(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+			if err != nil {
+				return "", err
+			}
+			for _, p := range live.Items {
+				names = append(names, p.Name)
+			}
+		}
+	}
+	sort.Strings(names)
+	switch len(names) {
+	case 0:
+		return render.PVCName(s.Name), nil
+	case 1:
+		return names[0], nil
+	}
+	return "", multipleAdopted(s, names)
+}
+
+// storageAdoptionGate keeps the Deployment untouched while a valid
+// adopt-storage names a PVC that is not adopted yet (legacy pods may still
+// use it).
+func (r *resolver) storageAdoptionGate(ctx context.Context, s *ogxv1beta1.OGXServer) error {
+	l := adoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
+	if l == "" || s.Spec.StorageSpec() == nil {
+		return nil
+	}
+	pvc, err := r.refs.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Get(ctx, render.PVCName(l), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if pvc.Labels[render.LabelAdoptedFrom] != l {
+		return &WaitingError{Reason: ReasonAdoptionInProgress, Message: fmt.Sprintf("waiting for storage adoption of PVC %s", pvc.Name)}
+	}
+	return nil
+}
+
+// networkingCondition is the NetworkingAdopted condition of a pass.
+func networkingAdopted(legacy string) []metav1.Condition {
+	return []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ReasonNetworkingAdopted,
+		Message: fmt.Sprintf("Networking adopted from %s", legacy)}}
+}
+
+// adoptLegacy transfers a legacy Service or Ingress to this OGXServer with
+// one merge patch: controller owner references replaced by ours (the whole
+// list is sent), the adopted-from and managed-by labels, the adopted-at
+// annotation and, for a Service, the selector pointed at our pods. absent
+// means there is nothing to adopt.
+func adoptLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string, obj metav1.Object, selector map[string]any,
+	patchFn func(ctx context.Context, name string, data []byte) error) (changed bool, err error) {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	if ref != nil && ref.UID == s.UID && obj.GetLabels()[render.LabelAdoptedFrom] == legacy && selector == nil {
+		return false, nil
+	}
+	if err := legacyOwnerCheck(obj, legacy, s); err != nil {
+		return false, err
+	}
+	refs := append(withoutControllerRefs(obj.GetOwnerReferences()), ownerRefOf(s))
+	md := map[string]any{
+		"ownerReferences": refs,
+		"labels":          map[string]string{render.LabelAdoptedFrom: legacy, render.LabelManagedBy: render.ManagedByValue},
+	}
+	if obj.GetAnnotations()[render.AnnotationAdoptedAt] == "" {
+		md["annotations"] = map[string]string{render.AnnotationAdoptedAt: adoptedAt(time.Now())}
+	}
+	body := map[string]any{"metadata": md}
+	if selector != nil {
+		body["spec"] = map[string]any{"selector": selector}
+	}
+	patch, err := mergePatch(obj.GetResourceVersion(), body)
+	if err != nil {
+		return false, err
+	}
+	return true, patchFn(ctx, obj.GetName(), patch)
+}
+
+// serviceSelectorPatch is the selector of an adopted Service: exactly our
+// pod labels, every other key removed.
+func serviceSelectorPatch(s *ogxv1beta1.OGXServer, current map[string]string) map[string]any {
+	want := render.SelectorLabels(s.Name)
+	out := map[string]any{}
+	same := len(current) == len(want)
+	for k, v := range want {
+		out[k] = v
+		same = same && current[k] == v
+	}
+	for k := range current {
+		if _, ok := want[k]; !ok {
+			out[k] = nil
+		}
+	}
+	if same {
+		return nil
+	}
+	return out
+}
+
+// networkingWasAdopted reports whether status shows NetworkingAdopted=True.
+func networkingWasAdopted(s *ogxv1beta1.OGXServer) bool {
+	for _, c := range s.Status.Conditions {
+		if c.Type == CondNetworkingAdopted {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// classifyWriteErrorOrNil is classifyWriteError that passes nil through.
+func classifyWriteErrorOrNil(kind, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return classifyWriteError(kind, name, err)
+}
+
+// releaseNetworking handles an absent adopt-networking annotation: when
+// status shows networking adopted, the adopted objects controlled by this
+// OGXServer are deleted and NetworkingAdopted turns False; a released state
+// keeps being shown.
+func releaseNetworking(ctx context.Context, kube kubernetes.Interface, s *ogxv1beta1.OGXServer, kind string,
+	release func(context.Context) error, events eventSink) ([]metav1.Condition, error) {
+	removed := []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ReasonAnnotationRemoved,
+		Message: "Adoption annotation removed"}}
+	for _, c := range s.Status.Conditions {
+		if c.Type != CondNetworkingAdopted {
+			continue
+		}
+		if c.Status != metav1.ConditionTrue {
+			return removed, nil
+		}
+		if err := release(ctx); err != nil {
+			return nil, err
+		}
+		events.normal(s, "NetworkingReleased", "Released adopted "+kind)
+		return removed, nil
+	}
+	return nil, nil
+}
+
+// releaseAdopted deletes the objects labelled ogx.io/adopted-from that this
+// OGXServer controls, with a UID precondition.
+func releaseAdopted[L any](ctx context.Context, s *ogxv1beta1.OGXServer,
+	list func(context.Context, metav1.ListOptions) (L, error),
+	del func(context.Context, string, metav1.DeleteOptions) error) error {
+	objs, err := list(ctx, metav1.ListOptions{LabelSelector: render.LabelAdoptedFrom})
+	if err != nil {
+		return err
+	}
+	items, err := apimeta.ExtractList(any(objs).(runtime.Object))
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		o, ok := it.(metav1.Object)
+		if !ok {
+			continue
+		}
+		if ref := metav1.GetControllerOfNoCopy(o); ref == nil || ref.UID != s.UID {
+			continue
+		}
+		uid := o.GetUID()
+		if err := del(ctx, o.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ingressAdoption takes over Ingress L-ingress for adopt-networking (no
+// selector to change) and releases it when the annotation goes.
+func ingressAdoption(d *deps) func(context.Context, *ogxv1beta1.OGXServer) error {
+	return func(ctx context.Context, s *ogxv1beta1.OGXServer) error {
+		key := Key(s.Namespace, s.Name)
+		ings := d.kube.NetworkingV1().Ingresses(s.Namespace)
+		legacy := adoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
+		if legacy == "" {
+			facts, err := releaseNetworking(ctx, d.kube, s, "Ingress", func(ctx context.Context) error {
+				return releaseAdopted(ctx, s, ings.List, ings.Delete)
+			}, d.events)
+			d.board.SetFacts(key, s.UID, "ingress", facts)
+			return err
+		}
+		ing, err := ings.Get(ctx, render.IngressName(legacy), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			d.board.SetFacts(key, s.UID, "ingress", nil)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		changed, err := adoptLegacy(ctx, s, legacy, ing, nil, func(ctx context.Context, name string, data []byte) error {
+			_, err := ings.Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
+			return classifyWriteErrorOrNil("Ingress", name, err)
+		})
+		if err != nil {
+			return err
+		}
+		if changed {
+			d.events.normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Ingress "+ing.Name+")")
+		}
+		d.board.SetFacts(key, s.UID, "ingress", networkingAdopted(legacy))
+		return nil
+	}
+}
