@@ -43,6 +43,10 @@ type options struct {
 	takeoverManagers  string
 	discoveryInterval time.Duration
 	cacheSyncTimeout  time.Duration
+	basePlatform      string
+	ociTimeout        time.Duration
+	registryCAFile    string
+	insecureRegistry  stringList
 	shutdownTimeout   time.Duration
 }
 
@@ -82,6 +86,10 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	fs.DurationVar(&o.probeInterval, "server-probe-interval", 30*time.Second, "minimum time between probes of one server")
 	fs.StringVar(&o.takeoverManagers, "takeover-field-managers", "ogx-operator,manager", "field managers whose ownership is taken over")
 	fs.DurationVar(&o.discoveryInterval, "discovery-interval", 5*time.Minute, "how often optional APIs are re-checked")
+	fs.StringVar(&o.basePlatform, "base-config-platform", "linux/amd64", "platform picked from an image index when reading OCI labels")
+	fs.DurationVar(&o.ociTimeout, "oci-timeout", 30*time.Second, "deadline of one base-config resolution")
+	fs.StringVar(&o.registryCAFile, "registry-ca-file", "", "extra CA bundle for registries")
+	fs.Var(&o.insecureRegistry, "insecure-registry", "host allowed to fall back to plain HTTP (repeatable)")
 	fs.DurationVar(&o.cacheSyncTimeout, "cache-sync-timeout", 2*time.Minute, "informer sync deadline")
 	fs.DurationVar(&o.shutdownTimeout, "graceful-shutdown-timeout", 25*time.Second, "drain time at shutdown")
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)

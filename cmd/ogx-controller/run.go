@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 )
@@ -82,7 +84,12 @@ func run(ctx context.Context, o *options) error {
 		hostname, _ = os.Hostname()
 	}
 	identity := hostname + "_" + uuid.NewString()
+	gen, err := newGenerator(o)
+	if err != nil {
+		return err
+	}
 	mgr, err := controller.NewManager(kube, ogx, controller.Options{
+		Generator:         gen,
 		WatchNamespaces:   o.watchNamespaces,
 		OperatorNamespace: o.operatorNamespace,
 		OperatorVersion:   o.operatorVersion,
@@ -204,4 +211,22 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// newGenerator builds the config generator with a registry client for OCI
+// base-config labels.
+func newGenerator(o *options) (*controller.Generator, error) {
+	var roots *x509.CertPool
+	if o.registryCAFile != "" {
+		var err error
+		if roots, err = oci.LoadCAPool(o.registryCAFile); err != nil {
+			return nil, fmt.Errorf("--registry-ca-file: %w", err)
+		}
+	}
+	r, err := oci.NewResolver(oci.Options{Platform: o.basePlatform, Timeout: o.ociTimeout, RootCAs: roots,
+		InsecureHosts: o.insecureRegistry, Client: oci.NewHTTPClient(roots)})
+	if err != nil {
+		return nil, err
+	}
+	return controller.NewGenerator(r), nil
 }

@@ -27,7 +27,12 @@ func (c *ConfigMapController) reconcile(ctx context.Context, s *ogxv1beta1.OGXSe
 	if err := c.caBundle(ctx, s); err != nil {
 		return Result{}, err
 	}
-	return Result{}, c.generated(ctx, s)
+	current, err := c.generated(ctx, s)
+	if err != nil {
+		return Result{}, err
+	}
+	c.collectGenerated(ctx, s, current)
+	return Result{}, nil
 }
 
 func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXServer) error {
@@ -55,26 +60,32 @@ func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXSer
 // generated writes the generated config ConfigMap when it is not cached. It
 // is immutable, so an existing one with other content can only be a hash
 // collision.
-func (c *ConfigMapController) generated(ctx context.Context, s *ogxv1beta1.OGXServer) error {
+func (c *ConfigMapController) generated(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
+	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
+		return "", nil
+	}
 	rc, g, err := c.d.resolver.runtimeConfig(ctx, s)
 	if err != nil || g == nil {
-		return err
+		return "", err
 	}
 	name := rc.ConfigMapName
 	sc := c.d.caches.For(s.Namespace)
 	if cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
 		if cm.Data[render.GeneratedConfigKey] != g.ConfigYAML {
-			return NewUserError(ReasonConfigGenFailed, "generated ConfigMap %s exists with different content (hash collision)", name)
+			return "", NewUserError(ReasonConfigGenFailed, "generated ConfigMap %s exists with different content (hash collision)", name)
 		}
-		return nil
+		return name, nil
 	}
 	res, err := c.d.children.configMaps.converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
 	if err != nil {
-		return err
+		return "", err
 	}
 	if res == writeCreated {
 		c.d.events.normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
 			name, g.ProviderCount, g.ResourceCount))
+		for _, w := range g.Warnings {
+			c.d.events.warn(s, "ConfigGenerationWarning", w)
+		}
 	}
-	return nil
+	return name, nil
 }

@@ -29,6 +29,10 @@ type GeneratedConfig struct {
 	// configmap or oci-label, for status.resolvedDistribution.
 	BaseHash   string
 	BaseSource string
+	// ImageDigest is the digest learned while reading the image's labels.
+	ImageDigest string
+	// Warnings are the generator's warnings.
+	Warnings []string
 }
 
 // optionalAPIs records what discovery last found (controller spec §1.10).

@@ -36,8 +36,8 @@ type Options struct {
 	Prober        Prober
 	// Distributions is the image table after RELATED_IMAGE_*.
 	Distributions DistributionTable
-	// Generator generates config.yaml in generated mode (nil: generated
-	// mode is reported as unavailable).
+	// Generator generates config.yaml in generated mode (nil: a Generator
+	// that reads only spec.baseConfig, never a registry).
 	Generator ConfigGenerator
 	// TakeoverManagers are the field managers of the upstream operator whose
 	// ownership of children (and of OGXServer status) is merged into ours.
@@ -100,6 +100,11 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	if opts.Distributions == nil {
 		opts.Distributions = NewDistributionTable(nil)
 	}
+	if opts.Generator == nil {
+		// Without a registry client only spec.baseConfig can supply the base
+		// config; tests rely on this never touching the network.
+		opts.Generator = NewGenerator(nil)
+	}
 	if opts.Identity == "" {
 		host, _ := os.Hostname()
 		opts.Identity = host
@@ -126,6 +131,9 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		},
 	}
 	m.events = newEventSink(opts.Identity)
+	if g, ok := opts.Generator.(*Generator); ok {
+		g.bind(m.resolver)
+	}
 
 	d := &m.deps
 	m.configMap = newConfigMapController(d)

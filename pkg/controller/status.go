@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
@@ -166,6 +167,9 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		if _, g, err := c.resolver.runtimeConfig(ctx, s); err == nil && g != nil {
 			in.generated = g
 			in.configSource, in.configHash = g.BaseSource, g.BaseHash
+			if g.ImageDigest != "" && in.image != "" {
+				in.image = oci.PinnedImage(in.image, g.ImageDigest)
+			}
 		}
 	}
 	if c.probeEnabled && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {

@@ -1,0 +1,87 @@
+package oci
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"syscall"
+	"time"
+)
+
+// Defaults of config spec §3.5 and §3.7.
+const (
+	DefaultPlatform = "linux/amd64"
+	DefaultTimeout  = 30 * time.Second
+
+	dialTimeout           = 5 * time.Second
+	tlsHandshakeTimeout   = 5 * time.Second
+	responseHeaderTimeout = 10 * time.Second
+	maxRedirects          = 10
+)
+
+// Options configure a Resolver.
+type Options struct {
+	// Client sends every request. Nil means NewHTTPClient(RootCAs). A
+	// redirect policy is added when the client has none.
+	Client *http.Client
+	// Platform is os/arch[/variant], picked from an image index
+	// (--base-config-platform); empty means linux/amd64.
+	Platform string
+	// InsecureHosts may fall back to plain HTTP after an HTTPS transport
+	// failure (--insecure-registry), as host or host:port. Loopback hosts
+	// always may.
+	InsecureHosts []string
+	// RootCAs are the trusted roots of the default client; nil means the
+	// system roots. See LoadCAPool.
+	RootCAs *x509.CertPool
+	// Timeout bounds one whole resolution (--oci-timeout); zero means 30 s.
+	Timeout time.Duration
+	// Now is the clock for token lifetimes; nil means time.Now.
+	Now func() time.Time
+}
+
+// dialControl, when set, vets every dial of clients made by NewHTTPClient.
+// Tests set it to refuse any non-loopback address, so that no unit test can
+// ever reach the network.
+var dialControl func(network, address string, c syscall.RawConn) error
+
+// NewHTTPClient is the client used when Options.Client is nil: the proxy of
+// the environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and the dial, TLS
+// handshake and response-header timeouts of config spec §3.7. Redirects are
+// limited by the Resolver.
+func NewHTTPClient(roots *x509.CertPool) *http.Client {
+	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second, Control: dialControl}
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		TLSClientConfig:       &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:   tlsHandshakeTimeout,
+		ResponseHeaderTimeout: responseHeaderTimeout,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       90 * time.Second,
+		ForceAttemptHTTP2:     true,
+	}}
+}
+
+// LoadCAPool returns the system roots plus the PEM certificates of file
+// (--registry-ca-file). An empty file name gives nil, the system roots.
+func LoadCAPool(file string) (*x509.CertPool, error) {
+	if file == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading registry CA file: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("registry CA file %s holds no PEM certificate", file)
+	}
+	return pool, nil
+}

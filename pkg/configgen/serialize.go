@@ -1,0 +1,41 @@
+package configgen
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// marshalConfig serializes the merged tree with yaml.v3's defaults (config
+// spec §11.1): 4-space indent, no wrapping, the encoder's own key order. All
+// maps are plain Go maps so that order applies everywhere.
+func marshalConfig(tree map[string]any) (data []byte, err error) {
+	// yaml.v3 reports some unencodable values by panicking; a base config
+	// must never crash a controller.
+	defer func() {
+		if r := recover(); r != nil {
+			data, err = nil, fmt.Errorf("failed to serialize config: %v", r)
+		}
+	}()
+	data, err = yaml.Marshal(tree)
+	if err != nil {
+		return nil, fmt.Errorf("failed to serialize config: %w", err)
+	}
+	return data, nil
+}
+
+// H16 is the content hash of the specs: lowercase hex of the first 8 bytes
+// of the SHA-256 of b. It names the generated ConfigMap.
+func H16(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// ConfigHash is status.resolvedDistribution.configHash of a base config:
+// "sha256:" and the full hex digest.
+func ConfigHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
