@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/admission"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
@@ -109,18 +110,27 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 
-	var ready atomic.Bool
-	health := startHealthServer(ctx, o.healthAddr, &ready)
+	// Admission serves on every replica, leader or not, as soon as a
+	// certificate is loaded: it depends only on static data.
+	adm, err := startAdmission(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer stopAdmission(adm)
+
+	var synced atomic.Bool
+	ready := func() bool { return synced.Load() && (adm == nil || adm.Ready()) }
+	health := startHealthServer(ctx, o.healthAddr, ready)
 
 	if err := mgr.Start(ctx); err != nil {
 		return err
 	}
-	ready.Store(true)
+	synced.Store(true)
 	logger.Info("Caches synced")
 
 	if !o.leaderElect {
 		mgr.Run(ctx)
-		ready.Store(false)
+		synced.Store(false)
 		shutdown(health)
 		return nil
 	}
@@ -159,7 +169,7 @@ func run(ctx context.Context, o *options) error {
 		return fmt.Errorf("leader election: %w", err)
 	}
 	elector.Run(ctx)
-	ready.Store(false)
+	synced.Store(false)
 	shutdown(health)
 	if lost.Load() {
 		// A replica that lost its lease restarts as a follower with clean state.
@@ -170,14 +180,14 @@ func run(ctx context.Context, o *options) error {
 
 // startHealthServer serves /healthz (always OK while running) and /readyz
 // (OK once the caches are synced); addr "0" disables it.
-func startHealthServer(ctx context.Context, addr string, ready *atomic.Bool) *http.Server {
+func startHealthServer(ctx context.Context, addr string, ready func() bool) *http.Server {
 	if addr == "0" || addr == "" {
 		return nil
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !ready.Load() {
+		if !ready() {
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
 			return
 		}
@@ -229,4 +239,35 @@ func newGenerator(o *options) (*controller.Generator, error) {
 		return nil, err
 	}
 	return controller.NewGenerator(r), nil
+}
+
+// startAdmission starts the admission server unless --admission-bind-address
+// is 0.
+func startAdmission(ctx context.Context, o *options) (*admission.Server, error) {
+	if o.admissionAddr == "0" || o.admissionAddr == "" {
+		return nil, nil
+	}
+	minTLS, err := admission.ParseTLSVersion(o.tlsMinVersion)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := admission.NewServer(admission.ServerOptions{Addr: o.admissionAddr, CertDir: o.admissionCertDir,
+		MinTLSVersion: minTLS, EnableHTTP2: o.enableHTTP2})
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Start(ctx); err != nil {
+		return nil, fmt.Errorf("starting the admission server: %w", err)
+	}
+	return srv, nil
+}
+
+// stopAdmission stops the admission server last, draining in-flight reviews.
+func stopAdmission(srv *admission.Server) {
+	if srv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), admission.ShutdownTimeout)
+	defer cancel()
+	_ = srv.Shutdown(ctx)
 }

@@ -1,0 +1,272 @@
+package admission
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+const (
+	// WebhookName is the name of the webhook entry in the
+	// ValidatingWebhookConfiguration. The API server puts it in front of
+	// every denial: `admission webhook "vogxserver.kb.io" denied the
+	// request: ...`. It is upstream's name, kept so messages read the same.
+	WebhookName = "vogxserver.kb.io"
+
+	// ValidatePath is the URL path of the OGXServer validating webhook.
+	ValidatePath = "/validate-ogx-io-v1beta1-ogxserver"
+
+	// HealthPath answers 200 "ok" while the handler runs.
+	HealthPath = "/healthz"
+
+	// MaxRequestBytes bounds an AdmissionReview request body. The API server
+	// never sends objects above its own 3 MiB request limit (etcd's default
+	// value size is 1.5 MiB), so anything larger is not a real review.
+	MaxRequestBytes = 3 << 20
+)
+
+var (
+	admissionReviewGVK = admissionv1.SchemeGroupVersion.WithKind("AdmissionReview")
+	ogxServerGVK       = ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer")
+	ogxServerGK        = ogxServerGVK.GroupKind()
+)
+
+// Review is what the handler reports about one answered AdmissionReview, for
+// metrics and tests. Malformed HTTP requests (answered with HTTP 400 and no
+// review) are not reported.
+type Review struct {
+	// Operation is the request's operation (CREATE, UPDATE, ...).
+	Operation admissionv1.Operation
+	// Allowed is the answer.
+	Allowed bool
+	// Code is response.status.code of a denial (400, 422 or 500); 0 when
+	// allowed.
+	Code int32
+	// Duration is the time from reading the request to writing the answer.
+	Duration time.Duration
+}
+
+// HandlerOptions configures NewHandler. The zero value is ready to use.
+type HandlerOptions struct {
+	// Observe, when set, is called once per answered review, after the
+	// response is written. It must be safe for concurrent use and fast.
+	Observe func(Review)
+}
+
+// NewHandler returns the admission HTTP handler. It serves
+//
+//   - POST ValidatePath: an admission.k8s.io/v1 AdmissionReview for an
+//     ogx.io/v1beta1 OGXServer, answered per API spec §6.2 and §6.4;
+//   - HealthPath: 200 "ok";
+//
+// and 404 for every other path. The handler makes no API calls; it logs with
+// the logger of the request context (klog.FromContext).
+func NewHandler(opts HandlerOptions) http.Handler {
+	h := &handler{observe: opts.Observe, validate: Validate}
+	mux := http.NewServeMux()
+	mux.HandleFunc(ValidatePath, h.serveValidate)
+	mux.HandleFunc(HealthPath, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok")
+	})
+	mux.HandleFunc("/", http.NotFound)
+	return mux
+}
+
+type handler struct {
+	observe  func(Review)
+	validate func(*ogxv1beta1.OGXServer) field.ErrorList
+}
+
+// badRequest is a request that is not an AdmissionReview call at all; it is
+// answered with an HTTP error and no review.
+type badRequest struct {
+	code int
+	msg  string
+}
+
+func (e *badRequest) Error() string { return e.msg }
+
+func (h *handler) serveValidate(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	logger := klog.FromContext(r.Context())
+
+	req, err := readReview(w, r)
+	if err != nil {
+		var bad *badRequest
+		if !errors.As(err, &bad) {
+			bad = &badRequest{code: http.StatusBadRequest, msg: err.Error()}
+		}
+		logger.V(2).Info("Rejecting malformed admission request", "remoteAddr", r.RemoteAddr, "reason", bad.msg)
+		http.Error(w, bad.msg, bad.code)
+		return
+	}
+
+	logger = logger.WithValues("uid", req.UID, "operation", req.Operation,
+		"ogxserver", klog.KRef(req.Namespace, req.Name))
+	resp := h.review(logger, req)
+	resp.UID = req.UID
+
+	body, err := json.Marshal(&admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: admissionReviewGVK.GroupVersion().String(), Kind: admissionReviewGVK.Kind},
+		Response: resp,
+	})
+	if err != nil {
+		// Cannot happen with these types; answer as a failed call.
+		logger.Error(err, "Encoding AdmissionReview response")
+		http.Error(w, "encoding response failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(body); err != nil {
+		logger.V(2).Info("Writing AdmissionReview response failed", "err", err)
+	}
+
+	review := Review{Operation: req.Operation, Allowed: resp.Allowed, Duration: time.Since(start)}
+	if resp.Result != nil && !resp.Allowed {
+		review.Code = resp.Result.Code
+	}
+	if resp.Allowed {
+		logger.V(4).Info("Admitted", "duration", review.Duration)
+	} else {
+		logger.V(2).Info("Denied", "code", review.Code, "message", resp.Result.Message, "duration", review.Duration)
+	}
+	if h.observe != nil {
+		h.observe(review)
+	}
+}
+
+// readReview checks the HTTP request and decodes its AdmissionReview.
+func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionRequest, error) {
+	if r.Method != http.MethodPost {
+		return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("method %s not supported: an AdmissionReview must be POSTed", r.Method)}
+	}
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("content type %q not supported: expected application/json", ct)}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	if err != nil {
+		if errors.As(err, new(*http.MaxBytesError)) {
+			return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("request body exceeds %d bytes", MaxRequestBytes)}
+		}
+		return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("reading request body: %v", err)}
+	}
+	if len(body) == 0 {
+		return nil, &badRequest{http.StatusBadRequest, "empty request body: expected an AdmissionReview"}
+	}
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(body, &review); err != nil {
+		return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("decoding AdmissionReview: %v", err)}
+	}
+	if gvk := review.GroupVersionKind(); gvk != admissionReviewGVK {
+		return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("expected apiVersion %s kind %s, got apiVersion %q kind %q",
+			admissionReviewGVK.GroupVersion(), admissionReviewGVK.Kind, review.APIVersion, review.Kind)}
+	}
+	if review.Request == nil {
+		return nil, &badRequest{http.StatusBadRequest, "AdmissionReview has no request"}
+	}
+	if review.Request.UID == "" {
+		return nil, &badRequest{http.StatusBadRequest, "AdmissionReview request has no uid"}
+	}
+	return review.Request, nil
+}
+
+// review decides one well-formed request. It never panics: a panic in the
+// validator is logged and answered as an internal error, so the API server
+// gets a denial (the failure policy is Fail anyway) instead of a dropped
+// connection.
+func (h *handler) review(logger klog.Logger, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse) {
+	defer func() {
+		if p := recover(); p != nil {
+			logger.Error(fmt.Errorf("panic: %v", p), "Validating OGXServer panicked")
+			resp = deny(&metav1.Status{
+				Status:  metav1.StatusFailure,
+				Code:    http.StatusInternalServerError,
+				Reason:  metav1.StatusReasonInternalError,
+				Message: "internal error while validating the object",
+			})
+		}
+	}()
+
+	switch req.Operation {
+	case admissionv1.Delete, admissionv1.Connect:
+		return allow()
+	case admissionv1.Create, admissionv1.Update:
+	default:
+		return badReview(fmt.Sprintf("unsupported operation %q", req.Operation))
+	}
+
+	if req.Kind.Kind != "" && schema.GroupVersionKind(req.Kind) != ogxServerGVK {
+		return badReview(fmt.Sprintf("expected a request for %s, got %s", gvkString(ogxServerGVK), gvkString(schema.GroupVersionKind(req.Kind))))
+	}
+	obj, err := decodeOGXServer(req.Object.Raw)
+	if err != nil {
+		return badReview(err.Error())
+	}
+	if req.Operation == admissionv1.Update && obj.DeletionTimestamp != nil {
+		// Removing finalizers from a terminating object must never be
+		// blocked, whatever the object holds.
+		return allow()
+	}
+	name := obj.Name
+	if name == "" {
+		name = req.Name
+	}
+	if errs := h.validate(obj); len(errs) > 0 {
+		status := apierrors.NewInvalid(ogxServerGK, name, errs).ErrStatus
+		// The API server prefixes the webhook name; the message is the bare
+		// aggregated field-error text, as API spec §6.4 shows it.
+		status.Message = errs.ToAggregate().Error()
+		return deny(&status)
+	}
+	return allow()
+}
+
+// decodeOGXServer decodes an admitted object and checks that it is an
+// ogx.io/v1beta1 OGXServer.
+func decodeOGXServer(raw []byte) (*ogxv1beta1.OGXServer, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("request has no object")
+	}
+	obj := &ogxv1beta1.OGXServer{}
+	if err := json.Unmarshal(raw, obj); err != nil {
+		return nil, fmt.Errorf("decoding object as %s: %v", gvkString(ogxServerGVK), err)
+	}
+	if gvk := obj.GroupVersionKind(); gvk != ogxServerGVK {
+		return nil, fmt.Errorf("expected object of %s, got apiVersion %q kind %q", gvkString(ogxServerGVK), obj.APIVersion, obj.Kind)
+	}
+	return obj, nil
+}
+
+func gvkString(gvk schema.GroupVersionKind) string {
+	return gvk.GroupVersion().String() + " " + gvk.Kind
+}
+
+func allow() *admissionv1.AdmissionResponse {
+	return &admissionv1.AdmissionResponse{Allowed: true}
+}
+
+func deny(status *metav1.Status) *admissionv1.AdmissionResponse {
+	return &admissionv1.AdmissionResponse{Allowed: false, Result: status}
+}
+
+// badReview denies a well-formed review whose object cannot be validated.
+func badReview(msg string) *admissionv1.AdmissionResponse {
+	status := apierrors.NewBadRequest(msg).ErrStatus
+	return deny(&status)
+}

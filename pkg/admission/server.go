@@ -1,0 +1,279 @@
+package admission
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+const (
+	// DefaultAddr is the admission listener's default address.
+	DefaultAddr = ":9443"
+
+	// ShutdownTimeout is how long Shutdown lets in-flight reviews finish
+	// before it closes their connections.
+	ShutdownTimeout = 5 * time.Second
+
+	// The API server gives a review at most timeoutSeconds (10 s); these
+	// bound slow or idle clients well beyond that.
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 20 * time.Second
+	writeTimeout      = 20 * time.Second
+	idleTimeout       = 90 * time.Second
+	maxHeaderBytes    = 64 << 10
+)
+
+// ServerOptions configures NewServer.
+type ServerOptions struct {
+	// Addr is the TCP address to listen on; empty means DefaultAddr. A port
+	// of 0 picks a free port (see Server.Addr).
+	Addr string
+
+	// CertDir holds the serving pair as tls.crt and tls.key. Required.
+	CertDir string
+
+	// MinTLSVersion is the lowest TLS version accepted; 0 means TLS 1.2.
+	MinTLSVersion uint16
+
+	// EnableHTTP2 offers HTTP/2 through ALPN. Off by default, as hardening
+	// against HTTP/2 stream abuse (rapid reset); the API server's webhook
+	// client works with HTTP/1.1.
+	EnableHTTP2 bool
+
+	// ReloadInterval is how often the certificate files are re-read; zero
+	// means DefaultReloadInterval.
+	ReloadInterval time.Duration
+
+	// Handler serves the requests; nil means NewHandler(HandlerOptions{}).
+	Handler http.Handler
+}
+
+// Server is the admission HTTPS server: one TLS listener with a hot-reloaded
+// serving certificate in front of the admission handler.
+//
+// It serves as soon as it listens; until a certificate has been loaded every
+// TLS handshake fails and Ready is false. It is not leader-gated: every
+// replica serves.
+type Server struct {
+	opts  ServerOptions
+	certs *CertReloader
+	srv   *http.Server
+
+	mu          sync.Mutex
+	ln          net.Listener
+	started     bool
+	shutdown    bool
+	serving     atomic.Bool
+	serveDone   chan struct{}
+	serveErr    error
+	stopReload  context.CancelFunc
+	reloadDone  chan struct{}
+	shutdownErr error
+}
+
+// NewServer checks opts and builds a Server; nothing is opened until Start.
+func NewServer(opts ServerOptions) (*Server, error) {
+	if opts.CertDir == "" {
+		return nil, errors.New("admission: a certificate directory is required")
+	}
+	if opts.Addr == "" {
+		opts.Addr = DefaultAddr
+	}
+	if opts.MinTLSVersion == 0 {
+		opts.MinTLSVersion = tls.VersionTLS12
+	}
+	if opts.MinTLSVersion < tls.VersionTLS12 || opts.MinTLSVersion > tls.VersionTLS13 {
+		return nil, fmt.Errorf("admission: unsupported minimum TLS version %#04x (TLS 1.2 or 1.3)", opts.MinTLSVersion)
+	}
+	if opts.Handler == nil {
+		opts.Handler = NewHandler(HandlerOptions{})
+	}
+	s := &Server{
+		opts: opts,
+		certs: NewCertReloader(filepath.Join(opts.CertDir, CertFileName),
+			filepath.Join(opts.CertDir, KeyFileName), opts.ReloadInterval),
+	}
+	s.srv = &http.Server{
+		Handler: opts.Handler,
+		TLSConfig: &tls.Config{
+			MinVersion:     opts.MinTLSVersion,
+			GetCertificate: s.certs.GetCertificate,
+		},
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+	if !opts.EnableHTTP2 {
+		// A non-nil empty map keeps net/http from enabling HTTP/2.
+		s.srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+	}
+	return s, nil
+}
+
+// Start loads the certificate, opens the listener and serves in the
+// background. A missing or invalid certificate is logged and retried by the
+// reloader; only a listen failure is returned. ctx provides the logger
+// (klog.FromContext) for the server and its requests, but cancelling it does
+// not stop the server: call Shutdown, so admission can keep answering while
+// the rest of the process shuts down.
+func (s *Server) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return errors.New("admission: server already started")
+	}
+	logger := klog.FromContext(ctx).WithName("admission")
+	ctx = klog.NewContext(context.WithoutCancel(ctx), logger)
+
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("admission: listening on %s: %w", s.opts.Addr, err)
+	}
+	s.started = true
+	s.ln = ln
+	_ = s.certs.Load(ctx) // logged; the reloader retries
+
+	s.srv.BaseContext = func(net.Listener) context.Context { return ctx }
+	s.srv.ErrorLog = newErrorLog(logger)
+
+	reloadCtx, stop := context.WithCancel(ctx)
+	s.stopReload = stop
+	s.reloadDone = make(chan struct{})
+	go func() {
+		defer close(s.reloadDone)
+		s.certs.poll(reloadCtx)
+	}()
+
+	s.serveDone = make(chan struct{})
+	s.serving.Store(true)
+	go func() {
+		defer close(s.serveDone)
+		err := s.srv.ServeTLS(ln, "", "")
+		s.serving.Store(false)
+		if !errors.Is(err, http.ErrServerClosed) {
+			logger.Error(err, "Admission server stopped")
+			s.mu.Lock()
+			s.serveErr = err
+			s.mu.Unlock()
+		}
+	}()
+	logger.Info("Serving admission webhook", "addr", ln.Addr().String(), "path", ValidatePath,
+		"minTLSVersion", tls.VersionName(s.opts.MinTLSVersion), "http2", s.opts.EnableHTTP2)
+	return nil
+}
+
+// Addr is the listener's address once Start succeeded, else nil.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return nil
+	}
+	return s.ln.Addr()
+}
+
+// Ready reports whether the server is serving with a loaded certificate,
+// the admission part of /readyz.
+func (s *Server) Ready() bool { return s.serving.Load() && s.certs.Ready() }
+
+// Certificates returns the server's certificate reloader.
+func (s *Server) Certificates() *CertReloader { return s.certs }
+
+// Shutdown stops accepting connections, lets in-flight reviews finish for
+// up to ShutdownTimeout (or until ctx is done, if sooner), then closes the
+// remaining connections and stops the reloader. It is safe to call more
+// than once and before Start.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.started || s.shutdown {
+		err := s.shutdownErr
+		s.mu.Unlock()
+		return err
+	}
+	s.shutdown = true
+	s.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(ctx, ShutdownTimeout)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		err = errors.Join(fmt.Errorf("admission: draining requests: %w", err), s.srv.Close())
+	}
+	<-s.serveDone
+	s.stopReload()
+	<-s.reloadDone
+
+	s.mu.Lock()
+	s.shutdownErr = err
+	s.mu.Unlock()
+	return err
+}
+
+// Run starts the server and blocks until ctx is done or serving fails, then
+// shuts it down. It returns the listen or serve error, if any.
+func (s *Server) Run(ctx context.Context) error {
+	if err := s.Start(ctx); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+	case <-s.serveDone:
+	}
+	shutdownErr := s.Shutdown(context.WithoutCancel(ctx))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return errors.Join(s.serveErr, shutdownErr)
+}
+
+// ParseTLSVersion maps a --tls-min-version value (VersionTLS12 or
+// VersionTLS13) to its crypto/tls constant.
+func ParseTLSVersion(name string) (uint16, error) {
+	switch name {
+	case "VersionTLS12":
+		return tls.VersionTLS12, nil
+	case "VersionTLS13":
+		return tls.VersionTLS13, nil
+	}
+	return 0, fmt.Errorf("unknown TLS version %q (VersionTLS12 or VersionTLS13)", name)
+}
+
+// poll re-reads the certificate every interval until ctx is done.
+func (c *CertReloader) poll(ctx context.Context) {
+	t := time.NewTicker(c.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = c.Load(ctx)
+		}
+	}
+}
+
+// errorLogWriter sends net/http's own error lines (TLS handshake failures,
+// dropped connections) to the contextual logger. They are common and mostly
+// harmless (probes that connect and leave), hence verbosity 1.
+type errorLogWriter struct{ logger klog.Logger }
+
+func (w errorLogWriter) Write(p []byte) (int, error) {
+	w.logger.V(1).Info("HTTP server error", "err", strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func newErrorLog(logger klog.Logger) *log.Logger {
+	return log.New(errorLogWriter{logger}, "", 0)
+}
