@@ -6,4 +6,5 @@ package tools
 
 import (
 	_ "sigs.k8s.io/controller-tools/cmd/controller-gen"
+	_ "sigs.k8s.io/kustomize/kustomize/v5"
 )

@@ -25,6 +25,7 @@ type reconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, e
 // record the outcome for the status controller.
 type childController struct {
 	*queueRunner
+	events    *eventSink
 	caches    *Caches
 	board     *OutcomeBoard
 	reconcile reconcileFunc
@@ -52,7 +53,11 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 	}
 	record := func(o Outcome) {
 		o.Generation = s.Generation
-		c.board.Record(key, s.UID, c.name, o)
+		// A user error gets one Warning event when it first appears or
+		// changes, never one per retry.
+		if c.board.Record(key, s.UID, c.name, o) && o.Class == OutcomeUserError && c.events != nil {
+			c.events.warn(s, o.Reason, o.Message)
+		}
 	}
 	if s.DeletionTimestamp != nil {
 		// Garbage collection owns teardown; nothing is written any more.

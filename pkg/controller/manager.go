@@ -158,6 +158,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	names := make([]string, len(m.childControllers))
 	for i, c := range m.childControllers {
 		names[i] = c.name
+		c.events = &m.events
 	}
 	m.status = newStatusController(&m.deps, names)
 	m.board.SetOnChange(m.status.Enqueue)

@@ -85,9 +85,9 @@ func (b *OutcomeBoard) SetOnChange(f func(key string)) {
 	b.onChange = f
 }
 
-// Record stores a controller's outcome for an OGXServer and reports the
-// change.
-func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Outcome) {
+// Record stores a controller's outcome for an OGXServer, reports the change
+// and returns whether the outcome differs from the previous one.
+func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Outcome) bool {
 	b.mu.Lock()
 	m := b.outcomes[uid]
 	if m == nil {
@@ -98,9 +98,11 @@ func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Ou
 	m[controller] = o
 	notify := b.onChange
 	b.mu.Unlock()
-	if (!had || old != o) && notify != nil {
+	changed := !had || old != o
+	if changed && notify != nil {
 		notify(key)
 	}
+	return changed
 }
 
 // Get returns a copy of the outcomes recorded for uid.

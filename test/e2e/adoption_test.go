@@ -130,11 +130,9 @@ func TestLegacyAdoption(t *testing.T) {
 
 	// Removing the networking annotation releases (deletes) the adopted
 	// Service and Ingress.
-	cur, _ := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "adopter", metav1.GetOptions{})
-	delete(cur.Annotations, ogxv1beta1.AnnotationAdoptNetworking)
-	if _, err := ogx.OgxV1beta1().OGXServers(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	updateServer(t, ogx, ns, "adopter", func(cur *ogxv1beta1.OGXServer) {
+		delete(cur.Annotations, ogxv1beta1.AnnotationAdoptNetworking)
+	})
 	waitGone(t, 30*time.Second, "legacy-service", func(ctx context.Context) error {
 		_, err := kube.CoreV1().Services(ns).Get(ctx, "legacy-service", metav1.GetOptions{})
 		return err

@@ -99,11 +99,9 @@ func TestGeneratedConfig(t *testing.T) {
 	// collection down to the retention rule.
 	names := map[string]bool{first: true}
 	for i, endpoint := range []string{"http://vllm-b:8000/v1", "http://vllm-c:8000/v1", "http://vllm-d:8000/v1"} {
-		cur, _ := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "gen", metav1.GetOptions{})
-		cur.Spec.Providers.Inference.Remote.Vllm[0].Endpoint = endpoint
-		if _, err := ogx.OgxV1beta1().OGXServers(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		updateServer(t, ogx, ns, "gen", func(cur *ogxv1beta1.OGXServer) {
+			cur.Spec.Providers.Inference.Remote.Vllm[0].Endpoint = endpoint
+		})
 		got = waitReady(t, ogx, ns, "gen", time.Minute)
 		name := got.Status.ConfigGeneration.ConfigMapName
 		if names[name] {

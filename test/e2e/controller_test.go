@@ -101,14 +101,9 @@ func TestStarterLifecycle(t *testing.T) {
 	})
 
 	// A spec change rolls the Deployment and is reported by generation.
-	cur, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "llm", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur.Spec.Workload.Overrides = &ogxv1beta1.WorkloadOverrides{Env: []corev1.EnvVar{{Name: "EXTRA", Value: "1"}}}
-	if _, err := ogx.OgxV1beta1().OGXServers(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	updateServer(t, ogx, ns, "llm", func(cur *ogxv1beta1.OGXServer) {
+		cur.Spec.Workload.Overrides = &ogxv1beta1.WorkloadOverrides{Env: []corev1.EnvVar{{Name: "EXTRA", Value: "1"}}}
+	})
 	poll(t, 30*time.Second, "env rolled out", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "llm", metav1.GetOptions{})
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
@@ -180,3 +181,21 @@ func newServer(ns, name string) *ogxv1beta1.OGXServer {
 
 // quietConfig returns a rest config without the counting wrapper.
 func quietConfig() *rest.Config { return cp.Config() }
+
+// updateServer changes an OGXServer, retrying on conflicts with the
+// controller's own status writes.
+func updateServer(t *testing.T, ogx versioned.Interface, ns, name string, mutate func(*ogxv1beta1.OGXServer)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := ogx.OgxV1beta1().OGXServers(ns).Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(cur)
+		_, err = ogx.OgxV1beta1().OGXServers(ns).Update(t.Context(), cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("updating OGXServer %s/%s: %v", ns, name, err)
+	}
+}

@@ -168,15 +168,10 @@ func TestLeaderElectionFailover(t *testing.T) {
 	t.Logf("failover: %s took the lease %s after the leader got SIGTERM", follower, time.Since(stopped).Round(100*time.Millisecond))
 
 	// A change after the hand-over is converged by the new leader.
-	cur, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "ha", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur.Spec.Workload = &ogxv1beta1.WorkloadSpec{Overrides: &ogxv1beta1.WorkloadOverrides{
-		Env: []corev1.EnvVar{{Name: "AFTER_FAILOVER", Value: "1"}}}}
-	if _, err := ogx.OgxV1beta1().OGXServers(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	updateServer(t, ogx, ns, "ha", func(cur *ogxv1beta1.OGXServer) {
+		cur.Spec.Workload = &ogxv1beta1.WorkloadSpec{Overrides: &ogxv1beta1.WorkloadOverrides{
+			Env: []corev1.EnvVar{{Name: "AFTER_FAILOVER", Value: "1"}}}}
+	})
 	poll(t, 30*time.Second, "the change converged by the new leader", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "ha", metav1.GetOptions{})
 		if err != nil {

@@ -187,16 +187,14 @@ func TestNetworkScalingAndTrust(t *testing.T) {
 	}
 
 	// Removing each section deletes its child.
-	cur, _ := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "net", metav1.GetOptions{})
-	disabled := false
-	cur.Spec.Network.ExternalAccess = nil
-	cur.Spec.Network.Policy = &ogxv1beta1.NetworkPolicySpec{Enabled: &disabled}
-	cur.Spec.TLS.Trust = nil
-	one := int32(1)
-	cur.Spec.Workload = &ogxv1beta1.WorkloadSpec{Replicas: &one}
-	if _, err := ogx.OgxV1beta1().OGXServers(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	updateServer(t, ogx, ns, "net", func(cur *ogxv1beta1.OGXServer) {
+		disabled := false
+		cur.Spec.Network.ExternalAccess = nil
+		cur.Spec.Network.Policy = &ogxv1beta1.NetworkPolicySpec{Enabled: &disabled}
+		cur.Spec.TLS.Trust = nil
+		one := int32(1)
+		cur.Spec.Workload = &ogxv1beta1.WorkloadSpec{Replicas: &one}
+	})
 	for what, get := range map[string]func(context.Context) error{
 		"Ingress": func(ctx context.Context) error {
 			_, err := kube.NetworkingV1().Ingresses(ns).Get(ctx, "net-ingress", metav1.GetOptions{})
@@ -259,6 +257,19 @@ func TestReferenceDiagnosis(t *testing.T) {
 	}
 	waitCondition(t, ogx, ns, "refs", "Ready", "ReferenceNotFound",
 		"failed to resolve secret "+ns+"/serving for env OGX_TLS_CERTFILE: not found (referenced by spec.network.tls.secretName)")
+	poll(t, 30*time.Second, "a ReferenceNotFound Warning event", func(ctx context.Context) (bool, error) {
+		evs, err := kube.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evs.Items {
+			if e.Reason == "ReferenceNotFound" && e.Type == corev1.EventTypeWarning && e.Regarding.Name == "refs" &&
+				strings.Contains(e.Note, "not found (referenced by spec.network.tls.secretName)") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
 	crt, key := testCert(t, "refs")
 	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "serving", Namespace: ns},
 		Type: corev1.SecretTypeTLS, Data: map[string][]byte{"tls.crt": crt, "tls.key": key}}

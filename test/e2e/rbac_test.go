@@ -126,13 +126,11 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	}
 	waitReady(t, ogx, ns, "rbac", 2*time.Minute)
 	// Turning sections off exercises the deletes.
-	cur, _ := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "rbac", metav1.GetOptions{})
-	cur.Spec.Network.ExternalAccess = nil
-	cur.Spec.TLS = nil
-	cur.Spec.Workload.Autoscaling = nil
-	if _, err := ogx.OgxV1beta1().OGXServers(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	updateServer(t, ogx, ns, "rbac", func(cur *ogxv1beta1.OGXServer) {
+		cur.Spec.Network.ExternalAccess = nil
+		cur.Spec.TLS = nil
+		cur.Spec.Workload.Autoscaling = nil
+	})
 	waitGone(t, 30*time.Second, "Ingress", func(ctx context.Context) error {
 		_, err := kube.NetworkingV1().Ingresses(ns).Get(ctx, "rbac-ingress", metav1.GetOptions{})
 		return err
