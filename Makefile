@@ -113,3 +113,10 @@ verify-release: $(KUSTOMIZE)
 	  echo "# Install: kubectl apply --server-side -f release/ogx-controller.yaml"; \
 	  $(KUSTOMIZE) build config/default; } > $$tmp; \
 	  if ! diff -u release/ogx-controller.yaml $$tmp; then echo "release/ogx-controller.yaml is stale: run make release" >&2; rm -f $$tmp; exit 1; fi; rm -f $$tmp
+
+## docker-build: the image, for those with a Docker engine (none runs on
+## the project's machines; the Dockerfile is reviewed, not built, in CI).
+IMG ?= ghcr.io/ogx-k8s/ogx-controller:latest
+.PHONY: docker-build
+docker-build:
+	docker build --build-arg VERSION=$$(git describe --tags --always --dirty 2>/dev/null || echo dev) -t $(IMG) .

@@ -263,8 +263,14 @@ func computeStatus(in statusInputs) statusResult {
 	if deployFailed != "" {
 		terminals = append(terminals, terminal{ReasonDeploymentFailed, deployFailed})
 	}
-	remove(CondReconciling)
-	remove(CondStalled)
+	// Reconciling and Stalled exist only while True; set() keeps their
+	// lastTransitionTime while they stay True, so they are dropped only at
+	// the end when this pass did not set them.
+	keep := map[string]bool{}
+	setKept := func(t string, status metav1.ConditionStatus, reason, msg string) {
+		keep[t] = true
+		set(t, status, reason, msg)
+	}
 	res := statusResult{}
 	switch {
 	case s.DeletionTimestamp != nil:
@@ -272,32 +278,40 @@ func computeStatus(in statusInputs) statusResult {
 		set(CondReady, metav1.ConditionFalse, "Terminating", "OGXServer is being deleted")
 	case len(terminals) > 0:
 		st.Phase = ogxv1beta1.PhaseFailed
-		msgs := make([]string, len(terminals))
-		for i, t := range terminals {
-			msgs[i] = t.message
+		// Every controller re-validates the spec, so one invalid spec is
+		// reported by all of them: show each message once.
+		var msgs []string
+		seen := map[string]bool{}
+		for _, t := range terminals {
+			if !seen[t.message] {
+				seen[t.message] = true
+				msgs = append(msgs, t.message)
+			}
 		}
 		msg := strings.Join(msgs, "; ")
 		set(CondReady, metav1.ConditionFalse, terminals[0].reason, msg)
-		set(CondStalled, metav1.ConditionTrue, terminals[0].reason, msg)
+		setKept(CondStalled, metav1.ConditionTrue, terminals[0].reason, msg)
 		res.requeueAfter = time.Minute
 	case transient != "":
 		if st.Phase == "" {
 			st.Phase = ogxv1beta1.PhasePending
 		}
-		if apimeta.FindStatusCondition(conds, CondReady) == nil {
+		// A Ready condition from an older generation must not survive: it
+		// would let `kubectl wait` pass on a spec not yet applied.
+		if r := apimeta.FindStatusCondition(conds, CondReady); r == nil || r.ObservedGeneration != s.Generation {
 			set(CondReady, metav1.ConditionUnknown, "Reconciling", "Reconciling")
 		}
-		set(CondReconciling, metav1.ConditionTrue, "RetryingAfterError", transient)
+		setKept(CondReconciling, metav1.ConditionTrue, "RetryingAfterError", transient)
 		res.requeueAfter = 10 * time.Second
 	case d == nil:
 		st.Phase = ogxv1beta1.PhasePending
 		if waitReason == ReasonAdoptionInProgress {
 			msg := strings.Join(waiting, "; ")
 			set(CondReady, metav1.ConditionFalse, ReasonAdoptionInProgress, msg)
-			set(CondReconciling, metav1.ConditionTrue, ReasonAdoptionInProgress, msg)
+			setKept(CondReconciling, metav1.ConditionTrue, ReasonAdoptionInProgress, msg)
 		} else {
 			set(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
-			set(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created")
+			setKept(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created")
 		}
 		res.requeueAfter = 10 * time.Second
 	case !rolledOut || len(waiting) > 0:
@@ -311,7 +325,7 @@ func computeStatus(in statusInputs) statusResult {
 			readyReason = ReasonAdoptionInProgress
 		}
 		set(CondReady, metav1.ConditionFalse, readyReason, msg)
-		set(CondReconciling, metav1.ConditionTrue, waitReason, msg)
+		setKept(CondReconciling, metav1.ConditionTrue, waitReason, msg)
 		res.requeueAfter = 10 * time.Second
 	default:
 		st.Phase = ogxv1beta1.PhaseReady
@@ -323,6 +337,11 @@ func computeStatus(in statusInputs) statusResult {
 		res.requeueAfter = 5 * time.Minute
 		if c := apimeta.FindStatusCondition(conds, CondHealthCheck); c != nil && c.Status == metav1.ConditionFalse {
 			res.requeueAfter = 30 * time.Second
+		}
+	}
+	for _, t := range []string{CondReconciling, CondStalled} {
+		if !keep[t] {
+			remove(t)
 		}
 	}
 	st.Conditions = orderConditions(conds)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -817,6 +818,51 @@ func TestStatusComputeFields(t *testing.T) {
 				return st
 			}()},
 		},
+	})
+
+	t.Run("externalURL", func(t *testing.T) {
+		ingress := func(tlsHosts []string, lb ...networkingv1.IngressLoadBalancerIngress) *networkingv1.Ingress {
+			ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "demo-ingress", Namespace: sfNamespace}}
+			if tlsHosts != nil {
+				ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: tlsHosts, SecretName: "tls"}}
+			}
+			ing.Status.LoadBalancer.Ingress = lb
+			return ing
+		}
+		for _, tc := range []struct {
+			name    string
+			access  *ogxv1beta1.ExternalAccessSpec
+			ingress *networkingv1.Ingress
+			want    *string
+		}{
+			{name: "off", ingress: ingress(nil, networkingv1.IngressLoadBalancerIngress{IP: "10.0.0.1"}), want: nil},
+			{name: "disabled explicitly", access: &ogxv1beta1.ExternalAccessSpec{Hostname: "ogx.example.com"}, want: nil},
+			{name: "on, no Ingress yet", access: &ogxv1beta1.ExternalAccessSpec{Enabled: true}, want: ptr.To("")},
+			{name: "on, no address yet", access: &ogxv1beta1.ExternalAccessSpec{Enabled: true}, ingress: ingress(nil), want: ptr.To("")},
+			{name: "first load-balancer entry decides: its IP when it has no hostname", access: &ogxv1beta1.ExternalAccessSpec{Enabled: true},
+				ingress: ingress(nil, networkingv1.IngressLoadBalancerIngress{IP: "10.0.0.1"}, networkingv1.IngressLoadBalancerIngress{Hostname: "lb.example.net"}),
+				want:    ptr.To("http://10.0.0.1")},
+			{name: "load balancer hostname", access: &ogxv1beta1.ExternalAccessSpec{Enabled: true},
+				ingress: ingress(nil, networkingv1.IngressLoadBalancerIngress{Hostname: "lb.example.net", IP: "10.0.0.1"}),
+				want:    ptr.To("http://lb.example.net")},
+			{name: "configured hostname with a TLS entry covering it", access: &ogxv1beta1.ExternalAccessSpec{Enabled: true, Hostname: "ogx.example.com"},
+				ingress: ingress([]string{"other.example.com", "ogx.example.com"}, networkingv1.IngressLoadBalancerIngress{IP: "10.0.0.1"}),
+				want:    ptr.To("https://ogx.example.com")},
+			{name: "configured hostname, TLS for another host", access: &ogxv1beta1.ExternalAccessSpec{Enabled: true, Hostname: "ogx.example.com"},
+				ingress: ingress([]string{"other.example.com"}), want: ptr.To("http://ogx.example.com")},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				in := scInputs(func(in *statusInputs) {
+					if tc.access != nil {
+						in.server.Spec.Network = &ogxv1beta1.NetworkSpec{ExternalAccess: tc.access}
+					}
+					in.ingress = tc.ingress
+				})
+				if diff := cmp.Diff(tc.want, computeStatus(in).status.ExternalURL); diff != "" {
+					t.Errorf("externalURL (-want +got):\n%s", diff)
+				}
+			})
+		}
 	})
 
 	t.Run("messages are capped at 32768 bytes", func(t *testing.T) {

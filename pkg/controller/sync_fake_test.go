@@ -13,9 +13,17 @@ package controller
 // (kubernetes/kubernetes#126850), so ApplyStatus fails with "no type found
 // matching". The ogx side therefore uses NewSimpleClientset, whose tracker
 // implements apply as a strategic merge patch of the sent object.
+//
+// Two more properties of the fakes shape these tests: their watches do not
+// apply label selectors (only List does), so objects that must stay out of
+// the label-filtered caches (foreign Services, unlabelled PVCs) are created
+// before the informers start; and stored objects carry no resourceVersion.
+// "The informers have seen the result" is therefore checked by comparing
+// every cached object with the tracker's copy (waitCaught), never by sleeping.
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -428,9 +436,6 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 					t.Fatalf("steady sync %d sent writes:%s", i, sfDescribe(w))
 				}
 			}
-			if a := e.kube.Actions(); len(a) != 0 {
-				t.Errorf("steady sync read live although everything is cached:%s", sfDescribe(a))
-			}
 		})
 	}
 }
@@ -602,8 +607,8 @@ func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 	if _, err := e2.m.pvc.syncKey(e2.ctx, Key(sfNamespace, "plain")); err != nil {
 		t.Fatal(err)
 	}
-	if a := e2.kube.Actions(); len(a) != 0 {
-		t.Errorf("pvc sync without storage sent requests:%s", sfDescribe(a))
+	if w := e2.kubeWrites(); len(w) != 0 {
+		t.Errorf("pvc sync without storage sent writes:%s", sfDescribe(w))
 	}
 	if o, _ := e2.outcome(s2, "pvc"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
 		t.Errorf("outcome without storage = %+v, want ok", o)
@@ -623,9 +628,16 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 			}},
 		},
 	}
+	// A claim the upstream operator adopted for "third": labelled as adopted
+	// but without managed-by, so the pvc controller adds that label (a
+	// metadata-only patch, the one PVC patch allowed).
+	adopted := foreign.DeepCopy()
+	adopted.Name = "legacy-pvc"
+	adopted.Labels = map[string]string{render.LabelAdoptedFrom: "legacy", render.LabelInstance: "third"}
 	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("10Gi"))
 	other := sfServer(sfNamespace, "other", "uid-other", sfWithStorage("5Gi"))
-	e := newSFEnv(t, Options{}, []runtime.Object{foreign.DeepCopy()}, s, other)
+	third := sfServer(sfNamespace, "third", "uid-third", sfWithStorage("5Gi"))
+	e := newSFEnv(t, Options{}, []runtime.Object{foreign.DeepCopy(), adopted.DeepCopy()}, s, other, third)
 
 	var all []clienttesting.Action
 	pass := func(step string, keys ...string) {
@@ -650,7 +662,17 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 		e.waitCaught()
 	}
 	otherKey := Key(sfNamespace, "other")
-	pass("create", sfKey, otherKey)
+	pass("create", sfKey, otherKey, Key(sfNamespace, "third"))
+	if got, err := e.kube.CoreV1().PersistentVolumeClaims(sfNamespace).Get(e.ctx, "legacy-pvc", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	} else {
+		if !equality.Semantic.DeepEqual(got.Spec, adopted.Spec) {
+			t.Errorf("adopted PVC spec changed:\n%s", cmp.Diff(adopted.Spec, got.Spec))
+		}
+		if got.Labels[render.LabelManagedBy] != render.ManagedByValue {
+			t.Errorf("adopted PVC labels = %v, want managed-by added", got.Labels)
+		}
+	}
 
 	// The foreign claim named other-pvc is reported, not touched.
 	o, _ := e.outcome(other, "pvc")
@@ -699,7 +721,7 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 	e.waitCaught()
 	pass("deleted", sfKey)
 
-	creates := 0
+	creates, patches := 0, 0
 	for _, a := range all {
 		if a.GetResource() != gvrPVCs {
 			continue
@@ -708,6 +730,20 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 		case "get", "list", "watch":
 		case "create":
 			creates++
+		case "patch":
+			patches++
+			// Only metadata may be patched (label normalisation), never spec.
+			p := a.(clienttesting.PatchActionImpl)
+			var body map[string]any
+			if err := json.Unmarshal(p.GetPatch(), &body); err != nil || p.GetPatchType() != types.MergePatchType {
+				t.Errorf("PVC patch %s is not a JSON merge patch: %s", sfActionString(a), p.GetPatch())
+				continue
+			}
+			for k := range body {
+				if k != "metadata" {
+					t.Errorf("PVC patch touches %q: %s %s", k, sfActionString(a), p.GetPatch())
+				}
+			}
 		default:
 			t.Errorf("forbidden PVC request: %s", sfActionString(a))
 		}
@@ -719,6 +755,9 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 	// again on the second pass.
 	if creates != 3 {
 		t.Errorf("PVC creates = %d, want 3", creates)
+	}
+	if patches == 0 {
+		t.Errorf("the adopted PVC's label normalisation sent no patch; the audit did not see the patch path")
 	}
 	if _, err := e.kube.CoreV1().PersistentVolumeClaims(sfNamespace).Get(e.ctx, sfName+"-pvc", metav1.GetOptions{}); err != nil {
 		t.Errorf("demo-pvc after deletion of its OGXServer: %v (must be retained)", err)
