@@ -3,6 +3,7 @@
 //
 //	ogx-controller [run] [flags]         run the controller (the default)
 //	ogx-controller migrate -f llsd.yaml  print the OGXServer for a LlamaStackDistribution
+//	ogx-controller render -f server.yaml print every child object of an OGXServer, offline
 //	ogx-controller version               print the build version
 package main
 
@@ -38,8 +39,10 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return runController(ctx, args, stderr)
 	case "migrate":
 		return runMigrate(args, os.Stdin, stdout, stderr)
+	case "render":
+		return runRender(args, os.Stdin, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "unknown command %q; usage: ogx-controller [run|migrate|version] [flags]\n", cmd)
+	fmt.Fprintf(stderr, "unknown command %q; usage: ogx-controller [run|migrate|render|version] [flags]\n", cmd)
 	return 2
 }
 
