@@ -26,6 +26,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
 // runController is `ogx-controller run`: exit 0 on a clean shutdown, 1 on a
@@ -70,6 +71,8 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
+	m := metrics.New(o.operatorVersion)
+	m.RegisterClientGoMetrics()
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -105,6 +108,7 @@ func run(ctx context.Context, o *options) error {
 		DiscoveryInterval: o.discoveryInterval,
 		TakeoverManagers:  splitList(o.takeoverManagers),
 		Identity:          identity,
+		Metrics:           m,
 	})
 	if err != nil {
 		return err
@@ -112,11 +116,15 @@ func run(ctx context.Context, o *options) error {
 
 	// Admission serves on every replica, leader or not, as soon as a
 	// certificate is loaded: it depends only on static data.
-	adm, err := startAdmission(ctx, o)
+	adm, err := startAdmission(ctx, o, m)
 	if err != nil {
 		return err
 	}
 	defer stopAdmission(adm)
+	msrv, err := startMetrics(ctx, o, kube, m)
+	if err != nil {
+		return err
+	}
 
 	var synced atomic.Bool
 	ready := func() bool { return synced.Load() && (adm == nil || adm.Ready()) }
@@ -129,8 +137,10 @@ func run(ctx context.Context, o *options) error {
 	logger.Info("Caches synced")
 
 	if !o.leaderElect {
+		m.SetLeader(true)
 		mgr.Run(ctx)
 		synced.Store(false)
+		stopMetrics(msrv)
 		shutdown(health)
 		return nil
 	}
@@ -151,9 +161,11 @@ func run(ctx context.Context, o *options) error {
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				logger.Info("Became leader", "identity", identity)
+				m.SetLeader(true)
 				mgr.Run(ctx)
 			},
 			OnStoppedLeading: func() {
+				m.SetLeader(false)
 				if ctx.Err() == nil {
 					lost.Store(true)
 				}
@@ -170,6 +182,7 @@ func run(ctx context.Context, o *options) error {
 	}
 	elector.Run(ctx)
 	synced.Store(false)
+	stopMetrics(msrv)
 	shutdown(health)
 	if lost.Load() {
 		// A replica that lost its lease restarts as a follower with clean state.
@@ -243,7 +256,7 @@ func newGenerator(o *options) (*controller.Generator, error) {
 
 // startAdmission starts the admission server unless --admission-bind-address
 // is 0.
-func startAdmission(ctx context.Context, o *options) (*admission.Server, error) {
+func startAdmission(ctx context.Context, o *options, m *metrics.Metrics) (*admission.Server, error) {
 	if o.admissionAddr == "0" || o.admissionAddr == "" {
 		return nil, nil
 	}
@@ -252,7 +265,10 @@ func startAdmission(ctx context.Context, o *options) (*admission.Server, error) 
 		return nil, err
 	}
 	srv, err := admission.NewServer(admission.ServerOptions{Addr: o.admissionAddr, CertDir: o.admissionCertDir,
-		MinTLSVersion: minTLS, EnableHTTP2: o.enableHTTP2})
+		MinTLSVersion: minTLS, EnableHTTP2: o.enableHTTP2,
+		Handler: admission.NewHandler(admission.HandlerOptions{Observe: func(r admission.Review) {
+			m.ObserveAdmission(string(r.Operation), r.Allowed, r.Code, r.Duration)
+		}})})
 	if err != nil {
 		return nil, err
 	}
@@ -268,6 +284,38 @@ func stopAdmission(srv *admission.Server) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), admission.ShutdownTimeout)
+	defer cancel()
+	_ = srv.Shutdown(ctx)
+}
+
+// startMetrics starts the /metrics listener unless --metrics-bind-address
+// is 0: HTTPS with TokenReview/SubjectAccessReview unless --metrics-secure
+// is false.
+func startMetrics(ctx context.Context, o *options, kube kubernetes.Interface, m *metrics.Metrics) (*metrics.Server, error) {
+	if o.metricsAddr == metrics.DisabledAddr || o.metricsAddr == "" {
+		return nil, nil
+	}
+	minTLS, err := admission.ParseTLSVersion(o.tlsMinVersion)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := metrics.NewServer(metrics.Options{Addr: o.metricsAddr, Secure: o.metricsSecure, CertDir: o.metricsCertDir,
+		MinTLSVersion: minTLS, EnableHTTP2: o.enableHTTP2, Kube: kube, Metrics: m})
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Start(ctx); err != nil {
+		return nil, fmt.Errorf("starting the metrics server: %w", err)
+	}
+	return srv, nil
+}
+
+// stopMetrics stops the metrics listener.
+func stopMetrics(srv *metrics.Server) {
+	if srv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), metrics.ShutdownTimeout)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
 }

@@ -13,6 +13,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
 // waitRequeue is how long a controller waits before looking again at
@@ -32,6 +33,8 @@ func (e *WaitingError) Error() string { return e.Message }
 type child[O metav1.Object, AC any] struct {
 	kind       string
 	apiVersion string
+	// metrics counts writes and skipped applies; nil counts nothing.
+	metrics *metrics.Metrics
 	// takeover lists the field managers whose ownership is merged into ours
 	// before the first apply (--takeover-field-managers).
 	takeover []string
@@ -121,11 +124,13 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 			return "", fmt.Errorf("extracting owned fields of %s %s: %w", c.kind, name, err)
 		}
 		if equality.Semantic.DeepEqual(owned, desired) {
+			c.metrics.CountApplySkipped(c.kind)
 			logger.V(4).Info("Apply skipped: no change", "kind", c.kind, "name", name)
 			return writeSkipped, nil
 		}
 		result = writeUpdated
 	}
+	c.metrics.CountWrite(c.kind, metrics.VerbApply)
 	if _, err := c.apply(ctx, owner.Namespace, desired); err != nil {
 		return "", classifyWriteError(c.kind, name, err)
 	}
@@ -144,6 +149,7 @@ func (c *child[O, AC]) takeOver(ctx context.Context, obj O) (O, error) {
 	if err != nil || patch == nil {
 		return obj, err
 	}
+	c.metrics.CountWrite(c.kind, metrics.VerbPatch)
 	out, err := c.patch(ctx, obj.GetNamespace(), obj.GetName(), patch)
 	if err != nil {
 		return obj, classifyWriteError(c.kind, obj.GetName(), err)
@@ -167,6 +173,7 @@ func (c *child[O, AC]) remove(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		return writeAbsent, nil
 	}
 	uid := existing.GetUID()
+	c.metrics.CountWrite(c.kind, metrics.VerbDelete)
 	err = c.delete(ctx, owner.Namespace, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	switch {
 	case apierrors.IsNotFound(err):

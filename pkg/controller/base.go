@@ -33,7 +33,7 @@ type childController struct {
 
 func newChildController(name string, caches *Caches, board *OutcomeBoard, reconcile reconcileFunc) *childController {
 	c := &childController{caches: caches, board: board, reconcile: reconcile}
-	c.queueRunner = newQueueRunner(name, c.syncKey)
+	c.queueRunner = newQueueRunner(name, c.syncKey, caches.metrics)
 	return c
 }
 
@@ -82,7 +82,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 			reason = ReasonProgressing
 		}
 		record(Outcome{Class: OutcomeWaiting, Reason: reason, Message: waiting.Message})
-		return Result{RequeueAfter: waitRequeue}, nil
+		return Result{RequeueAfter: waitRequeue, Waiting: true}, nil
 	case errors.As(err, &user):
 		record(Outcome{Class: OutcomeUserError, Reason: user.Reason, Message: err.Error()})
 		return Result{}, err

@@ -23,6 +23,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	ogxinformers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions"
 	ogxlisters "github.com/ogx-k8s/ogx-controller/pkg/generated/listers/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
 // scope is every cache of one namespace (or of all namespaces). A client-go
@@ -58,6 +59,9 @@ type scope struct {
 type Caches struct {
 	all    *scope
 	scopes map[string]*scope
+
+	// metrics records what the controllers do; nil records nothing.
+	metrics *metrics.Metrics
 
 	operatorFactory   informers.SharedInformerFactory
 	operatorConfigMap corelisters.ConfigMapLister

@@ -48,6 +48,7 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
 	return &child[O, AC]{
 		kind:       kind,
 		apiVersion: apiVersion,
+		metrics:    c.metrics,
 		cached: func(ns, name string) (O, error) {
 			sc := c.For(ns)
 			if sc == nil {

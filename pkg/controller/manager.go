@@ -17,6 +17,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
 // Options configure the controllers.
@@ -46,6 +47,8 @@ type Options struct {
 	DiscoveryInterval time.Duration
 	// CacheSyncTimeout bounds the initial informer sync.
 	CacheSyncTimeout time.Duration
+	// Metrics records what the controllers do (nil: nothing is recorded).
+	Metrics *metrics.Metrics
 	// Identity names this process in Events (the leader-election identity).
 	Identity string
 }
@@ -119,6 +122,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		opts.CacheSyncTimeout = 2 * time.Minute
 	}
 	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace)
+	caches.metrics = opts.Metrics
 	m := &Manager{}
 	m.deps = deps{
 		kube: kube, ogx: ogx, caches: caches, opts: opts,

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
 // Result tells the worker loop what to do with a key after a successful
@@ -17,6 +19,8 @@ import (
 type Result struct {
 	// RequeueAfter re-adds the key after this delay (0: only on events).
 	RequeueAfter time.Duration
+	// Waiting marks a pass that could not proceed yet (for metrics).
+	Waiting bool
 }
 
 // syncFunc is one pass of a controller over one OGXServer key (NS/N).
@@ -43,13 +47,15 @@ type queueRunner struct {
 	// only a change of input fixes them, and such a change enqueues the key
 	// through an informer event anyway.
 	userBackoff workqueue.TypedRateLimiter[string]
+	metrics     *metrics.Metrics
 }
 
-func newQueueRunner(name string, sync syncFunc) *queueRunner {
+func newQueueRunner(name string, sync syncFunc, m *metrics.Metrics) *queueRunner {
 	return &queueRunner{
-		name: name,
+		name:    name,
+		metrics: m,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(newRateLimiter(),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: name}),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: name, MetricsProvider: m.WorkqueueMetricsProvider()}),
 		sync:        sync,
 		userBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](30*time.Second, 5*time.Minute),
 	}
@@ -99,6 +105,14 @@ func (q *queueRunner) processNext(ctx context.Context) bool {
 	start := time.Now()
 	res, err := q.sync(ctx, key)
 	logger.V(2).Info("Pass finished", "duration", time.Since(start), "err", err)
+	result := metrics.ResultSuccess
+	switch {
+	case err != nil:
+		result = metrics.ResultError
+	case res.Waiting:
+		result = metrics.ResultWaiting
+	}
+	q.metrics.ObserveReconcile(q.name, result, time.Since(start))
 	switch {
 	case err != nil:
 		if IsUserError(err) {

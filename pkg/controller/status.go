@@ -23,6 +23,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
 // StatusController is the only writer of OGXServer status. It computes the
@@ -58,7 +59,7 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
 		written: map[types.UID]*ogxv1beta1.OGXServer{},
 	}
-	c.queueRunner = newQueueRunner("status", c.sync)
+	c.queueRunner = newQueueRunner("status", c.sync, d.opts.Metrics)
 	return c
 }
 
@@ -217,6 +218,11 @@ func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d
 		}
 	}
 	r := c.prober.Probe(ctx, t)
+	if r.Healthy {
+		c.caches.metrics.CountProbe(metrics.ProbeSuccess)
+	} else {
+		c.caches.metrics.CountProbe(metrics.ProbeFailure)
+	}
 	if r.Version == "" {
 		r.Version = prev.Version
 	}
@@ -275,6 +281,7 @@ func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, s
 	}
 	c.takeOverStatus(ctx, s)
 	ac := ogxv1beta1ac.OGXServer(s.Name, s.Namespace).WithStatus(statusAC)
+	c.caches.metrics.CountWrite("OGXServer/status", metrics.VerbApply)
 	out, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, applyOptions())
 	if err != nil {
 		if apierrors.IsNotFound(err) {

@@ -1,0 +1,227 @@
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Namespace prefixes every metric of the controller itself.
+const Namespace = "ogx_controller"
+
+// Reconcile results, the values of the result label of
+// ogx_controller_reconcile_total.
+const (
+	ResultSuccess = "success"
+	ResultWaiting = "waiting"
+	ResultError   = "error"
+)
+
+// Write verbs, the values of the verb label of ogx_controller_writes_total.
+const (
+	VerbApply  = "apply"
+	VerbPatch  = "patch"
+	VerbDelete = "delete"
+)
+
+// Server probe results, suggested values of the result label of
+// ogx_controller_server_probe_total.
+const (
+	ProbeSuccess = "success"
+	ProbeFailure = "failure"
+)
+
+// Metrics owns a Prometheus registry and every collector the controller
+// exports. Build it with New; the zero value is not usable, but a nil
+// *Metrics is: every method is then a no-op.
+type Metrics struct {
+	registry *prometheus.Registry
+
+	reconcileTotal    *prometheus.CounterVec
+	reconcileDuration *prometheus.HistogramVec
+	writesTotal       *prometheus.CounterVec
+	applySkipped      *prometheus.CounterVec
+	probeTotal        *prometheus.CounterVec
+	leader            prometheus.Gauge
+	admissionTotal    *prometheus.CounterVec
+	admissionDuration prometheus.Histogram
+	buildInfo         *prometheus.GaugeVec
+
+	queue queueMetrics
+	rest  restMetrics
+}
+
+// New returns a Metrics with a fresh registry holding the Go, process,
+// workqueue, REST client and ogx_controller_* collectors.
+// ogx_controller_build_info{version} is set to 1 and ogx_controller_leader
+// to 0.
+func New(version string) *Metrics {
+	m := &Metrics{registry: prometheus.NewRegistry()}
+
+	m.reconcileTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace,
+		Name:      "reconcile_total",
+		Help:      "Passes of a controller over one OGXServer, by result (success, waiting or error).",
+	}, []string{"controller", "result"})
+	m.reconcileDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: Namespace,
+		Name:      "reconcile_duration_seconds",
+		Help:      "Duration of a controller's pass over one OGXServer.",
+		// 5 ms to about 41 s.
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+	}, []string{"controller"})
+	m.writesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace,
+		Name:      "writes_total",
+		Help:      "Write requests sent to the API server, by object kind and verb (apply, patch or delete).",
+	}, []string{"kind", "verb"})
+	m.applySkipped = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace,
+		Name:      "apply_skipped_total",
+		Help:      "Server-side applies skipped because the object already matched, by object kind.",
+	}, []string{"kind"})
+	m.probeTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace,
+		Name:      "server_probe_total",
+		Help:      "HTTP probes of OGX servers, by result.",
+	}, []string{"result"})
+	m.leader = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: Namespace,
+		Name:      "leader",
+		Help:      "1 while this replica holds the leader Lease, else 0.",
+	})
+	m.admissionTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace,
+		Name:      "admission_reviews_total",
+		Help:      "Admission reviews answered, by operation, decision and status code.",
+	}, []string{"operation", "allowed", "code"})
+	m.admissionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Namespace: Namespace,
+		Name:      "admission_review_duration_seconds",
+		Help:      "Time to answer one admission review.",
+		// 0.5 ms to about 1 s.
+		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 12),
+	})
+	m.buildInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: Namespace,
+		Name:      "build_info",
+		Help:      "Always 1; the version label carries the controller's version.",
+	}, []string{"version"})
+	m.buildInfo.WithLabelValues(version).Set(1)
+
+	m.queue = newQueueMetrics()
+	m.rest = newRESTMetrics()
+
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.reconcileTotal, m.reconcileDuration, m.writesTotal, m.applySkipped, m.probeTotal,
+		m.leader, m.admissionTotal, m.admissionDuration, m.buildInfo,
+	)
+	m.queue.register(m.registry)
+	m.rest.register(m.registry)
+	return m
+}
+
+// Registry returns the registry behind the metrics, for gathering or for
+// registering more collectors. Nil on a nil Metrics.
+func (m *Metrics) Registry() *prometheus.Registry {
+	if m == nil {
+		return nil
+	}
+	return m.registry
+}
+
+// Handler serves the registry in the Prometheus text format, without any
+// authentication; Server puts it behind authentication and authorisation.
+func (m *Metrics) Handler() http.Handler {
+	if m == nil {
+		return http.NotFoundHandler()
+	}
+	return promhttp.InstrumentMetricHandler(m.registry, promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{
+		// Serve what can be gathered; a broken collector shows up in
+		// promhttp_metric_handler_errors_total instead of failing scrapes.
+		ErrorHandling:       promhttp.ContinueOnError,
+		Registry:            m.registry,
+		MaxRequestsInFlight: 10,
+		Timeout:             gatherTimeout,
+	}))
+}
+
+// InitController creates the series of one controller with value 0 (every
+// result of ogx_controller_reconcile_total and its duration histogram), so
+// rates exist before the first pass. Optional.
+func (m *Metrics) InitController(controller string) {
+	if m == nil {
+		return
+	}
+	for _, r := range []string{ResultSuccess, ResultWaiting, ResultError} {
+		m.reconcileTotal.WithLabelValues(controller, r)
+	}
+	m.reconcileDuration.WithLabelValues(controller)
+}
+
+// ObserveReconcile records one pass of controller over an OGXServer: result
+// is ResultSuccess, ResultWaiting or ResultError, d its duration.
+func (m *Metrics) ObserveReconcile(controller, result string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.reconcileTotal.WithLabelValues(controller, result).Inc()
+	m.reconcileDuration.WithLabelValues(controller).Observe(d.Seconds())
+}
+
+// CountWrite counts one write request for an object of kind (e.g.
+// "Deployment"); verb is VerbApply, VerbPatch or VerbDelete.
+func (m *Metrics) CountWrite(kind, verb string) {
+	if m == nil {
+		return
+	}
+	m.writesTotal.WithLabelValues(kind, verb).Inc()
+}
+
+// CountApplySkipped counts one apply of an object of kind that was skipped
+// because the object already matched (spec §3.4.2).
+func (m *Metrics) CountApplySkipped(kind string) {
+	if m == nil {
+		return
+	}
+	m.applySkipped.WithLabelValues(kind).Inc()
+}
+
+// CountProbe counts one server probe (spec §10.5) with its result, for
+// example ProbeSuccess or ProbeFailure.
+func (m *Metrics) CountProbe(result string) {
+	if m == nil {
+		return
+	}
+	m.probeTotal.WithLabelValues(result).Inc()
+}
+
+// SetLeader sets ogx_controller_leader to 1 (leading) or 0.
+func (m *Metrics) SetLeader(leading bool) {
+	if m == nil {
+		return
+	}
+	if leading {
+		m.leader.Set(1)
+	} else {
+		m.leader.Set(0)
+	}
+}
+
+// ObserveAdmission records one admission review: its operation (CREATE,
+// UPDATE, …), the decision, the response status code as the code label
+// (admission.Review reports 0 when allowed and 400, 422 or 500 for a
+// denial) and the time taken.
+func (m *Metrics) ObserveAdmission(op string, allowed bool, code int32, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.admissionTotal.WithLabelValues(op, strconv.FormatBool(allowed), strconv.FormatInt(int64(code), 10)).Inc()
+	m.admissionDuration.Observe(d.Seconds())
+}
