@@ -31,6 +31,7 @@ func TestHPAHandover(t *testing.T) {
 	stop := make(chan struct{})
 	seen := make(chan int32, 1000)
 	go func() {
+		defer close(seen) // the sender closes, after its last send
 		for {
 			select {
 			case <-stop:
@@ -59,7 +60,6 @@ func TestHPAHandover(t *testing.T) {
 	})
 	settleWrites(t, ctrl)
 	close(stop)
-	close(seen)
 	for r := range seen {
 		if r < 3 {
 			t.Fatalf("replicas dropped to %d while autoscaling was turned on, want never below 3", r)
