@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/webhookcerts"
 )
 
 // options are the parsed flags of `ogx-controller run`.
@@ -48,6 +50,12 @@ type options struct {
 	registryCAFile    string
 	insecureRegistry  stringList
 	shutdownTimeout   time.Duration
+
+	// Self-managed webhook certificates (pkg/webhookcerts).
+	admissionCertManagement string
+	admissionCertSecret     string
+	admissionServiceName    string
+	admissionWebhookConfig  string
 }
 
 // saNamespaceFile is where a pod finds its own namespace.
@@ -73,6 +81,14 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "health listener; 0 disables")
 	fs.StringVar(&o.admissionAddr, "admission-bind-address", ":9443", "admission listener; 0 disables")
 	fs.StringVar(&o.admissionCertDir, "admission-cert-dir", "/etc/ogx-controller/admission-tls", "admission certificate directory")
+	fs.StringVar(&o.admissionCertManagement, "admission-cert-management", "self",
+		"who provides the admission serving certificate: self (ogx-controller keeps a CA and certificate in a Secret and the webhook's caBundle) or external (cert-manager, OpenShift service CA)")
+	fs.StringVar(&o.admissionCertSecret, "admission-cert-secret", webhookcerts.DefaultSecretName,
+		"Secret in the operator namespace holding the self-managed webhook certificates")
+	fs.StringVar(&o.admissionServiceName, "admission-service-name", webhookcerts.DefaultServiceName,
+		"webhook Service whose DNS names the self-managed serving certificate carries")
+	fs.StringVar(&o.admissionWebhookConfig, "admission-webhook-configuration", webhookcerts.DefaultWebhookConfigurationName,
+		"ValidatingWebhookConfiguration whose caBundle is kept with self-managed certificates")
 	fs.StringVar(&o.tlsMinVersion, "tls-min-version", "VersionTLS12", "minimum TLS version (VersionTLS12 or VersionTLS13)")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false, "serve HTTP/2 on admission and metrics")
 	fs.StringVar(&o.operatorNamespace, "operator-namespace", getenv("OPERATOR_NAMESPACE"), "the controller's own namespace")
@@ -123,6 +139,9 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	}
 	if o.leaderElectionNS == "" {
 		o.leaderElectionNS = o.operatorNamespace
+	}
+	if o.admissionCertManagement != "self" && o.admissionCertManagement != "external" {
+		return nil, fmt.Errorf("--admission-cert-management: %q is neither self nor external", o.admissionCertManagement)
 	}
 	if o.tlsMinVersion != "VersionTLS12" && o.tlsMinVersion != "VersionTLS13" {
 		return nil, fmt.Errorf("--tls-min-version: unknown TLS version %q", o.tlsMinVersion)

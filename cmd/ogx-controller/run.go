@@ -27,6 +27,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/webhookcerts"
 )
 
 // runController is `ogx-controller run`: exit 0 on a clean shutdown, 1 on a
@@ -121,6 +122,13 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	defer stopAdmission(adm)
+	// Self-managed webhook certificates: every replica copies the serving
+	// pair from the Secret into its admission cert dir; the leader (below)
+	// keeps the Secret and the caBundle.
+	certs, err := startWebhookCerts(ctx, o, kube, adm)
+	if err != nil {
+		return err
+	}
 	msrv, err := startMetrics(ctx, o, kube, m)
 	if err != nil {
 		return err
@@ -138,6 +146,9 @@ func run(ctx context.Context, o *options) error {
 
 	if !o.leaderElect {
 		m.SetLeader(true)
+		if certs != nil {
+			go certs.RunLeader(ctx, webhookcerts.DefaultInterval)
+		}
 		mgr.Run(ctx)
 		synced.Store(false)
 		stopMetrics(msrv)
@@ -162,6 +173,9 @@ func run(ctx context.Context, o *options) error {
 			OnStartedLeading: func(ctx context.Context) {
 				logger.Info("Became leader", "identity", identity)
 				m.SetLeader(true)
+				if certs != nil {
+					go certs.RunLeader(ctx, webhookcerts.DefaultInterval)
+				}
 				mgr.Run(ctx)
 			},
 			OnStoppedLeading: func() {
@@ -276,6 +290,30 @@ func startAdmission(ctx context.Context, o *options, m *metrics.Metrics) (*admis
 		return nil, fmt.Errorf("starting the admission server: %w", err)
 	}
 	return srv, nil
+}
+
+// startWebhookCerts starts writing the self-managed serving pair into the
+// admission cert dir, unless admission is disabled or
+// --admission-cert-management is external; the returned Manager's
+// RunLeader is for the leader.
+func startWebhookCerts(ctx context.Context, o *options, kube kubernetes.Interface, adm *admission.Server) (*webhookcerts.Manager, error) {
+	if adm == nil || o.admissionCertManagement != "self" {
+		return nil, nil
+	}
+	certs, err := webhookcerts.New(webhookcerts.Options{
+		Kube:                     kube,
+		Namespace:                o.operatorNamespace,
+		SecretName:               o.admissionCertSecret,
+		ServiceName:              o.admissionServiceName,
+		ClusterDomain:            o.clusterDomain,
+		WebhookConfigurationName: o.admissionWebhookConfig,
+		CertDir:                  o.admissionCertDir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	go certs.RunReplica(ctx, webhookcerts.DefaultInterval)
+	return certs, nil
 }
 
 // stopAdmission stops the admission server last, draining in-flight reviews.

@@ -66,6 +66,12 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if _, err := kube.RbacV1().Roles(ns).Create(ctx, &le, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	var certsRole rbacv1.Role
+	readManifest(t, "webhook_certs_role.yaml", &certsRole)
+	certsRole.Namespace = ns
+	if _, err := kube.RbacV1().Roles(ns).Create(ctx, &certsRole, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "ogx-controller", Namespace: ns}}
 	if _, err := kube.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -77,11 +83,13 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: le.Name, Namespace: ns}, Subjects: subject,
-		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: le.Name},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	for _, r := range []string{le.Name, certsRole.Name} {
+		if _, err := kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: r, Namespace: ns}, Subjects: subject,
+			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: r},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tr, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
@@ -101,7 +109,10 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	proc := startProcessWith(t, bin, "rbac", "--kubeconfig="+kubeconfig, "--leader-elect=true",
 		"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=1s",
 		"--operator-namespace="+ns, "--watch-namespaces="+ns,
-		"--metrics-bind-address=0", "--admission-bind-address=0", "--health-probe-bind-address=0", "--server-probe=false", "-v=2")
+		// Admission with self-managed certificates and the HTTPS metrics
+		// listener run too, so their rules are exercised.
+		"--admission-bind-address=127.0.0.1:0", "--admission-cert-dir="+filepath.Join(t.TempDir(), "admission-tls"),
+		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0", "--server-probe=false", "-v=2")
 
 	// A scenario touching every child kind.
 	size := resource.MustParse("1Gi")
@@ -125,6 +136,10 @@ func TestShippedRBACIsEnough(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, ogx, ns, "rbac", 2*time.Minute)
+	poll(t, 60*time.Second, "the self-managed webhook certificate Secret", func(ctx context.Context) (bool, error) {
+		_, err := kube.CoreV1().Secrets(ns).Get(ctx, "ogx-controller-webhook-tls", metav1.GetOptions{})
+		return err == nil, nil
+	})
 	// Turning sections off exercises the deletes.
 	updateServer(t, ogx, ns, "rbac", func(cur *ogxv1beta1.OGXServer) {
 		cur.Spec.Network.ExternalAccess = nil
