@@ -72,7 +72,8 @@ run: $(RUN_DEPS)
 	  echo "Running ogx-controller against KUBECONFIG=$$KUBECONFIG. Install the CRDs there first:"; \
 	  echo "  kubectl apply --server-side -f config/crd/bases/ogx.io_ogxservers.yaml"; \
 	  exec $(BIN)/ogx-controller run --kubeconfig="$$KUBECONFIG" --leader-elect=false \
-	    --operator-namespace="$${OPERATOR_NAMESPACE:-ogx-system}" $(ARGS); \
+	    --operator-namespace="$${OPERATOR_NAMESPACE:-ogx-system}" \
+	    --admission-bind-address=0 --metrics-bind-address=0 $(ARGS); \
 	else \
 	  exec $(BIN)/localcluster -- $(ARGS); \
 	fi
