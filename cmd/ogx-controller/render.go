@@ -582,8 +582,15 @@ func (r *renderRun) renderAll() ([]byte, error) {
 		objs = append(objs, render.Ingress(s, &in))
 	}
 	if r.opts.assumeMonitoring && render.WantMonitoring(s, &in) {
-		r.warn("ServiceMonitor %s and PrometheusRule %s are not rendered yet: ogx-controller has no render functions for them",
-			render.ServiceMonitorName(s.Name), render.PrometheusRuleName(s.Name))
+		// The ServiceMonitor verifies the server's certificate only when the
+		// TLS Secret carries ca.crt; offline, that is the Secret of the input.
+		serverCA := false
+		if t := s.Spec.ServerTLS(); t != nil {
+			if sec, err := r.secret(t.SecretName, "spec.network.tls.secretName", ""); err == nil && sec != nil {
+				_, serverCA = secretValue(sec, "ca.crt")
+			}
+		}
+		objs = append(objs, render.ServiceMonitor(s, &in, serverCA), render.PrometheusRule(s, &in))
 	}
 	return encodeObjects(objs, r.opts.output)
 }

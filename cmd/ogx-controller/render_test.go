@@ -159,7 +159,7 @@ func TestRenderExitCodes(t *testing.T) {
 		"tls-missing-secret":      {exitOK, "warning: annotation secret.hash/tls omitted"},
 		"only-config":             {exitOK, ""},
 		"output-json":             {exitOK, ""},
-		"stdin-image-override":    {exitOK, "warning: ServiceMonitor piped-service-monitor and PrometheusRule piped-prometheus-rules are not rendered yet"},
+		"stdin-image-override":    {exitOK, ""},
 		"volume-defaults":         {exitOK, ""},
 		"validate-accepts":        {exitOK, ""},
 		"only-config-inactive":    {exitFailed, "error: nothing to generate"},

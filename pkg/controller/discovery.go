@@ -49,7 +49,11 @@ func (a *optionalAPIs) discover(d discovery.DiscoveryInterface) (changed bool) {
 // result flips, enqueues every OGXServer for the controllers they gate.
 func (m *Manager) watchOptionalAPIs(ctx context.Context, interval time.Duration) {
 	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		if m.resolver.apis.discover(m.kube.Discovery()) {
+		changed := m.resolver.apis.discover(m.kube.Discovery())
+		// Starts or stops the dynamic informers; once they have synced (or
+		// stopped) every OGXServer is enqueued for the monitoring controller.
+		m.monitoring.SetAPIServed(ctx, m.resolver.apis.monitoring.Load())
+		if changed {
 			klog.FromContext(ctx).Info("Optional APIs changed",
 				"monitoring", m.resolver.apis.monitoring.Load(), "openshiftSecurity", m.resolver.apis.openshift.Load())
 			for _, s := range m.caches.Servers() {

@@ -77,6 +77,7 @@ type Manager struct {
 	hpa           *childController
 	pdb           *childController
 	ingress       *childController
+	monitoring    *MonitoringController
 	status        *StatusController
 	// childControllers are run in the fixed order their errors are reported.
 	childControllers []*childController
@@ -153,11 +154,12 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		render.PDBName, render.WantPDB, render.PDB)
 	m.ingress = newOptionalController("ingress", "Ingress", d, d.children.ingresses,
 		render.IngressName, render.WantIngress, render.Ingress, ingressAdoption(d))
+	m.monitoring = newMonitoringController(d)
 	// The fixed order in which their errors are reported (controller spec
 	// §10.4).
 	m.childControllers = []*childController{
 		m.configMap.childController, m.pvc.childController, m.service.childController, m.networkPolicy,
-		m.deployment.childController, m.hpa, m.pdb, m.ingress,
+		m.deployment.childController, m.hpa, m.pdb, m.ingress, m.monitoring.childController,
 	}
 	names := make([]string, len(m.childControllers))
 	for i, c := range m.childControllers {
@@ -183,6 +185,7 @@ func (m *Manager) Start(ctx context.Context) error {
 		return err
 	}
 	m.resolver.apis.discover(m.kube.Discovery())
+	m.monitoring.SetAPIServed(ctx, m.resolver.apis.monitoring.Load())
 	return nil
 }
 
@@ -323,8 +326,11 @@ func (m *Manager) registerHandlers() error {
 		add(sc.watchedFactory.Core().V1().ConfigMaps().Informer(),
 			handler(m.configMapOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status))
 		add(sc.watchedFactory.Core().V1().Secrets().Informer(),
-			handler(m.secretOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status))
+			handler(m.secretOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.monitoring.Enqueue, status))
 	})
+	// ServiceMonitor and PrometheusRule events, on every informer the
+	// monitoring controller starts.
+	m.monitoring.AddEventHandler(handler(byOwner, nil, m.monitoring.Enqueue, status))
 	// The operator ConfigMap's image overrides affect every OGXServer.
 	add(m.caches.operatorFactory.Core().V1().ConfigMaps().Informer(), handler(func(metav1.Object) []string {
 		var keys []string

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -106,9 +105,11 @@ func newMonitoringControllerFor(d *deps, dyn dynamic.Interface, load schemaLoade
 // synced, and at once when they stop, every OGXServer is enqueued for this
 // controller. The OpenAPI schema is reloaded after each start.
 func (c *MonitoringController) SetAPIServed(ctx context.Context, served bool) {
-	if c.caches.set(ctx, served) && served {
+	if served && !c.caches.running() {
+		// A new start: the CRDs (and their schema) may have changed.
 		c.schemas.reset()
 	}
+	c.caches.set(ctx, served)
 }
 
 // AddEventHandler registers a handler on the ServiceMonitor and
@@ -166,6 +167,11 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		} else {
 			res, err = it.child.remove(ctx, s, it.name)
 		}
+		if errors.Is(err, errMonitoringGoing) {
+			// Not served any more; look again until discovery agrees.
+			klog.FromContext(ctx).V(2).Info("Monitoring API going away, nothing written", "kind", it.kind, "err", err)
+			return Result{RequeueAfter: waitRequeue}, nil
+		}
 		if err != nil {
 			return Result{}, err
 		}
@@ -222,12 +228,23 @@ func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynami
 	}
 }
 
-// kindGone turns a NotFound answer to a write into a transient error: for
-// an apply it means the kind itself disappeared (CRD removed before the next
-// discovery), which the next discovery resolves; it is not a user error.
+// errMonitoringGoing marks a write refused because the kind is going away:
+// its CRD is being deleted (the API server refuses creates while it
+// terminates, and deleting it deletes our objects, whose delete events start
+// passes) or already gone before the next discovery noticed.
+var errMonitoringGoing = errors.New("the monitoring API is going away")
+
+// kindGone classifies the answer to a write: a NotFound (for an apply or a
+// patch the kind itself is gone) or a Forbidden because the CRD terminates
+// becomes errMonitoringGoing, which the pass treats like "not served"
+// instead of a user error: removing the CRDs is not the OGXServer's fault.
 func kindGone(err error) error {
-	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("monitoring API not served: %s", err.Error())
+	if err == nil {
+		return nil
+	}
+	if apierrors.IsNotFound(err) ||
+		(apierrors.IsForbidden(err) && strings.Contains(err.Error(), "custom resource definition is terminating")) {
+		return fmt.Errorf("%w: %s", errMonitoringGoing, err.Error())
 	}
 	return err
 }
@@ -243,16 +260,15 @@ func dynamicClientFor(kube kubernetes.Interface) (dynamic.Interface, error) {
 	if !ok || rc == nil {
 		return nil, nil
 	}
-	httpClient := rc.Client
-	if httpClient == nil {
-		httpClient = http.DefaultClient
+	if rc.Client == nil {
+		return nil, errors.New("the clientset has no HTTP client")
 	}
 	// The core client's base URL is <host>[/<prefix>]/api/v1.
 	u := rc.Get().URL()
 	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v1")
 	u.RawQuery, u.Fragment = "", ""
 	cfg := &rest.Config{Host: u.String(), RateLimiter: rc.GetRateLimiter()}
-	return dynamic.NewForConfigAndClient(cfg, httpClient)
+	return dynamic.NewForConfigAndClient(cfg, rc.Client)
 }
 
 // monitoringCaches are the ServiceMonitor and PrometheusRule informers
@@ -356,6 +372,14 @@ func (mc *monitoringCaches) set(ctx context.Context, served bool) bool {
 		}
 	}()
 	return true
+}
+
+// running reports whether the informers have been started (and not
+// stopped).
+func (mc *monitoringCaches) running() bool {
+	mc.mu.RLock()
+	defer mc.mu.RUnlock()
+	return mc.run != nil
 }
 
 // synced reports whether the informers run and have synced.
