@@ -48,7 +48,7 @@ unit:
 	$(GO) test ./pkg/... ./cmd/... -count=1
 
 ## verify: generated code and CRDs are current, the code is formatted and vetted.
-verify: verify-release
+verify: verify-release verify-overlays
 	hack/verify-codegen.sh
 	@bad=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^pkg/generated/')); \
 	  if [ -n "$$bad" ]; then echo "gofmt needed: $$bad"; exit 1; fi
@@ -121,3 +121,8 @@ IMG ?= ghcr.io/ogx-k8s/ogx-controller:latest
 .PHONY: docker-build
 docker-build:
 	docker build --build-arg VERSION=$$(git describe --tags --always --dirty 2>/dev/null || echo dev) -t $(IMG) .
+
+## verify-overlays: the optional overlays (cert-manager, OpenShift) render.
+.PHONY: verify-overlays
+verify-overlays: $(KUSTOMIZE)
+	@for o in config/overlays/*/; do $(KUSTOMIZE) build $$o > /dev/null || { echo "overlay $$o does not build" >&2; exit 1; }; done
