@@ -76,10 +76,8 @@ func FuzzReviewObject(f *testing.F) {
 	f.Add("DELETE", []byte(`null`))
 	h := NewHandler(HandlerOptions{})
 	f.Fuzz(func(t *testing.T, op string, object []byte) {
-		opJSON, err := json.Marshal(op)
-		if err != nil {
-			t.Skip()
-		}
+		opJSON, _ := json.Marshal(op) // a Go string always marshals
+
 		body := []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"fuzz","operation":` +
 			string(opJSON) + `,"object":` + string(object) + `}}`)
 		checkAnswer(t, h, body)

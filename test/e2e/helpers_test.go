@@ -199,3 +199,8 @@ func updateServer(t *testing.T, ogx versioned.Interface, ns, name string, mutate
 		t.Fatalf("updating OGXServer %s/%s: %v", ns, name, err)
 	}
 }
+
+// observe waits for a fixed observation window. It is not a wait for a
+// condition (those poll with deadlines): tests that prove nothing happens,
+// such as zero idle writes, must watch for a while.
+func observe(d time.Duration) { <-time.After(d) }

@@ -49,7 +49,7 @@ func TestIdleControllerWritesNothing(t *testing.T) {
 	t.Logf("settled %s after the last Ready; %d writes so far", time.Since(settle).Round(time.Second), before)
 
 	window := 30 * time.Second
-	<-time.After(window)
+	observe(window)
 	after, log := ctrl.writes.snapshot()
 	if after != before {
 		t.Errorf("idle controller sent %d writes in %s: %v", after-before, window, log[before:])

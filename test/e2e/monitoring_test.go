@@ -59,7 +59,7 @@ func TestMonitoring(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, ogx, ns, "mon-a", 3*time.Minute)
-	time.Sleep(2 * monDiscoveryInterval)
+	observe(2 * monDiscoveryInterval)
 	a := waitReady(t, ogx, ns, "mon-a", time.Minute)
 	assertNoErrorConditions(t, a)
 	if w := monitoringWrites(ctrl); len(w) > 0 {
@@ -118,7 +118,7 @@ func TestMonitoring(t *testing.T) {
 	// 4. Converged: no writes over several discovery intervals.
 	settleWrites(t, ctrl)
 	before, _ := ctrl.writes.snapshot()
-	time.Sleep(5 * monDiscoveryInterval)
+	observe(5 * monDiscoveryInterval)
 	if after, log := ctrl.writes.snapshot(); after != before {
 		t.Errorf("idle controller sent %d writes: %v", after-before, log[before:])
 	}
@@ -148,7 +148,7 @@ func TestMonitoring(t *testing.T) {
 	}
 	settleWrites(t, ctrl)
 	before, _ = ctrl.writes.snapshot()
-	time.Sleep(3 * monDiscoveryInterval)
+	observe(3 * monDiscoveryInterval)
 	if after, log := ctrl.writes.snapshot(); after != before {
 		t.Errorf("idle controller sent %d writes after monitoring was disabled: %v", after-before, log[before:])
 	}
@@ -157,13 +157,13 @@ func TestMonitoring(t *testing.T) {
 	// objects and refuses their re-creation while the CRDs terminate): no
 	// error is reported, nothing is written once discovery has noticed.
 	deleteMonitoringCRDs(t)
-	time.Sleep(2 * monDiscoveryInterval)
+	observe(2 * monDiscoveryInterval)
 	for _, n := range []string{"mon-a", "mon-b"} {
 		assertNoErrorConditions(t, waitReady(t, ogx, ns, n, time.Minute))
 	}
 	settleWrites(t, ctrl)
 	before, _ = ctrl.writes.snapshot()
-	time.Sleep(3 * monDiscoveryInterval)
+	observe(3 * monDiscoveryInterval)
 	if after, log := ctrl.writes.snapshot(); after != before {
 		t.Errorf("idle controller sent %d writes after the CRDs were removed: %v", after-before, log[before:])
 	}

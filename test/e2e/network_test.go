@@ -146,7 +146,7 @@ func TestNetworkScalingAndTrust(t *testing.T) {
 	// Idle with every kind present: nothing is written.
 	settleWrites(t, ctrl)
 	before, _ := ctrl.writes.snapshot()
-	<-time.After(10 * time.Second)
+	observe(10 * time.Second)
 	if after, log := ctrl.writes.snapshot(); after != before {
 		t.Errorf("idle controller sent %d writes: %v", after-before, log[before:])
 	}
