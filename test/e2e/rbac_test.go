@@ -3,6 +3,9 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,13 +109,14 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	}, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
+	metricsAddr := freeAddr(t)
 	proc := startProcessWith(t, bin, "rbac", "--kubeconfig="+kubeconfig, "--leader-elect=true",
 		"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=1s",
 		"--operator-namespace="+ns, "--watch-namespaces="+ns,
 		// Admission with self-managed certificates and the HTTPS metrics
 		// listener run too, so their rules are exercised.
 		"--admission-bind-address=127.0.0.1:0", "--admission-cert-dir="+filepath.Join(t.TempDir(), "admission-tls"),
-		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0", "--server-probe=false", "-v=2")
+		"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address=0", "--server-probe=false", "-v=2")
 
 	// A scenario touching every child kind.
 	size := resource.MustParse("1Gi")
@@ -122,11 +126,17 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	caPEM, _ := testCert(t, "ca.example")
 	mustCreate(t, kube, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "corp-ca", Namespace: ns, Labels: watched(nil)},
 		Data: map[string]string{"ca.crt": string(caPEM)}})
-	mustCreate(t, kube, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "run-config", Namespace: ns, Labels: watched(nil)},
-		Data: map[string]string{"config.yaml": "version: 2\n"}})
+	// Generated mode: a base config and a provider whose token comes from a
+	// Secret, so config generation and Secret reads run as the ServiceAccount.
+	mustCreate(t, kube, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "base", Namespace: ns, Labels: watched(nil)},
+		Data: map[string]string{"config.yaml": baseConfigYAML}})
+	mustCreate(t, kube, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "llm", Namespace: ns, Labels: watched(nil)},
+		Data: map[string][]byte{"token": []byte("t")}})
 	s := newServer(ns, "rbac")
 	replicas := int32(2)
-	s.Spec.OverrideConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "run-config", Key: "config.yaml"}
+	s.Spec.BaseConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "base", Key: "config.yaml"}
+	s.Spec.Providers = &ogxv1beta1.ProvidersSpec{Inference: &ogxv1beta1.InferenceProviders{Remote: &ogxv1beta1.RemoteInferenceProviders{
+		Vllm: []ogxv1beta1.VLLMProvider{{Endpoint: "http://vllm:8000/v1", APIToken: &ogxv1beta1.SecretKeyRef{Name: "llm", Key: "token"}}}}}}
 	s.Spec.TLS = &ogxv1beta1.OutboundTLSSpec{Trust: &ogxv1beta1.TrustSpec{CACertificates: []ogxv1beta1.ConfigMapKeyRef{{Name: "corp-ca", Key: "ca.crt"}}}}
 	s.Spec.Network = &ogxv1beta1.NetworkSpec{Port: 8321, ExternalAccess: &ogxv1beta1.ExternalAccessSpec{Enabled: true},
 		Policy: &ogxv1beta1.NetworkPolicySpec{Egress: []networkingv1.NetworkPolicyEgressRule{{}}}}
@@ -135,7 +145,13 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitReady(t, ogx, ns, "rbac", 2*time.Minute)
+	got := waitReady(t, ogx, ns, "rbac", 2*time.Minute)
+	if got.Status.ConfigGeneration == nil {
+		t.Errorf("no generated config in status: %+v", got.Status)
+	}
+	// The metrics listener authenticates and authorises with the
+	// controller's own identity (TokenReview, SubjectAccessReview).
+	checkMetricsAuth(t, metricsAddr, admin.BearerToken)
 	poll(t, 60*time.Second, "the self-managed webhook certificate Secret", func(ctx context.Context) (bool, error) {
 		_, err := kube.CoreV1().Secrets(ns).Get(ctx, "ogx-controller-webhook-tls", metav1.GetOptions{})
 		return err == nil, nil
@@ -169,4 +185,45 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return b.String()
+}
+
+// freeAddr returns a loopback address with a port that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// checkMetricsAuth: no token is refused with 401, a token allowed to get
+// /metrics (the admin's) is served.
+func checkMetricsAuth(t *testing.T, addr, token string) {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed test listener
+	get := func(ctx context.Context, tok string) (int, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+		if err != nil {
+			return 0, err
+		}
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	poll(t, 30*time.Second, "metrics served to an authorised token", func(ctx context.Context) (bool, error) {
+		code, err := get(ctx, token)
+		return code == http.StatusOK, err
+	})
+	if code, err := get(t.Context(), ""); err != nil || code != http.StatusUnauthorized {
+		t.Errorf("metrics without a token: %d %v, want 401", code, err)
+	}
 }
