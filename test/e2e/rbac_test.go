@@ -16,6 +16,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
@@ -109,6 +111,10 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	}, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
+	// The OpenShift security API, stood in by a CRD, makes the controller
+	// bind N-sa to the anyuid SCC role, which it may only do through the
+	// shipped bind rule.
+	installOpenShiftSecurity(t)
 	metricsAddr := freeAddr(t)
 	proc := startProcessWith(t, bin, "rbac", "--kubeconfig="+kubeconfig, "--leader-elect=true",
 		"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=1s",
@@ -116,7 +122,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 		// Admission with self-managed certificates and the HTTPS metrics
 		// listener run too, so their rules are exercised.
 		"--admission-bind-address=127.0.0.1:0", "--admission-cert-dir="+filepath.Join(t.TempDir(), "admission-tls"),
-		"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address=0", "--server-probe=false", "-v=2")
+		"--discovery-interval=2s", "--metrics-bind-address="+metricsAddr, "--health-probe-bind-address=0", "--server-probe=false", "-v=2")
 
 	// A scenario touching every child kind.
 	size := resource.MustParse("1Gi")
@@ -149,6 +155,18 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if got.Status.ConfigGeneration == nil {
 		t.Errorf("no generated config in status: %+v", got.Status)
 	}
+	poll(t, 30*time.Second, "RoleBinding rbac-rb", func(ctx context.Context) (bool, error) {
+		rb, err := kube.RbacV1().RoleBindings(ns).Get(ctx, "rbac-rb", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		ok := rb.RoleRef.Kind == "ClusterRole" && rb.RoleRef.Name == "system:openshift:scc:anyuid" &&
+			len(rb.Subjects) == 1 && rb.Subjects[0].Name == "rbac-sa" && rb.Subjects[0].Namespace == ns
+		if !ok {
+			t.Errorf("RoleBinding rbac-rb = %+v %+v", rb.RoleRef, rb.Subjects)
+		}
+		return true, nil
+	})
 	// The metrics listener authenticates and authorises with the
 	// controller's own identity (TokenReview, SubjectAccessReview).
 	checkMetricsAuth(t, metricsAddr, admin.BearerToken)
@@ -226,4 +244,30 @@ func checkMetricsAuth(t *testing.T, addr, token string) {
 	if code, err := get(t.Context(), ""); err != nil || code != http.StatusUnauthorized {
 		t.Errorf("metrics without a token: %d %v, want 401", code, err)
 	}
+}
+
+// installOpenShiftSecurity installs the stand-in security.openshift.io CRD
+// and the anyuid ClusterRole for the test, removing both when it ends.
+func installOpenShiftSecurity(t *testing.T) {
+	t.Helper()
+	ctx := t.Context()
+	if err := cp.InstallCRDs(ctx, filepath.Join(root, "test", "e2e", "testdata", "openshift-security-crd.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	kube := cp.Client()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "system:openshift:scc:anyuid"}}
+	if _, err := kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		client, err := apiextensionsclient.NewForConfig(quietConfig())
+		if err != nil {
+			t.Errorf("apiextensions client: %v", err)
+			return
+		}
+		_ = client.ApiextensionsV1().CustomResourceDefinitions().Delete(ctx, "securitycontextconstraints.security.openshift.io", metav1.DeleteOptions{})
+		_ = kube.RbacV1().ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
+	})
 }
