@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -35,16 +36,21 @@ const eventQueueSize = 1024
 type eventSink struct {
 	queue    chan *eventsv1.Event
 	instance string
+	// active is set while run sends Events (only on the leader); Events
+	// emitted elsewhere are dropped rather than sent late.
+	active *atomic.Bool
 }
 
 func newEventSink(instance string) eventSink {
-	return eventSink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance}
+	return eventSink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance, active: &atomic.Bool{}}
 }
 
 // run sends queued Events until ctx is done. Only the leader runs it, so
 // followers emit nothing.
 func (e eventSink) run(ctx context.Context, kube kubernetes.Interface) {
 	logger := klog.FromContext(ctx)
+	e.active.Store(true)
+	defer e.active.Store(false)
 	for {
 		select {
 		case <-ctx.Done():
@@ -61,14 +67,22 @@ func (e eventSink) run(ctx context.Context, kube kubernetes.Interface) {
 }
 
 func (e eventSink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note string) {
-	if e.queue == nil {
+	e.emitFor(corev1.ObjectReference{
+		APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer",
+		Namespace: s.Namespace, Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
+	}, eventType, reason, action, note)
+}
+
+// emitFor queues an Event regarding any object.
+func (e eventSink) emitFor(regarding corev1.ObjectReference, eventType, reason, action, note string) {
+	if e.queue == nil || !e.active.Load() {
 		return
 	}
 	now := time.Now()
 	ev := &eventsv1.Event{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      fmt.Sprintf("%s.%x", s.Name, now.UnixNano()),
-			Namespace: s.Namespace,
+			Name:      fmt.Sprintf("%s.%x", regarding.Name, now.UnixNano()),
+			Namespace: regarding.Namespace,
 		},
 		EventTime:           metav1.NewMicroTime(now),
 		ReportingController: ReportingController,
@@ -77,15 +91,12 @@ func (e eventSink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note
 		Reason:              reason,
 		Type:                eventType,
 		Note:                truncateNote(note),
-		Regarding: corev1.ObjectReference{
-			APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer",
-			Namespace: s.Namespace, Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
-		},
+		Regarding:           regarding,
 	}
 	select {
 	case e.queue <- ev:
 	default:
-		klog.Background().V(2).Info("Event queue full, dropping event", "reason", reason, "ogxserver", s.Namespace+"/"+s.Name)
+		klog.Background().V(2).Info("Event queue full, dropping event", "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -331,6 +332,16 @@ func (m *Manager) registerHandlers() error {
 	// ServiceMonitor and PrometheusRule events, on every informer the
 	// monitoring controller starts.
 	m.monitoring.AddEventHandler(handler(byOwner, nil, m.monitoring.Enqueue, status))
+	// Invalid image overrides are reported on the operator ConfigMap itself,
+	// once per content change.
+	add(m.caches.operatorFactory.Core().V1().ConfigMaps().Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { m.checkImageOverrides(obj) },
+		UpdateFunc: func(old, cur any) {
+			if dataOrLabelsChanged(old, cur) {
+				m.checkImageOverrides(cur)
+			}
+		},
+	})
 	// The operator ConfigMap's image overrides affect every OGXServer.
 	add(m.caches.operatorFactory.Core().V1().ConfigMaps().Informer(), handler(func(metav1.Object) []string {
 		var keys []string
@@ -404,4 +415,21 @@ func dataOrLabelsChanged(old, cur any) bool {
 		return !reflect.DeepEqual(o.Data, c.Data) || !reflect.DeepEqual(o.Labels, c.Labels)
 	}
 	return true
+}
+
+// checkImageOverrides emits InvalidImageOverrides when the operator
+// ConfigMap's image-overrides cannot be used (invalid YAML, or an entry that
+// is not an image reference; such entries are ignored).
+func (m *Manager) checkImageOverrides(obj any) {
+	cm, ok := obj.(*corev1.ConfigMap)
+	if !ok {
+		return
+	}
+	_, problems := ImageOverrides(cm.Data[render.ImageOverridesKey])
+	if len(problems) == 0 {
+		return
+	}
+	m.events.emitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
+		UID: cm.UID, ResourceVersion: cm.ResourceVersion}, corev1.EventTypeWarning, "InvalidImageOverrides", "Reconcile",
+		strings.Join(problems, "; "))
 }
