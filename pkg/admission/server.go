@@ -5,16 +5,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log"
 	"net"
 	"net/http"
 	"path/filepath"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/tlsserve"
 )
 
 const (
@@ -23,7 +21,7 @@ const (
 
 	// ShutdownTimeout is how long Shutdown lets in-flight reviews finish
 	// before it closes their connections.
-	ShutdownTimeout = 5 * time.Second
+	ShutdownTimeout = tlsserve.ShutdownTimeout
 
 	// The API server gives a review at most timeoutSeconds (10 s); these
 	// bound slow or idle clients well beyond that.
@@ -64,22 +62,13 @@ type ServerOptions struct {
 //
 // It serves as soon as it listens; until a certificate has been loaded every
 // TLS handshake fails and Ready is false. It is not leader-gated: every
-// replica serves.
+// replica serves. The lifecycle is tlsserve.Server's, shared with the
+// metrics server.
 type Server struct {
 	opts  ServerOptions
 	certs *CertReloader
 	srv   *http.Server
-
-	mu          sync.Mutex
-	ln          net.Listener
-	started     bool
-	shutdown    bool
-	serving     atomic.Bool
-	serveDone   chan struct{}
-	serveErr    error
-	stopReload  context.CancelFunc
-	reloadDone  chan struct{}
-	shutdownErr error
+	life  *tlsserve.Server
 }
 
 // NewServer checks opts and builds a Server; nothing is opened until Start.
@@ -99,16 +88,14 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if opts.Handler == nil {
 		opts.Handler = NewHandler(HandlerOptions{})
 	}
-	s := &Server{
-		opts: opts,
-		certs: NewCertReloader(filepath.Join(opts.CertDir, CertFileName),
-			filepath.Join(opts.CertDir, KeyFileName), opts.ReloadInterval),
-	}
+	certs := NewCertReloader(filepath.Join(opts.CertDir, CertFileName),
+		filepath.Join(opts.CertDir, KeyFileName), opts.ReloadInterval)
+	s := &Server{opts: opts, certs: certs}
 	s.srv = &http.Server{
 		Handler: opts.Handler,
 		TLSConfig: &tls.Config{
 			MinVersion:     opts.MinTLSVersion,
-			GetCertificate: s.certs.GetCertificate,
+			GetCertificate: certs.GetCertificate,
 		},
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
@@ -120,6 +107,16 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		// A non-nil empty map keeps net/http from enabling HTTP/2.
 		s.srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 	}
+	s.life = tlsserve.NewServer(tlsserve.Options{
+		Name:  "admission",
+		Addr:  opts.Addr,
+		HTTP:  s.srv,
+		Certs: certs,
+		Started: func(logger klog.Logger, addr net.Addr) {
+			logger.Info("Serving admission webhook", "addr", addr.String(), "path", ValidatePath,
+				"minTLSVersion", tls.VersionName(opts.MinTLSVersion), "http2", opts.EnableHTTP2)
+		},
+	})
 	return s, nil
 }
 
@@ -129,65 +126,14 @@ func NewServer(opts ServerOptions) (*Server, error) {
 // (klog.FromContext) for the server and its requests, but cancelling it does
 // not stop the server: call Shutdown, so admission can keep answering while
 // the rest of the process shuts down.
-func (s *Server) Start(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started {
-		return errors.New("admission: server already started")
-	}
-	logger := klog.FromContext(ctx).WithName("admission")
-	ctx = klog.NewContext(context.WithoutCancel(ctx), logger)
-
-	ln, err := net.Listen("tcp", s.opts.Addr)
-	if err != nil {
-		return fmt.Errorf("admission: listening on %s: %w", s.opts.Addr, err)
-	}
-	s.started = true
-	s.ln = ln
-	_ = s.certs.Load(ctx) // logged; the reloader retries
-
-	s.srv.BaseContext = func(net.Listener) context.Context { return ctx }
-	s.srv.ErrorLog = newErrorLog(logger)
-
-	reloadCtx, stop := context.WithCancel(ctx)
-	s.stopReload = stop
-	s.reloadDone = make(chan struct{})
-	go func() {
-		defer close(s.reloadDone)
-		s.certs.poll(reloadCtx)
-	}()
-
-	s.serveDone = make(chan struct{})
-	s.serving.Store(true)
-	go func() {
-		defer close(s.serveDone)
-		err := s.srv.ServeTLS(ln, "", "")
-		s.serving.Store(false)
-		if !errors.Is(err, http.ErrServerClosed) {
-			logger.Error(err, "Admission server stopped")
-			s.mu.Lock()
-			s.serveErr = err
-			s.mu.Unlock()
-		}
-	}()
-	logger.Info("Serving admission webhook", "addr", ln.Addr().String(), "path", ValidatePath,
-		"minTLSVersion", tls.VersionName(s.opts.MinTLSVersion), "http2", s.opts.EnableHTTP2)
-	return nil
-}
+func (s *Server) Start(ctx context.Context) error { return s.life.Start(ctx) }
 
 // Addr is the listener's address once Start succeeded, else nil.
-func (s *Server) Addr() net.Addr {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ln == nil {
-		return nil
-	}
-	return s.ln.Addr()
-}
+func (s *Server) Addr() net.Addr { return s.life.Addr() }
 
 // Ready reports whether the server is serving with a loaded certificate,
 // the admission part of /readyz.
-func (s *Server) Ready() bool { return s.serving.Load() && s.certs.Ready() }
+func (s *Server) Ready() bool { return s.life.Serving() && s.certs.Ready() }
 
 // Certificates returns the server's certificate reloader.
 func (s *Server) Certificates() *CertReloader { return s.certs }
@@ -196,47 +142,11 @@ func (s *Server) Certificates() *CertReloader { return s.certs }
 // up to ShutdownTimeout (or until ctx is done, if sooner), then closes the
 // remaining connections and stops the reloader. It is safe to call more
 // than once and before Start.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	if !s.started || s.shutdown {
-		err := s.shutdownErr
-		s.mu.Unlock()
-		return err
-	}
-	s.shutdown = true
-	s.mu.Unlock()
-
-	ctx, cancel := context.WithTimeout(ctx, ShutdownTimeout)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
-		err = errors.Join(fmt.Errorf("admission: draining requests: %w", err), s.srv.Close())
-	}
-	<-s.serveDone
-	s.stopReload()
-	<-s.reloadDone
-
-	s.mu.Lock()
-	s.shutdownErr = err
-	s.mu.Unlock()
-	return err
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.life.Shutdown(ctx) }
 
 // Run starts the server and blocks until ctx is done or serving fails, then
 // shuts it down. It returns the listen or serve error, if any.
-func (s *Server) Run(ctx context.Context) error {
-	if err := s.Start(ctx); err != nil {
-		return err
-	}
-	select {
-	case <-ctx.Done():
-	case <-s.serveDone:
-	}
-	shutdownErr := s.Shutdown(context.WithoutCancel(ctx))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return errors.Join(s.serveErr, shutdownErr)
-}
+func (s *Server) Run(ctx context.Context) error { return s.life.Run(ctx) }
 
 // ParseTLSVersion maps a --tls-min-version value (VersionTLS12 or
 // VersionTLS13) to its crypto/tls constant.
@@ -248,32 +158,4 @@ func ParseTLSVersion(name string) (uint16, error) {
 		return tls.VersionTLS13, nil
 	}
 	return 0, fmt.Errorf("unknown TLS version %q (VersionTLS12 or VersionTLS13)", name)
-}
-
-// poll re-reads the certificate every interval until ctx is done.
-func (c *CertReloader) poll(ctx context.Context) {
-	t := time.NewTicker(c.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_ = c.Load(ctx)
-		}
-	}
-}
-
-// errorLogWriter sends net/http's own error lines (TLS handshake failures,
-// dropped connections) to the contextual logger. They are common and mostly
-// harmless (probes that connect and leave), hence verbosity 1.
-type errorLogWriter struct{ logger klog.Logger }
-
-func (w errorLogWriter) Write(p []byte) (int, error) {
-	w.logger.V(1).Info("HTTP server error", "err", strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
-func newErrorLog(logger klog.Logger) *log.Logger {
-	return log.New(errorLogWriter{logger}, "", 0)
 }

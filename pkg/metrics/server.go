@@ -5,17 +5,16 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log"
 	"net"
 	"net/http"
 	"path/filepath"
-	"strings"
-	"sync"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/tlsserve"
 )
 
 const (
@@ -28,7 +27,7 @@ const (
 	MetricsPath = "/metrics"
 
 	// ShutdownTimeout caps how long Shutdown waits for in-flight scrapes.
-	ShutdownTimeout = 5 * time.Second
+	ShutdownTimeout = tlsserve.ShutdownTimeout
 
 	// gatherTimeout bounds collecting the metrics of one scrape (503 past
 	// it); a scrape may also spend up to 2 × reviewTimeout on reviews, and
@@ -88,22 +87,14 @@ type Options struct {
 
 // Server is the metrics listener: /metrics over HTTPS behind TokenReview
 // authentication and SubjectAccessReview authorisation, or over plain HTTP
-// without them when Options.Secure is false. Every other path is 404.
+// without them when Options.Secure is false. Every other path is 404. The
+// lifecycle is tlsserve.Server's, shared with the admission server.
 type Server struct {
 	opts    Options
 	handler http.Handler
+	files   *tlsserve.CertReloader // nil unless Secure with a CertDir
 	srv     *http.Server
-	files   *fileCertificate // nil unless Secure with a CertDir
-
-	mu          sync.Mutex
-	ln          net.Listener
-	started     bool
-	shutdown    bool
-	serveDone   chan struct{}
-	serveErr    error
-	stopReload  context.CancelFunc
-	reloadDone  chan struct{}
-	shutdownErr error
+	life    *tlsserve.Server
 }
 
 // NewServer checks opts and builds a Server; nothing is opened and no
@@ -148,16 +139,52 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.Secure {
 		s.srv.TLSConfig = &tls.Config{MinVersion: opts.MinTLSVersion}
 		if opts.CertDir != "" {
-			s.files = newFileCertificate(filepath.Join(opts.CertDir, CertFileName),
+			s.files = tlsserve.NewCertReloader(filepath.Join(opts.CertDir, CertFileName),
 				filepath.Join(opts.CertDir, KeyFileName), opts.CertReloadInterval)
-			s.srv.TLSConfig.GetCertificate = s.files.getCertificate
+			s.srv.TLSConfig.GetCertificate = s.files.GetCertificate
 		}
 	}
 	if !opts.EnableHTTP2 {
 		// A non-nil empty map keeps net/http from negotiating HTTP/2.
 		s.srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 	}
+	srvOpts := tlsserve.Options{
+		Name:    "metrics",
+		Addr:    opts.Addr,
+		HTTP:    s.srv,
+		Plain:   !opts.Secure,
+		Started: s.logServing,
+	}
+	if s.files != nil {
+		srvOpts.Certs = s.files
+	} else if opts.Secure {
+		srvOpts.Prepare = func() error {
+			cert, err := selfSignedCertificate(time.Now(), selfSignedCommonName)
+			if err != nil {
+				return fmt.Errorf("metrics: making a self-signed certificate: %w", err)
+			}
+			s.srv.TLSConfig.Certificates = []tls.Certificate{*cert}
+			return nil
+		}
+	}
+	s.life = tlsserve.NewServer(srvOpts)
 	return s, nil
+}
+
+// logServing logs what Start serves.
+func (s *Server) logServing(logger klog.Logger, addr net.Addr) {
+	certSource := "none"
+	switch {
+	case s.files != nil:
+		certSource = s.opts.CertDir
+	case s.opts.Secure:
+		certSource = "self-signed"
+	}
+	logger.Info("Serving metrics", "addr", addr.String(), "path", MetricsPath, "secure", s.opts.Secure,
+		"certificate", certSource, "minTLSVersion", tls.VersionName(s.opts.MinTLSVersion), "http2", s.opts.EnableHTTP2)
+	if !s.opts.Secure {
+		logger.Info("Metrics are served over plain HTTP without authentication; use this for development only")
+	}
 }
 
 // route serves only GET and HEAD of MetricsPath.
@@ -186,137 +213,17 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // background. Only a listen or certificate-generation failure is returned.
 // ctx provides the logger (klog.FromContext); cancelling it does not stop
 // the server: call Shutdown (or use Run).
-func (s *Server) Start(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started {
-		return errors.New("metrics: server already started")
-	}
-	logger := klog.FromContext(ctx).WithName("metrics")
-	ctx = klog.NewContext(context.WithoutCancel(ctx), logger)
-
-	if s.opts.Secure && s.files == nil {
-		cert, err := selfSignedCertificate(time.Now(), selfSignedCommonName)
-		if err != nil {
-			return fmt.Errorf("metrics: making a self-signed certificate: %w", err)
-		}
-		s.srv.TLSConfig.Certificates = []tls.Certificate{*cert}
-	}
-	ln, err := net.Listen("tcp", s.opts.Addr)
-	if err != nil {
-		return fmt.Errorf("metrics: listening on %s: %w", s.opts.Addr, err)
-	}
-	s.started = true
-	s.ln = ln
-	s.srv.BaseContext = func(net.Listener) context.Context { return ctx }
-	s.srv.ErrorLog = log.New(errorLogWriter{logger}, "", 0)
-
-	reloadCtx, stop := context.WithCancel(ctx)
-	s.stopReload = stop
-	s.reloadDone = make(chan struct{})
-	if s.files != nil {
-		_ = s.files.reload(logger) // logged; polled again below
-		go func() {
-			defer close(s.reloadDone)
-			s.files.poll(reloadCtx, logger)
-		}()
-	} else {
-		close(s.reloadDone)
-	}
-
-	s.serveDone = make(chan struct{})
-	go func() {
-		defer close(s.serveDone)
-		var err error
-		if s.opts.Secure {
-			err = s.srv.ServeTLS(ln, "", "")
-		} else {
-			err = s.srv.Serve(ln)
-		}
-		if !errors.Is(err, http.ErrServerClosed) {
-			logger.Error(err, "Metrics server stopped")
-			s.mu.Lock()
-			s.serveErr = err
-			s.mu.Unlock()
-		}
-	}()
-
-	certSource := "none"
-	switch {
-	case s.files != nil:
-		certSource = s.opts.CertDir
-	case s.opts.Secure:
-		certSource = "self-signed"
-	}
-	logger.Info("Serving metrics", "addr", ln.Addr().String(), "path", MetricsPath, "secure", s.opts.Secure,
-		"certificate", certSource, "minTLSVersion", tls.VersionName(s.opts.MinTLSVersion), "http2", s.opts.EnableHTTP2)
-	if !s.opts.Secure {
-		logger.Info("Metrics are served over plain HTTP without authentication; use this for development only")
-	}
-	return nil
-}
+func (s *Server) Start(ctx context.Context) error { return s.life.Start(ctx) }
 
 // Addr is the listener's address once Start succeeded, else nil.
-func (s *Server) Addr() net.Addr {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ln == nil {
-		return nil
-	}
-	return s.ln.Addr()
-}
+func (s *Server) Addr() net.Addr { return s.life.Addr() }
 
 // Shutdown stops accepting connections, lets in-flight scrapes finish for up
 // to ShutdownTimeout (or until ctx is done, if sooner), then closes what is
 // left and stops the certificate reloader. Safe to call more than once and
 // before Start.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	if !s.started || s.shutdown {
-		err := s.shutdownErr
-		s.mu.Unlock()
-		return err
-	}
-	s.shutdown = true
-	s.mu.Unlock()
-
-	ctx, cancel := context.WithTimeout(ctx, ShutdownTimeout)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
-		err = errors.Join(fmt.Errorf("metrics: draining requests: %w", err), s.srv.Close())
-	}
-	<-s.serveDone
-	s.stopReload()
-	<-s.reloadDone
-
-	s.mu.Lock()
-	s.shutdownErr = err
-	s.mu.Unlock()
-	return err
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.life.Shutdown(ctx) }
 
 // Run starts the server and blocks until ctx is done or serving fails, then
 // shuts it down. It returns the start, serve or shutdown error, if any.
-func (s *Server) Run(ctx context.Context) error {
-	if err := s.Start(ctx); err != nil {
-		return err
-	}
-	select {
-	case <-ctx.Done():
-	case <-s.serveDone:
-	}
-	err := s.Shutdown(context.WithoutCancel(ctx))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return errors.Join(s.serveErr, err)
-}
-
-// errorLogWriter sends net/http's own error lines (failed handshakes,
-// dropped connections; common and mostly harmless) to the logger at V(1).
-type errorLogWriter struct{ logger klog.Logger }
-
-func (w errorLogWriter) Write(p []byte) (int, error) {
-	w.logger.V(1).Info("HTTP server error", "err", strings.TrimSpace(string(p)))
-	return len(p), nil
-}
+func (s *Server) Run(ctx context.Context) error { return s.life.Run(ctx) }

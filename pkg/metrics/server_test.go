@@ -507,7 +507,7 @@ func TestServeCertDirAndReload(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, CertFileName), []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.files.reload(klog.Background()); err == nil {
+	if err := s.files.Load(klog.NewContext(context.Background(), klog.Background())); err == nil {
 		t.Fatalf("a garbage certificate loaded")
 	}
 	if cn, err := servedCN(c, url); err != nil || cn != "first" {
