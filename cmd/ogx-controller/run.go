@@ -136,7 +136,14 @@ func run(ctx context.Context, o *options) error {
 
 	var synced atomic.Bool
 	ready := func() bool { return synced.Load() && (adm == nil || adm.Ready()) }
-	health := startHealthServer(ctx, o.healthAddr, ready)
+	// With leader election, /healthz also fails while this replica leads but
+	// has not renewed its Lease for lease duration + 20 s (a wedged leader
+	// is restarted instead of blocking every other replica).
+	var watchdog *leaderelection.HealthzAdaptor
+	if o.leaderElect {
+		watchdog = leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
+	}
+	health := startHealthServer(ctx, o.healthAddr, ready, watchdog)
 
 	if err := mgr.Start(ctx); err != nil {
 		return err
@@ -168,6 +175,7 @@ func run(ctx context.Context, o *options) error {
 		RenewDeadline:   o.renewDeadline,
 		RetryPeriod:     o.retryPeriod,
 		ReleaseOnCancel: true,
+		WatchDog:        watchdog,
 		Name:            o.leaderElectionID,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
@@ -207,20 +215,11 @@ func run(ctx context.Context, o *options) error {
 
 // startHealthServer serves /healthz (always OK while running) and /readyz
 // (OK once the caches are synced); addr "0" disables it.
-func startHealthServer(ctx context.Context, addr string, ready func() bool) *http.Server {
+func startHealthServer(ctx context.Context, addr string, ready func() bool, watchdog *leaderelection.HealthzAdaptor) *http.Server {
 	if addr == "0" || addr == "" {
 		return nil
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !ready() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = io.WriteString(w, "ok")
-	})
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+	srv := &http.Server{Addr: addr, Handler: healthHandler(ready, watchdog), ReadHeaderTimeout: 5 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
 		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -228,6 +227,30 @@ func startHealthServer(ctx context.Context, addr string, ready func() bool) *htt
 		}
 	}()
 	return srv
+}
+
+// healthHandler serves /healthz (the process runs and, when leading, keeps
+// renewing its Lease) and /readyz (caches synced and, with admission on, a
+// certificate loaded).
+func healthHandler(ready func() bool, watchdog *leaderelection.HealthzAdaptor) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if watchdog != nil {
+			if err := watchdog.Check(r); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+	return mux
 }
 
 func shutdown(srv *http.Server) {
