@@ -39,6 +39,7 @@ type StatusController struct {
 	events          eventSink
 	prober          Prober
 	probes          *probeState
+	digests         *podDigests
 	probeEnabled    bool
 	operatorVersion string
 	controllers     []string
@@ -56,6 +57,7 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 	c := &StatusController{
 		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events,
 		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval), probeEnabled: d.opts.ProbeEnabled,
+		digests:         newPodDigests(d.kube),
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
 		written: map[types.UID]*ogxv1beta1.OGXServer{},
 	}
@@ -66,6 +68,7 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 // forget drops the state kept for a deleted OGXServer.
 func (c *StatusController) forget(uid types.UID) {
 	c.probes.forget(uid)
+	c.digests.forget(uid)
 	c.mu.Lock()
 	delete(c.written, uid)
 	c.mu.Unlock()
@@ -171,6 +174,13 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 			if g.ImageDigest != "" && in.image != "" {
 				in.image = oci.PinnedImage(in.image, g.ImageDigest)
 			}
+		}
+	}
+	// Without a digest from the reference or the base-config resolution, a
+	// ready pod tells which image it actually runs.
+	if in.image != "" && !strings.Contains(in.image, "@sha256:") && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
+		if digest := c.digests.lookup(ctx, s.UID, s.Namespace, s.Name, in.image); digest != "" {
+			in.image = oci.PinnedImage(in.image, digest)
 		}
 	}
 	if c.probeEnabled && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
