@@ -125,6 +125,7 @@ func (c *StatusController) sync(ctx context.Context, key string) (Result, error)
 	if s.Status.Phase != res.status.Phase {
 		c.events.normal(s, "PhaseChanged", fmt.Sprintf("Phase %s → %s", orNone(string(s.Status.Phase)), res.status.Phase))
 	}
+	c.healthEvent(s.Status.Conditions, res.status.Conditions, s)
 	return Result{RequeueAfter: res.requeueAfter}, nil
 }
 
@@ -310,4 +311,29 @@ func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, s
 func sha256Ref(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// healthEvent records HealthCheckPassed or HealthCheckFailed when the
+// HealthCheck condition flips between True and False.
+func (c *StatusController) healthEvent(before, after []metav1.Condition, s *ogxv1beta1.OGXServer) {
+	find := func(conds []metav1.Condition) *metav1.Condition {
+		for i := range conds {
+			if conds[i].Type == CondHealthCheck {
+				return &conds[i]
+			}
+		}
+		return nil
+	}
+	old, cur := find(before), find(after)
+	if cur == nil || (old != nil && old.Status == cur.Status) {
+		return
+	}
+	switch cur.Status {
+	case metav1.ConditionTrue:
+		c.events.normal(s, "HealthCheckPassed", cur.Message)
+	case metav1.ConditionFalse:
+		if cur.Reason == "HealthCheckFailed" {
+			c.events.warn(s, "HealthCheckFailed", cur.Message)
+		}
+	}
 }
