@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 )
 
@@ -74,9 +75,9 @@ func TestServerRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for !s.Serving() && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	if err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) { return s.Serving(), nil }); err != nil {
+		t.Fatalf("the server did not start serving: %v", err)
 	}
 	cancel()
 	select {
