@@ -36,6 +36,8 @@ type DeploymentController struct {
 	// configMaps is told to run when a ConfigMap the Deployment needs is not
 	// in the cache yet.
 	configMaps func(key string)
+	// tlsWarnings records ServerTLSNotConfigured once per override config.
+	tlsWarnings tlsWarnings
 }
 
 func newDeploymentController(d *deps) *DeploymentController {
@@ -48,6 +50,12 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	in, err := c.resolver.inputs(ctx, s)
 	if err != nil {
 		return Result{}, err
+	}
+	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeOverride && s.Spec.ServerTLS() != nil {
+		if text, err := c.resolver.refs.configMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig",
+			prefixConfigMap, "override config"); err == nil {
+			c.tlsWarnings.check(s, text, in.RuntimeConfig.Hash, c.events)
+		}
 	}
 	if err := c.configMapsReady(s, in); err != nil {
 		if c.configMaps != nil {

@@ -288,6 +288,20 @@ func TestReferenceDiagnosis(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, ogx, ns, "refs", time.Minute)
+	// The override config does not configure server TLS: one Warning says
+	// how to.
+	poll(t, 30*time.Second, "a ServerTLSNotConfigured Warning event", func(ctx context.Context) (bool, error) {
+		evs, err := kube.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evs.Items {
+			if e.Reason == "ServerTLSNotConfigured" && e.Regarding.Name == "refs" && strings.Contains(e.Note, "${env.OGX_TLS_CERTFILE}") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
 }
 
 // waitCondition waits until condition typ has the reason and message.
