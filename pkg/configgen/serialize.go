@@ -26,13 +26,6 @@ func marshalConfig(tree map[string]any) (data []byte, err error) {
 	return data, nil
 }
 
-// H16 is the content hash of the specs: lowercase hex of the first 8 bytes
-// of the SHA-256 of b. It names the generated ConfigMap.
-func H16(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
-}
-
 // ConfigHash is status.resolvedDistribution.configHash of a base config:
 // "sha256:" and the full hex digest.
 func ConfigHash(b []byte) string {

@@ -23,12 +23,6 @@ server:
 version: "2"
 `
 
-func TestVectorHash(t *testing.T) {
-	if got := H16([]byte(vectorYAML)); got != "d7fedf0dc718ab56" {
-		t.Fatalf("H16 = %s, want d7fedf0dc718ab56", got)
-	}
-}
-
 func TestVectorGenerate(t *testing.T) {
 	name := "demo"
 	spec := &v1beta1.OGXServerSpec{

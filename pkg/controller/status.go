@@ -2,8 +2,6 @@ package controller
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -19,6 +17,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
@@ -203,7 +202,7 @@ func overrideHash(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServer) str
 	if err != nil {
 		return ""
 	}
-	return sha256Ref([]byte(text))
+	return configgen.ConfigHash([]byte(text))
 }
 
 // probe runs the server probe when it is due: once per interval, or at once
@@ -305,12 +304,6 @@ func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, s
 	c.written[s.UID] = out
 	c.mu.Unlock()
 	return nil
-}
-
-// sha256Ref is "sha256:<64 hex>" of b, the form of status.resolvedDistribution.configHash.
-func sha256Ref(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // healthEvent records HealthCheckPassed or HealthCheckFailed when the
