@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // serviceClusterIPRange is the range Services get ClusterIPs from. Nothing
@@ -97,7 +98,7 @@ func probeEtcd(ctx context.Context, c *http.Client, url string) error {
 func (cp *ControlPlane) startAPIServer(ctx context.Context, sec secrets) error {
 	return withFreePorts(1, func(ports []int) error {
 		port := strconv.Itoa(ports[0])
-		p, err := cp.launch(APIServer, cp.assets.apiServer, []string{
+		p, err := cp.launch(APIServer, cp.assets.apiServer, append([]string{
 			"--etcd-servers=" + cp.etcdURL,
 			"--bind-address=127.0.0.1",
 			"--secure-port=" + port,
@@ -115,7 +116,7 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, sec secrets) error {
 			"--cert-dir=" + filepath.Join(cp.dir, "pki"),
 			"--allow-privileged=true",
 			"--profiling=false",
-		})
+		}, cp.auditArgs()...))
 		if err != nil {
 			return err
 		}
@@ -137,6 +138,13 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, sec secrets) error {
 		}
 		if err := writeKubeconfig(cp.files.kubeconfig, cfg); err != nil {
 			return err
+		}
+		for user, token := range cp.userTokens {
+			userCfg := rest.CopyConfig(cfg)
+			userCfg.BearerToken = token
+			if err := writeKubeconfig(cp.userKubeconfig(user), userCfg); err != nil {
+				return err
+			}
 		}
 		cp.config, cp.client = cfg, client
 		return nil

@@ -29,6 +29,28 @@ type Options struct {
 	// means one. Ignored unless Full.
 	Nodes int
 
+	// PodsPerNode is each fake Node's pod capacity in Full mode; zero means
+	// 250. CPU and memory scale with it (2 CPU and 8Gi per pod), so one
+	// Node can hold thousands of default OGX pods for load tests.
+	PodsPerNode int
+
+	// Users are extra identities, besides the admin, that the apiserver
+	// accepts: each gets a random bearer token in the token file and the
+	// group system:masters, so it needs no RBAC. Use UserConfig or
+	// UserKubeconfigPath to act as one, for example to tell a program's
+	// requests apart from the test's own in the audit log. Names must be
+	// unique, non-empty, free of commas, quotes and path separators, and
+	// differ from the admin's.
+	Users []string
+
+	// AuditPolicy, when set, turns on the apiserver's audit log: the
+	// policy (an audit.k8s.io/v1 Policy in YAML; see AuditPolicyForUsers)
+	// is written to the control-plane directory and events go, one JSON
+	// object per line, to AuditLogPath. The log never rotates, and the
+	// blocking mode writes each event before the request completes, so none
+	// is dropped under load.
+	AuditPolicy []byte
+
 	// AssetsDir holds the programs (etcd, kube-apiserver, ...) and
 	// kwok-stages.yaml. Empty means $OGX_TEST_ASSETS, else the bin/
 	// directory of the repository root (see ModuleRoot).
@@ -92,7 +114,9 @@ type ControlPlane struct {
 
 	config *rest.Config
 	client kubernetes.Interface
-	times  StartupTimes
+	// userTokens maps each Options.Users name to its bearer token.
+	userTokens map[string]string
+	times      StartupTimes
 
 	// procs lists the running components in start order. It is only
 	// modified during Start, before the ControlPlane is shared.
@@ -108,6 +132,7 @@ type files struct {
 	saKey, saPub                    string
 	tokens, kubeconfig              string
 	etcdData, logs                  string
+	auditPolicy, auditLog           string
 }
 
 func newFiles(dir string) files {
@@ -121,6 +146,8 @@ func newFiles(dir string) files {
 		kubeconfig:  filepath.Join(dir, "kubeconfig"),
 		etcdData:    filepath.Join(dir, "etcd"),
 		logs:        filepath.Join(dir, "logs"),
+		auditPolicy: filepath.Join(dir, "audit-policy.yaml"),
+		auditLog:    filepath.Join(dir, "logs", "audit.log"),
 	}
 }
 
@@ -213,15 +240,34 @@ func (cp *ControlPlane) writeSecrets() (secrets, error) {
 	}
 	// token,user,uid,"group[,group...]": see the apiserver's --token-auth-file.
 	tokens := fmt.Sprintf("%s,%s,%s,\"system:masters\"\n", token, adminUser, adminUser)
+	cp.userTokens = make(map[string]string, len(cp.opts.Users))
+	for _, user := range cp.opts.Users {
+		if err := validUser(user); err != nil {
+			return secrets{}, err
+		}
+		if _, dup := cp.userTokens[user]; dup {
+			return secrets{}, fmt.Errorf("user %q is listed twice in Options.Users", user)
+		}
+		userToken, err := randomToken()
+		if err != nil {
+			return secrets{}, err
+		}
+		cp.userTokens[user] = userToken
+		tokens += fmt.Sprintf("%s,%s,%s,\"system:masters\"\n", userToken, user, user)
+	}
 
-	for path, data := range map[string][]byte{
+	out := map[string][]byte{
 		cp.files.caCert:      ca.certPEM,
 		cp.files.servingCert: servingCert,
 		cp.files.servingKey:  servingKey,
 		cp.files.saKey:       saKey,
 		cp.files.saPub:       saPub,
 		cp.files.tokens:      []byte(tokens),
-	} {
+	}
+	if len(cp.opts.AuditPolicy) > 0 {
+		out[cp.files.auditPolicy] = cp.opts.AuditPolicy
+	}
+	for path, data := range out {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return secrets{}, fmt.Errorf("writing %s: %w", path, err)
 		}
@@ -240,6 +286,41 @@ func (cp *ControlPlane) Client() kubernetes.Interface { return cp.client }
 // KubeconfigPath returns the path of a kubeconfig for the admin identity, for
 // programs under test and for kubectl while debugging.
 func (cp *ControlPlane) KubeconfigPath() string { return cp.files.kubeconfig }
+
+// UserConfig returns a client configuration that authenticates as name, one
+// of Options.Users (group system:masters), or nil when name is not one of
+// them. Like Config, each call returns a fresh copy.
+func (cp *ControlPlane) UserConfig(name string) *rest.Config {
+	token, ok := cp.userTokens[name]
+	if !ok {
+		return nil
+	}
+	cfg := rest.CopyConfig(cp.config)
+	cfg.BearerToken = token
+	return cfg
+}
+
+// UserKubeconfigPath returns the path of a kubeconfig for name, one of
+// Options.Users, written during Start, or "" when name is not one of them.
+func (cp *ControlPlane) UserKubeconfigPath(name string) string {
+	if _, ok := cp.userTokens[name]; !ok {
+		return ""
+	}
+	return cp.userKubeconfig(name)
+}
+
+func (cp *ControlPlane) userKubeconfig(name string) string {
+	return filepath.Join(cp.dir, "kubeconfig-"+name)
+}
+
+// AuditLogPath returns the apiserver's audit log (JSON lines), or "" when
+// Options.AuditPolicy is empty.
+func (cp *ControlPlane) AuditLogPath() string {
+	if len(cp.opts.AuditPolicy) == 0 {
+		return ""
+	}
+	return cp.files.auditLog
+}
 
 // Dir returns the control plane's temporary directory. Stop removes it unless
 // Options.KeepDir is set.

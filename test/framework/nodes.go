@@ -13,14 +13,29 @@ import (
 // the objects.
 const kwokNodeAnnotation = "kwok.x-k8s.io/node"
 
+// defaultPodsPerNode is each fake Node's pod capacity when
+// Options.PodsPerNode is zero.
+const defaultPodsPerNode = 250
+
 // nodeResources is each fake Node's capacity. It is far beyond what tests
 // schedule (a default OGX pod requests 1 CPU and 1Gi) so that scheduling
 // never fails for lack of room; kwok runs no containers, so nothing is used.
-func nodeResources() corev1.ResourceList {
+// podsPerNode zero keeps the historical 64 CPU / 256Gi / 250 pods; any other
+// value gives podsPerNode pods and, so that CPU and memory never run out
+// before the pod count does, 2 CPU and 8Gi per pod.
+func nodeResources(podsPerNode int) corev1.ResourceList {
+	if podsPerNode <= 0 {
+		return corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("64"),
+			corev1.ResourceMemory: resource.MustParse("256Gi"),
+			corev1.ResourcePods:   *resource.NewQuantity(defaultPodsPerNode, resource.DecimalSI),
+		}
+	}
+	pods := int64(podsPerNode)
 	return corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("64"),
-		corev1.ResourceMemory: resource.MustParse("256Gi"),
-		corev1.ResourcePods:   resource.MustParse("250"),
+		corev1.ResourceCPU:    *resource.NewQuantity(2*pods, resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(8*pods<<30, resource.BinarySI),
+		corev1.ResourcePods:   *resource.NewQuantity(pods, resource.DecimalSI),
 	}
 }
 
@@ -46,8 +61,8 @@ func (cp *ControlPlane) registerNodes(ctx context.Context) error {
 				Annotations: map[string]string{kwokNodeAnnotation: "fake"},
 			},
 			Status: corev1.NodeStatus{
-				Capacity:    nodeResources(),
-				Allocatable: nodeResources(),
+				Capacity:    nodeResources(cp.opts.PodsPerNode),
+				Allocatable: nodeResources(cp.opts.PodsPerNode),
 			},
 		}
 		if _, err := cp.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
