@@ -1,0 +1,370 @@
+// Command bench measures ogx-controller at fleet scale on the local control
+// plane of test/framework (etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler and kwok fake nodes from bin/) and prints one markdown
+// table. `make bench` runs it; docs/performance.md explains the figures.
+//
+// In one control plane it
+//
+//  1. creates n starter-shaped child sets (ServiceAccount, NetworkPolicy,
+//     Service, Deployment) straight through the API in namespace raw, as the
+//     baseline of what the cluster itself takes, then deletes them;
+//  2. optionally creates -unrelated ConfigMaps and Secrets without ogx labels;
+//  3. starts bin/ogx-controller as user "ogx-controller" and waits for its
+//     leader Lease;
+//  4. creates n OGXServers and watches their children, Deployments and
+//     Ready conditions converge;
+//  5. counts the operator's requests in the apiserver's audit log, while
+//     converging and in an idle window afterwards, and samples its memory.
+//
+// Every wait is bounded by -timeout; the program exits non-zero with a
+// message naming the wait that expired. Run it from the repository root.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
+)
+
+const (
+	// controllerUser is the identity ogx-controller authenticates as, so the
+	// audit log attributes its requests.
+	controllerUser    = "ogx-controller"
+	operatorNamespace = "ogx-system"
+	unrelatedNS       = "unrelated"
+	leaseName         = "ogx-controller-leader"
+	// settle is the pause between the last Ready and the idle window, so
+	// the tail of convergence does not count as idle traffic.
+	settle = 20 * time.Second
+)
+
+type options struct {
+	n, workers, unrelated int
+	probe                 string
+	idle, timeout         time.Duration
+	controller, crd, out  string
+	keep                  bool
+	args                  []string // the command line, for the report
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if err := run(o); err != nil {
+		logf("FAILED: %v", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (*options, error) {
+	o := &options{args: args}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.IntVar(&o.n, "n", 1000, "number of OGXServers (and of raw child sets)")
+	fs.IntVar(&o.workers, "workers", 16, "concurrent clients creating OGXServers")
+	fs.IntVar(&o.unrelated, "unrelated", 0, "unrelated ConfigMaps and as many Secrets (a few KiB each, half in the bench namespace) to create before the operator starts")
+	fs.StringVar(&o.probe, "probe", "off", "server probe: off (--server-probe=false) or refuse (probes dial a loopback port where nothing listens)")
+	fs.DurationVar(&o.idle, "idle", 60*time.Second, "idle window, starting 20s after the last server is Ready, in which the operator's requests are counted")
+	fs.DurationVar(&o.timeout, "timeout", 20*time.Minute, "deadline of each wait")
+	fs.StringVar(&o.controller, "controller", "bin/ogx-controller", "the ogx-controller binary")
+	fs.StringVar(&o.crd, "crd", "config/crd/bases/ogx.io_ogxservers.yaml", "the OGXServer CRD")
+	fs.StringVar(&o.out, "out", "", "also append the result (markdown) to this file")
+	fs.BoolVar(&o.keep, "keep", false, "keep the control-plane directory (logs, audit log, etcd data) after exit")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	case o.n < 1:
+		return nil, errors.New("-n must be at least 1")
+	case o.workers < 1:
+		return nil, errors.New("-workers must be at least 1")
+	case o.unrelated < 0:
+		return nil, errors.New("-unrelated must not be negative")
+	case o.probe != "off" && o.probe != "refuse":
+		return nil, fmt.Errorf("-probe must be off or refuse, not %q", o.probe)
+	case o.idle <= 0 || o.timeout <= 0:
+		return nil, errors.New("-idle and -timeout must be positive")
+	}
+	return o, nil
+}
+
+func run(o *options) (err error) {
+	for _, p := range []string{o.controller, o.crd} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%w (run from the repository root; `make bench` builds bin/ogx-controller)", err)
+		}
+	}
+	controllerArgs := []string{"--server-probe=false"}
+	if o.probe == "refuse" {
+		addr, err := refusingAddress()
+		if err != nil {
+			return err
+		}
+		help, _ := exec.Command(o.controller, "run", "-h").CombinedOutput()
+		if !strings.Contains(string(help), "server-probe-dial-address") {
+			return fmt.Errorf("-probe=refuse needs ogx-controller's --server-probe-dial-address flag, which %s does not have", o.controller)
+		}
+		controllerArgs = []string{"--server-probe=true", "--server-probe-dial-address=" + addr}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		logf("%s received, stopping (send it again to exit at once)", s)
+		cancel()
+		if _, ok := <-sigs; ok {
+			logf("second signal, exiting without cleanup")
+			os.Exit(1)
+		}
+	}()
+
+	// Both phases' pods must fit: the raw namespace may still be draining
+	// when the operator's Deployments roll out.
+	podsPerNode := max(250, 2*o.n+50)
+	logf("starting the control plane (1 kwok node for %d pods)", podsPerNode)
+	startCtx, startCancel := context.WithTimeout(ctx, 5*time.Minute)
+	cp, err := framework.Start(startCtx, framework.Options{
+		Full:        true,
+		Nodes:       1,
+		PodsPerNode: podsPerNode,
+		Users:       []string{controllerUser},
+		AuditPolicy: framework.AuditPolicyForUsers(controllerUser),
+		KeepDir:     o.keep,
+	})
+	startCancel()
+	if err != nil {
+		return fmt.Errorf("starting the control plane: %w", err)
+	}
+	defer func() {
+		if stopErr := cp.Stop(); stopErr != nil {
+			logf("stopping the control plane: %v", stopErr)
+		}
+		if o.keep {
+			logf("kept %s", cp.Dir())
+		}
+	}()
+	logf("control plane ready in %.1fs in %s", cp.StartupTimes().NodesReady.Seconds(), cp.Dir())
+
+	cfg := cp.Config()
+	cfg.QPS, cfg.Burst = 5000, 5000
+	cfg.UserAgent = "ogx-bench"
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ogx, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+
+	r := &result{opts: o, machine: machineFacts(), commit: gitCommit()}
+
+	logf("phase raw: %d × (ServiceAccount, NetworkPolicy, Service, Deployment) with %d workers", o.n, rawWorkers)
+	if r.raw, err = runRaw(ctx, client, o.n, time.Now().Add(o.timeout)); err != nil {
+		return err
+	}
+
+	if err := createNamespace(ctx, client, benchNamespace); err != nil {
+		return err
+	}
+	if o.unrelated > 0 {
+		logf("phase unrelated: %d ConfigMaps and %d Secrets", o.unrelated, o.unrelated)
+		if err := createUnrelated(ctx, client, o.unrelated); err != nil {
+			return err
+		}
+	}
+
+	if err := cp.InstallCRDs(ctx, o.crd); err != nil {
+		return fmt.Errorf("installing the CRD: %w", err)
+	}
+	if err := createNamespace(ctx, client, operatorNamespace); err != nil {
+		return err
+	}
+	logPath := filepath.Join(cp.Dir(), "logs", "ogx-controller.log")
+	args := append([]string{
+		"run",
+		"--kubeconfig=" + cp.UserKubeconfigPath(controllerUser),
+		"--leader-elect=true",
+		"--operator-namespace=" + operatorNamespace,
+		"--admission-bind-address=0",
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=0",
+	}, controllerArgs...)
+	ctrl, err := startController(o.controller, args, logPath)
+	if err != nil {
+		return err
+	}
+	r.controllerArgs = args[1:]
+	defer func() {
+		if err != nil {
+			ctrl.dumpLog(os.Stderr, 30)
+		}
+		if stopErr := ctrl.stop(30 * time.Second); stopErr != nil {
+			logf("%v", stopErr)
+		}
+	}()
+	sampler := startRSSSampler(ctrl.pid())
+	alive := func() error {
+		if ctrl.exited() {
+			return fmt.Errorf("ogx-controller exited: %v (log: %s)", ctrl.waitErr, logPath)
+		}
+		return nil
+	}
+	logf("started %s (log: %s)", o.controller, logPath)
+	if err := waitLease(ctx, client, time.Now().Add(o.timeout), alive); err != nil {
+		return err
+	}
+
+	logf("phase ogx: %d OGXServers with %d workers", o.n, o.workers)
+	if r.ogx, err = runOGX(ctx, cfg, client, ogx, o.n, o.workers, time.Now().Add(o.timeout), alive); err != nil {
+		return err
+	}
+
+	logf("phase idle: %s settle, then a %s window", settle, o.idle)
+	if err := sleep(ctx, settle); err != nil {
+		return err
+	}
+	r.idleFrom = time.Now()
+	if err := sleep(ctx, o.idle); err != nil {
+		return err
+	}
+	r.idleTo = time.Now()
+	if err := alive(); err != nil {
+		return err
+	}
+	r.rssPeak, r.rssFinal = sampler.finish(ctrl.pid())
+
+	reqs, err := readAudit(cp.AuditLogPath(), controllerUser)
+	if err != nil {
+		return err
+	}
+	r.converge = between(reqs, r.ogx.t0, r.ogx.readyAt)
+	r.idle = between(reqs, r.idleFrom, r.idleTo)
+
+	report := r.markdown()
+	fmt.Println()
+	fmt.Print(report)
+	if o.out != "" {
+		f, err := os.OpenFile(o.out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("opening -out file: %w", err)
+		}
+		_, werr := fmt.Fprint(f, "\n"+report)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return fmt.Errorf("writing -out file: %w", err)
+		}
+		logf("appended the result to %s", o.out)
+	}
+	return nil
+}
+
+// refusingAddress returns a loopback address where nothing listens: a port
+// the kernel just handed out, released again at once.
+func refusingAddress() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("finding a free loopback port: %w", err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		return "", err
+	}
+	return addr, nil
+}
+
+// waitLease waits until ogx-controller holds its leader-election Lease,
+// which it takes before starting its controllers.
+func waitLease(ctx context.Context, client kubernetes.Interface, deadline time.Time, alive func() error) error {
+	var holder string
+	var last error
+	begin := time.Now()
+	err := waitUntil(ctx, deadline, "ogx-controller to acquire Lease "+operatorNamespace+"/"+leaseName, func() bool {
+		c, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		lease, err := client.CoordinationV1().Leases(operatorNamespace).Get(c, leaseName, metav1.GetOptions{})
+		last = err
+		if err == nil && lease.Spec.HolderIdentity != nil {
+			holder = *lease.Spec.HolderIdentity
+		}
+		return holder != ""
+	}, func() string { return fmt.Sprintf("last get: %v", last) }, alive)
+	if err != nil {
+		return err
+	}
+	logf("ogx-controller holds the Lease (%s) after %.1fs", holder, time.Since(begin).Seconds())
+	return nil
+}
+
+// createUnrelated creates count ConfigMaps and count Secrets of 4 KiB of
+// data each, without ogx labels, half in the bench namespace and half in
+// another: objects an operator may cache or watch but should not act on.
+func createUnrelated(ctx context.Context, client kubernetes.Interface, count int) error {
+	if err := createNamespace(ctx, client, unrelatedNS); err != nil {
+		return err
+	}
+	payload := strings.Repeat("unrelated-data-", 4096/15+1)[:4096]
+	begin := time.Now()
+	err := parallel(ctx, count, rawWorkers, func(ctx context.Context, i int) error {
+		ns := benchNamespace
+		if i%2 == 1 {
+			ns = unrelatedNS
+		}
+		meta := metav1.ObjectMeta{Name: fmt.Sprintf("unrelated-%05d", i), Labels: map[string]string{"bench": "unrelated"}}
+		if _, err := client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"data": payload}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating ConfigMap %s/%s: %w", ns, meta.Name, err)
+		}
+		if _, err := client.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: meta, Data: map[string][]byte{"data": []byte(payload)}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating Secret %s/%s: %w", ns, meta.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	logf("unrelated: created in %.1fs", time.Since(begin).Seconds())
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return errors.New("interrupted")
+	case <-time.After(d):
+		return nil
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s bench: "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	ogxinformers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions"
+)
+
+const benchNamespace = "bench"
+
+// Kinds the tracker counts. childKinds are the children a minimal starter
+// server gets (see `ogx-controller render`); "all children" is when the last
+// of them reaches n. Generated ConfigMaps are counted too, but a server
+// without providers, resources, storage or TLS has none (config mode
+// inactive), so they are not part of "all children".
+const (
+	kindDeployment      = "Deployment"
+	kindService         = "Service"
+	kindServiceAccount  = "ServiceAccount"
+	kindNetworkPolicy   = "NetworkPolicy"
+	kindGeneratedConfig = "generated ConfigMap"
+	kindServer          = "OGXServer"
+)
+
+var childKinds = []string{kindDeployment, kindService, kindServiceAccount, kindNetworkPolicy}
+
+// ogxResult is what the operator phase measured.
+type ogxResult struct {
+	t0          time.Time                // the first OGXServer create
+	created     time.Duration            // all n create calls returned
+	children    time.Duration            // the last child kind reached n
+	perKind     map[string]time.Duration // when each child kind reached n
+	configMaps  int                      // generated ConfigMaps seen
+	available   time.Duration            // all n Deployments available
+	ready       time.Duration            // all n OGXServers Ready
+	readyAt     time.Time                // t0 + ready
+	lagMedian   float64                  // Available -> Ready, seconds
+	lagP99      float64
+	lagSamples  int
+	readyBefore int // servers Ready before their Deployment was seen available
+}
+
+// runOGX creates n OGXServers with workers concurrent clients and watches
+// their children, Deployments and status converge.
+func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, ogx versioned.Interface,
+	n, workers int, deadline time.Time, alive func() error,
+) (ogxResult, error) {
+	res := ogxResult{perKind: map[string]time.Duration{}}
+	tr := newTracker()
+	stop := make(chan struct{})
+	defer close(stop)
+
+	managed := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(benchNamespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.LabelSelector = render.LabelManagedBy + "=" + render.ManagedByValue
+		}))
+	defer managed.Shutdown()
+	servers := ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(benchNamespace))
+	defer servers.Shutdown()
+
+	suffixKey := func(suffix string) func(any) string {
+		return func(obj any) string {
+			name := nameKey(obj)
+			if !strings.HasSuffix(name, suffix) {
+				return ""
+			}
+			return strings.TrimSuffix(name, suffix)
+		}
+	}
+	instanceKey := func(obj any) string {
+		o, ok := obj.(metav1.Object)
+		if !ok || o.GetLabels()[render.LabelGeneratedConfig] != "true" {
+			return ""
+		}
+		return o.GetLabels()[render.LabelInstance]
+	}
+	for _, reg := range []struct {
+		informer cache.SharedIndexInformer
+		kind     string
+		key      func(any) string
+	}{
+		{managed.Apps().V1().Deployments().Informer(), kindDeployment, nameKey},
+		{managed.Core().V1().Services().Informer(), kindService, suffixKey("-service")},
+		{managed.Core().V1().ServiceAccounts().Informer(), kindServiceAccount, suffixKey("-sa")},
+		{managed.Networking().V1().NetworkPolicies().Informer(), kindNetworkPolicy, suffixKey("-network-policy")},
+		{managed.Core().V1().ConfigMaps().Informer(), kindGeneratedConfig, instanceKey},
+		{servers.Ogx().V1beta1().OGXServers().Informer(), kindServer, nameKey},
+	} {
+		if _, err := reg.informer.AddEventHandler(tr.handler(reg.kind, reg.key)); err != nil {
+			return res, err
+		}
+	}
+	managed.Start(stop)
+	servers.Start(stop)
+	for typ, ok := range managed.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return res, fmt.Errorf("informer for %v did not sync", typ)
+		}
+	}
+	for typ, ok := range servers.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return res, fmt.Errorf("informer for %v did not sync", typ)
+		}
+	}
+
+	// One clientset per worker, as if workers separate users applied their
+	// servers.
+	clients := make([]versioned.Interface, workers)
+	for i := range clients {
+		c, err := versioned.NewForConfig(cfg)
+		if err != nil {
+			return res, err
+		}
+		clients[i] = c
+	}
+	next := make(chan int, workers)
+	for i := range workers {
+		next <- i
+	}
+	res.t0 = time.Now()
+	err := parallel(ctx, n, workers, func(ctx context.Context, i int) error {
+		w := <-next
+		defer func() { next <- w }()
+		s := &ogxv1beta1.OGXServer{
+			ObjectMeta: metav1.ObjectMeta{Name: serverName(i), Namespace: benchNamespace},
+			Spec:       ogxv1beta1.OGXServerSpec{Distribution: ogxv1beta1.DistributionSpec{Name: ptr.To("starter")}},
+		}
+		if _, err := clients[w].OgxV1beta1().OGXServers(benchNamespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating OGXServer %s: %w", s.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	res.created = time.Since(res.t0)
+	logf("ogx: %d OGXServers created in %.1fs", n, res.created.Seconds())
+
+	progress := func() string {
+		var parts []string
+		for _, k := range append(childKinds, kindGeneratedConfig) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, tr.count(k)))
+		}
+		return fmt.Sprintf("%s; available %d, Ready %d (of %d)", strings.Join(parts, ", "), tr.availableCount(), tr.readyCount(), n)
+	}
+	err = waitUntil(ctx, deadline, fmt.Sprintf("the children of %d OGXServers", n), func() bool {
+		for _, k := range childKinds {
+			if tr.count(k) < n {
+				return false
+			}
+		}
+		return true
+	}, progress, alive)
+	if err != nil {
+		return res, err
+	}
+	for _, k := range childKinds {
+		res.perKind[k] = tr.lastSeen(k).Sub(res.t0)
+		res.children = max(res.children, res.perKind[k])
+	}
+	logf("ogx: all children exist %.1fs after the first create (%s)", res.children.Seconds(), progress())
+
+	err = waitUntil(ctx, deadline, fmt.Sprintf("%d OGXServer Deployments to become available", n),
+		func() bool { return tr.availableCount() >= n }, progress, alive)
+	if err != nil {
+		return res, err
+	}
+	res.available = tr.lastAvailable().Sub(res.t0)
+	logf("ogx: all Deployments available after %.1fs", res.available.Seconds())
+
+	err = waitUntil(ctx, deadline, fmt.Sprintf("%d OGXServers to become Ready", n),
+		func() bool { return tr.readyCount() >= n }, progress, alive)
+	if err != nil {
+		return res, err
+	}
+	res.readyAt = tr.lastReady()
+	res.ready = res.readyAt.Sub(res.t0)
+	res.configMaps = tr.count(kindGeneratedConfig)
+	logf("ogx: all OGXServers Ready after %.1fs", res.ready.Seconds())
+
+	lags := tr.readyLag()
+	if len(lags) == 0 {
+		return res, errors.New("no server has both an available Deployment and a Ready time")
+	}
+	res.lagSamples = len(lags)
+	res.lagMedian, res.lagP99 = quantile(lags, 0.5), quantile(lags, 0.99)
+	for _, l := range lags {
+		if l < 0 {
+			res.readyBefore++
+		}
+	}
+	return res, nil
+}
+
+func serverName(i int) string { return fmt.Sprintf("s%04d", i) }

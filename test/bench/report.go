@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// result is everything one run measured.
+type result struct {
+	opts           *options
+	machine        string
+	commit         string
+	controllerArgs []string
+
+	raw rawResult
+	ogx ogxResult
+
+	converge         tally // operator requests in [t0, all Ready]
+	idle             tally // operator requests in the idle window
+	idleFrom, idleTo time.Time
+
+	rssPeak, rssFinal int64 // bytes
+}
+
+// markdown renders the result: a heading with the machine and commit, then
+// one two-column table.
+func (r *result) markdown() string {
+	o := r.opts
+	var b strings.Builder
+	fmt.Fprintf(&b, "### ogx-controller bench, n=%d, %s (%s)\n\n", o.n, r.variant(), time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "- machine: %s\n- commit: %s\n", r.machine, r.commit)
+	fmt.Fprintf(&b, "- command: `go run ./test/bench %s`\n", strings.Join(o.args, " "))
+	fmt.Fprintf(&b, "- ogx-controller flags: `%s`\n\n", strings.Join(r.controllerArgs, " "))
+
+	row := func(k, format string, args ...any) {
+		fmt.Fprintf(&b, "| %s | %s |\n", k, fmt.Sprintf(format, args...))
+	}
+	secs := func(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
+	ratio := func(a, base time.Duration) string {
+		if base <= 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2f×", a.Seconds()/base.Seconds())
+	}
+	b.WriteString("| Figure | Value |\n|---|---|\n")
+	row("N", "%d", o.n)
+	row("variant", "%s", r.variant())
+	row("raw create: 4N objects created, s", "%s", secs(r.raw.created))
+	row("raw Deployments Available, s", "%s", secs(r.raw.available))
+	row("ogx OGXServers created, s", "%s", secs(r.ogx.created))
+	row("ogx all children exist, s (× raw create)", "%s (%s)", secs(r.ogx.children), ratio(r.ogx.children, r.raw.created))
+	var kinds []string
+	for _, k := range childKinds {
+		kinds = append(kinds, fmt.Sprintf("%s %s", k, secs(r.ogx.perKind[k])))
+	}
+	row("ogx children by kind (last of N), s", "%s; generated ConfigMaps seen: %d", strings.Join(kinds, ", "), r.ogx.configMaps)
+	row("ogx all Deployments Available, s (× raw Available)", "%s (%s)", secs(r.ogx.available), ratio(r.ogx.available, r.raw.available))
+	row("ogx all Ready, s (× raw Available)", "%s (%s)", secs(r.ogx.ready), ratio(r.ogx.ready, r.raw.available))
+	neg := ""
+	if r.ogx.readyBefore > 0 {
+		neg = fmt.Sprintf("; %d servers were seen Ready before their Deployment was seen Available", r.ogx.readyBefore)
+	}
+	row("Available→Ready per server, median / p99, s", "%.2f / %.2f (%d servers%s)", r.ogx.lagMedian, r.ogx.lagP99, r.ogx.lagSamples, neg)
+	row("operator requests while converging (first create → all Ready)", "%d total, %.2f per server", r.converge.total, float64(r.converge.total)/float64(o.n))
+	for _, t := range r.converge.rows() {
+		row("&nbsp;&nbsp;"+t.verb+" "+t.resource, "%d (%.2f per server)", t.count, float64(t.count)/float64(o.n))
+	}
+	idle := idle(r.idle)
+	row(fmt.Sprintf("idle %s: writes / non-watch reads (leases excluded)", o.idle), "%d / %d", idle.writes, idle.reads)
+	for _, t := range idle.other {
+		row("&nbsp;&nbsp;idle "+t.verb+" "+t.resource, "%d", t.count)
+	}
+	row("&nbsp;&nbsp;idle leases (all verbs, excluded above)", "%d", idle.leases)
+	row("operator RSS peak / final, MiB", "%.0f / %.0f", mib(r.rssPeak), mib(r.rssFinal))
+	return b.String()
+}
+
+func (r *result) variant() string {
+	return fmt.Sprintf("probe=%s, unrelated=%d, workers=%d", r.opts.probe, r.opts.unrelated, r.opts.workers)
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// machineFacts describes the host: CPUs, memory and CPU model.
+func machineFacts() string {
+	facts := fmt.Sprintf("%d CPUs", runtime.NumCPU())
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			var kb int64
+			if _, err := fmt.Sscanf(line, "MemTotal: %d kB", &kb); err == nil {
+				facts += fmt.Sprintf(", %.1f GiB memory", float64(kb)/(1<<20))
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				facts += ", " + strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return facts + ", " + runtime.GOOS + "/" + runtime.GOARCH
+}
+
+// gitCommit is the short HEAD commit, marked -dirty when the tree has
+// changes (which the measured binary may or may not contain).
+func gitCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	commit := strings.TrimSpace(string(out))
+	status, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+	if err == nil && len(strings.TrimSpace(string(status))) > 0 {
+		commit += "-dirty"
+	}
+	return commit
+}
