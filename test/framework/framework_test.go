@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/ogx-k8s/ogx-controller/test/framework"
@@ -232,5 +234,53 @@ func TestHostPathPVBindsClaim(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("claim did not bind to %s (phase %q): %v", pvName, phase, err)
+	}
+}
+
+// TestUsersAndAuditLog starts a second, minimal control plane with an extra
+// user and an audit policy for it, and checks that the user's requests, and
+// only those, reach the audit log.
+func TestUsersAndAuditLog(t *testing.T) {
+	ctx := t.Context()
+	c, err := framework.Start(ctx, framework.Options{
+		Users:       []string{"alice"},
+		AuditPolicy: framework.AuditPolicyForUsers("alice"),
+	})
+	if err != nil {
+		t.Fatalf("starting control plane: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("stopping: %v", err)
+		}
+	})
+	if c.UserConfig("nobody") != nil || c.UserKubeconfigPath("nobody") != "" {
+		t.Errorf("unknown user has a config")
+	}
+	if _, err := os.Stat(c.UserKubeconfigPath("alice")); err != nil {
+		t.Errorf("alice's kubeconfig: %v", err)
+	}
+	alice, err := kubernetes.NewForConfig(c.UserConfig("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatalf("alice lists ConfigMaps: %v", err)
+	}
+	if _, err := c.Client().CoreV1().Secrets("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatalf("admin lists Secrets: %v", err)
+	}
+	// The event may be written just after the client has its response.
+	var log string
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		data, err := os.ReadFile(c.AuditLogPath())
+		log = string(data)
+		return err == nil && strings.Contains(log, `"username":"alice"`) && strings.Contains(log, `"resource":"configmaps"`), nil
+	})
+	if err != nil {
+		t.Errorf("alice's list is not in the audit log:\n%s", log)
+	}
+	if strings.Contains(log, `"resource":"secrets"`) {
+		t.Errorf("the admin's request was audited:\n%s", log)
 	}
 }
