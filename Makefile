@@ -78,6 +78,16 @@ run: $(RUN_DEPS)
 	  exec $(BIN)/localcluster -- $(ARGS); \
 	fi
 
+## bench: measure ogx-controller at fleet scale on the local control plane
+## (test/bench; see docs/performance.md): N OGXServers (N ?= 1000) against a
+## raw-API baseline, the operator's requests and memory; prints one table.
+## BENCH_ARGS adds flags, e.g. make bench N=50 BENCH_ARGS="-probe refuse".
+## Not part of make test.
+N ?= 1000
+BENCH_ARGS ?=
+bench: tools $(BIN)/ogx-controller
+	$(GO) run ./test/bench -n $(N) -controller $(BIN)/ogx-controller $(BENCH_ARGS)
+
 # Go decides what is stale, so these always run go build, which is quick when
 # nothing changed.
 $(BIN)/ogx-controller: FORCE
