@@ -161,6 +161,13 @@ func run(o *options) (err error) {
 		Users:       []string{controllerUser},
 		AuditPolicy: framework.AuditPolicyForUsers(controllerUser),
 		KeepDir:     o.keep,
+		// Client-side rate limits of the cluster's own controllers would
+		// otherwise dominate both phases (the controller manager's default
+		// is 20 QPS), hiding what the operator adds.
+		ExtraArgs: map[string][]string{
+			framework.ControllerManager: {"--kube-api-qps=1000", "--kube-api-burst=2000"},
+			framework.Scheduler:         {"--kube-api-qps=1000", "--kube-api-burst=2000"},
+		},
 	})
 	startCancel()
 	if err != nil {
