@@ -28,7 +28,7 @@ type WaitingError struct{ Reason, Message string }
 func (e *WaitingError) Error() string { return e.Message }
 
 // child is what the applier needs to know about one kind of child object:
-// where to read it (cache first, then a live GET), how to extract the fields
+// where to read it (the cache; live only after a create conflict), how to extract the fields
 // ogx-controller owns, and how to apply and delete it.
 type child[O metav1.Object, AC any] struct {
 	kind       string
@@ -39,11 +39,17 @@ type child[O metav1.Object, AC any] struct {
 	// before the first apply (--takeover-field-managers).
 	takeover []string
 	cached   func(namespace, name string) (O, error)
-	live     func(ctx context.Context, namespace, name string) (O, error)
-	extract  func(obj O) (AC, error)
-	apply    func(ctx context.Context, namespace string, ac AC) (O, error)
-	delete   func(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) error
-	patch    func(ctx context.Context, namespace, name string, jsonPatch []byte) (O, error)
+	// setResourceVersion sets (or, with "", clears) the resourceVersion
+	// precondition of an apply configuration.
+	setResourceVersion func(ac AC, rv string)
+	// recent holds what our writes returned until the cache shows it; nil
+	// remembers nothing.
+	recent *recentWrites[O]
+	live               func(ctx context.Context, namespace, name string) (O, error)
+	extract            func(obj O) (AC, error)
+	apply              func(ctx context.Context, namespace string, ac AC) (O, error)
+	delete             func(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) error
+	patch              func(ctx context.Context, namespace, name string, jsonPatch []byte) (O, error)
 }
 
 // writeResult says what converge did.
@@ -57,18 +63,19 @@ const (
 	writeAbsent  writeResult = "absent"
 )
 
-// lookup finds the existing object with the child's name: the cache first,
-// then one live GET, because the label-filtered caches cannot show an
-// unlabelled object that happens to have the child's name. found is false
-// when neither has it.
-func (c *child[O, AC]) lookup(ctx context.Context, namespace, name string) (obj O, found bool, err error) {
-	obj, err = c.cached(namespace, name)
-	if err == nil {
-		return obj, true, nil
-	}
-	if !apierrors.IsNotFound(err) {
-		return obj, false, fmt.Errorf("reading %s %s/%s from cache: %w", c.kind, namespace, name, err)
-	}
+// absentResourceVersion is the resourceVersion precondition of the first
+// write of a child the cache does not show. No stored object has it (etcd
+// numbers the first write 2), so the API server creates the object when the
+// name is free and answers 409 Conflict when anything already holds it,
+// labelled or not. That conflict is the only reason to read live: a new
+// child costs exactly one request, and the ownership guard still sees every
+// object whose name we would take.
+const absentResourceVersion = "1"
+
+// readLive reads the object with the child's name from the API server. It is
+// called only after a write was refused with a conflict, because the
+// label-filtered caches cannot show an unlabelled object with that name.
+func (c *child[O, AC]) readLive(ctx context.Context, namespace, name string) (obj O, found bool, err error) {
 	obj, err = c.live(ctx, namespace, name)
 	switch {
 	case err == nil:
@@ -80,7 +87,7 @@ func (c *child[O, AC]) lookup(ctx context.Context, namespace, name string) (obj 
 }
 
 // guard applies the ownership rules to an existing object with the child's
-// name (controller spec §3.4.3): nil means ogx-controller may write it.
+// name: nil means ogx-controller may write it.
 func guard(owner *ogxv1beta1.OGXServer, kind string, obj metav1.Object) error {
 	ref := metav1.GetControllerOfNoCopy(obj)
 	switch {
@@ -102,40 +109,93 @@ func isOGXGroup(apiVersion string) bool {
 	return err == nil && gv.Group == ogxv1beta1.GroupName
 }
 
-// converge applies desired unless the fields ogx-controller owns in the
-// existing object already equal it (no request at all then), after checking
-// that the object may be written.
+// converge writes desired unless the fields ogx-controller owns in the
+// existing object already equal it (no request at all then). Reads come
+// from the cache; a child the cache does not show is created with one
+// create-only apply, and only when the API server refuses it because the
+// name is taken is the object read live and put through the guard.
 func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (writeResult, error) {
-	logger := klog.FromContext(ctx)
-	existing, found, err := c.lookup(ctx, owner.Namespace, name)
+	existing, err := c.cached(owner.Namespace, name)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return "", fmt.Errorf("reading %s %s/%s from cache: %w", c.kind, owner.Namespace, name, err)
+	}
+	if existing, found := c.recent.newer(owner.Namespace, name, existing, err == nil); found {
+		return c.update(ctx, owner, name, existing, desired, false)
+	}
+	conflict, err := c.create(ctx, owner, name, desired)
+	if !conflict {
+		if err != nil {
+			return "", err
+		}
+		return writeCreated, nil
+	}
+	// The name is taken by an object the cache cannot show (unlabelled, or
+	// the cache is behind): look at it and decide as for a cached one.
+	live, found, err := c.readLive(ctx, owner.Namespace, name)
 	if err != nil {
 		return "", err
 	}
-	result := writeCreated
-	if found {
-		if err := guard(owner, c.kind, existing); err != nil {
-			return "", err
+	if !found {
+		// Deleted in between: the next pass (from its delete event, or this
+		// retry) creates it.
+		return "", fmt.Errorf("%s %s/%s vanished after a create conflict; retrying", c.kind, owner.Namespace, name)
+	}
+	return c.update(ctx, owner, name, live, desired, true)
+}
+
+// create sends the create-only apply. conflict reports that the API server
+// refused it because an object with the name exists.
+func (c *child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (conflict bool, err error) {
+	c.setResourceVersion(desired, absentResourceVersion)
+	defer c.setResourceVersion(desired, "")
+	c.metrics.CountWrite(c.kind, metrics.VerbApply)
+	out, err := c.apply(ctx, owner.Namespace, desired)
+	if err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+			return true, err
 		}
-		if existing, err = c.takeOver(ctx, existing); err != nil {
-			return "", err
-		}
-		owned, err := c.extract(existing)
-		if err != nil {
-			return "", fmt.Errorf("extracting owned fields of %s %s: %w", c.kind, name, err)
-		}
-		if equality.Semantic.DeepEqual(owned, desired) {
-			c.metrics.CountApplySkipped(c.kind)
-			logger.V(4).Info("Apply skipped: no change", "kind", c.kind, "name", name)
-			return writeSkipped, nil
-		}
-		result = writeUpdated
+		return false, classifyWriteError(c.kind, name, err)
+	}
+	c.recent.remember(out)
+	klog.FromContext(ctx).Info("Applied child", "kind", c.kind, "name", name, "result", writeCreated)
+	return false, nil
+}
+
+// update checks that an existing object may be written, takes it over from
+// the upstream operator if needed and applies desired when what we own
+// differs from it. With pinned, the apply carries the resourceVersion of
+// existing as a precondition: the guard's verdict on a live read holds only
+// for that version.
+func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, existing O, desired AC, pinned bool) (writeResult, error) {
+	logger := klog.FromContext(ctx)
+	if err := guard(owner, c.kind, existing); err != nil {
+		return "", err
+	}
+	existing, err := c.takeOver(ctx, existing)
+	if err != nil {
+		return "", err
+	}
+	owned, err := c.extract(existing)
+	if err != nil {
+		return "", fmt.Errorf("extracting owned fields of %s %s: %w", c.kind, name, err)
+	}
+	if equality.Semantic.DeepEqual(owned, desired) {
+		c.metrics.CountApplySkipped(c.kind)
+		logger.V(4).Info("Apply skipped: no change", "kind", c.kind, "name", name)
+		return writeSkipped, nil
+	}
+	if pinned {
+		c.setResourceVersion(desired, existing.GetResourceVersion())
+		defer c.setResourceVersion(desired, "")
 	}
 	c.metrics.CountWrite(c.kind, metrics.VerbApply)
-	if _, err := c.apply(ctx, owner.Namespace, desired); err != nil {
+	out, err := c.apply(ctx, owner.Namespace, desired)
+	if err != nil {
 		return "", classifyWriteError(c.kind, name, err)
 	}
-	logger.Info("Applied child", "kind", c.kind, "name", name, "result", result)
-	return result, nil
+	c.recent.remember(out)
+	logger.Info("Applied child", "kind", c.kind, "name", name, "result", writeUpdated)
+	return writeUpdated, nil
 }
 
 // takeOver merges the field ownership of the upstream operator's managers
@@ -154,6 +214,7 @@ func (c *child[O, AC]) takeOver(ctx context.Context, obj O) (O, error) {
 	if err != nil {
 		return obj, classifyWriteError(c.kind, obj.GetName(), err)
 	}
+	c.recent.remember(out)
 	klog.FromContext(ctx).Info("Took over field ownership from the upstream operator", "kind", c.kind, "name", obj.GetName())
 	return out, nil
 }
@@ -181,6 +242,7 @@ func (c *child[O, AC]) remove(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	case err != nil:
 		return "", classifyWriteError(c.kind, name, err)
 	}
+	c.recent.observe(existing, true)
 	klog.FromContext(ctx).Info("Deleted child", "kind", c.kind, "name", name)
 	return writeDeleted, nil
 }
@@ -202,3 +264,7 @@ func classifyWriteError(kind, name string, err error) error {
 func applyOptions() metav1.ApplyOptions {
 	return metav1.ApplyOptions{FieldManager: render.FieldManager, Force: true}
 }
+
+// observe is the informer hook of recent: it runs for every event of the
+// kind before the event enqueues any key.
+func (c *child[O, AC]) observe(obj metav1.Object, deleted bool) { c.recent.observe(obj, deleted) }

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -15,6 +16,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
@@ -60,7 +62,9 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
 		live: func(ctx context.Context, ns, name string) (O, error) {
 			return client(ns).Get(ctx, name, metav1.GetOptions{})
 		},
-		extract: func(o O) (AC, error) { return extract(o, render.FieldManager) },
+		extract:            func(o O) (AC, error) { return extract(o, render.FieldManager) },
+		setResourceVersion: func(ac AC, rv string) { setTypedResourceVersion(ac, rv) },
+		recent:             newRecentWrites[O](),
 		apply: func(ctx context.Context, ns string, ac AC) (O, error) {
 			return client(ns).Apply(ctx, ac, applyOptions())
 		},
@@ -178,4 +182,34 @@ func newChildren(kube kubernetes.Interface, c *Caches, takeover []string) *child
 	ch.pdbs.takeover = takeover
 	ch.configMaps.takeover = takeover
 	return ch
+}
+
+// setTypedResourceVersion sets the resourceVersion of a generated apply
+// configuration, or removes it with "". Every generated apply configuration
+// embeds *ObjectMetaApplyConfiguration, but Go offers no generic access to
+// an embedded field, and the kinds' own WithResourceVersion cannot unset it.
+func setTypedResourceVersion(ac any, rv string) {
+	v := reflect.ValueOf(ac)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	f := v.Elem().FieldByName("ObjectMetaApplyConfiguration")
+	if !f.IsValid() || f.Kind() != reflect.Pointer {
+		return
+	}
+	if f.IsNil() {
+		if rv == "" {
+			return
+		}
+		f.Set(reflect.New(f.Type().Elem()))
+	}
+	meta, ok := f.Interface().(*metav1ac.ObjectMetaApplyConfiguration)
+	if !ok {
+		return
+	}
+	if rv == "" {
+		meta.ResourceVersion = nil
+		return
+	}
+	meta.ResourceVersion = &rv
 }

@@ -242,7 +242,7 @@ func metaOf(obj any) (metav1.Object, bool) {
 
 // handler builds event handlers that map an object to OGXServer keys and
 // enqueue them; update events are filtered by changed.
-func handler(keys func(metav1.Object) []string, changed func(old, cur any) bool, enqueue ...func(string)) cache.ResourceEventHandler {
+func handler(keys func(metav1.Object) []string, changed func(old, cur any) bool, enqueue ...func(string)) cache.ResourceEventHandlerFuncs {
 	do := func(obj any) {
 		m, ok := metaOf(obj)
 		if !ok {
@@ -262,6 +262,32 @@ func handler(keys func(metav1.Object) []string, changed func(old, cur any) bool,
 			}
 		},
 		DeleteFunc: do,
+	}
+}
+
+// observing runs observe (a child's recentWrites hook) for every event
+// before h, in the same handler, so a key h enqueues is never processed
+// before observe has seen the event.
+func observing(observe func(metav1.Object, bool), h cache.ResourceEventHandlerFuncs) cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if m, ok := metaOf(obj); ok {
+				observe(m, false)
+			}
+			h.OnAdd(obj, false)
+		},
+		UpdateFunc: func(old, cur any) {
+			if m, ok := metaOf(cur); ok {
+				observe(m, false)
+			}
+			h.OnUpdate(old, cur)
+		},
+		DeleteFunc: func(obj any) {
+			if m, ok := metaOf(obj); ok {
+				observe(m, true)
+			}
+			h.OnDelete(obj)
+		},
 	}
 }
 
@@ -313,19 +339,28 @@ func (m *Manager) registerHandlers() error {
 			},
 		})
 		f := sc.childFactory
-		add(f.Apps().V1().Deployments().Informer(), handler(byOwner, nil, m.deployment.Enqueue, status))
-		add(f.Core().V1().ServiceAccounts().Informer(), handler(byOwner, nil, m.deployment.Enqueue))
-		add(f.Rbac().V1().RoleBindings().Informer(), handler(byOwner, nil, m.deployment.Enqueue))
-		add(f.Core().V1().Services().Informer(), handler(byOwner, nil, m.service.Enqueue, status))
+		ch := m.children
+		add(f.Apps().V1().Deployments().Informer(), observing(ch.deployments.observe,
+			handler(byOwner, nil, m.deployment.Enqueue, status)))
+		add(f.Core().V1().ServiceAccounts().Informer(), observing(ch.serviceAccounts.observe,
+			handler(byOwner, nil, m.deployment.Enqueue)))
+		add(f.Rbac().V1().RoleBindings().Informer(), observing(ch.roleBindings.observe,
+			handler(byOwner, nil, m.deployment.Enqueue)))
+		add(f.Core().V1().Services().Informer(), observing(ch.services.observe,
+			handler(byOwner, nil, m.service.Enqueue, status)))
 		add(f.Core().V1().PersistentVolumeClaims().Informer(), handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status))
-		add(f.Networking().V1().NetworkPolicies().Informer(), handler(byOwner, nil, m.networkPolicy.Enqueue, status))
-		add(f.Networking().V1().Ingresses().Informer(), handler(byOwner, nil, m.ingress.Enqueue, status))
-		add(f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), handler(byOwner, nil, m.hpa.Enqueue, status))
-		add(f.Policy().V1().PodDisruptionBudgets().Informer(), handler(byOwner, nil, m.pdb.Enqueue, status))
+		add(f.Networking().V1().NetworkPolicies().Informer(), observing(ch.networkPolicies.observe,
+			handler(byOwner, nil, m.networkPolicy.Enqueue, status)))
+		add(f.Networking().V1().Ingresses().Informer(), observing(ch.ingresses.observe,
+			handler(byOwner, nil, m.ingress.Enqueue, status)))
+		add(f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), observing(ch.hpas.observe,
+			handler(byOwner, nil, m.hpa.Enqueue, status)))
+		add(f.Policy().V1().PodDisruptionBudgets().Informer(), observing(ch.pdbs.observe,
+			handler(byOwner, nil, m.pdb.Enqueue, status)))
 		// Owned (generated, CA bundle) and referenced ConfigMaps, and
 		// referenced Secrets: content or label changes.
-		add(sc.watchedFactory.Core().V1().ConfigMaps().Informer(),
-			handler(m.configMapOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status))
+		add(sc.watchedFactory.Core().V1().ConfigMaps().Informer(), observing(ch.configMaps.observe,
+			handler(m.configMapOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status)))
 		add(sc.watchedFactory.Core().V1().Secrets().Informer(),
 			handler(m.secretOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.monitoring.Enqueue, status))
 	})

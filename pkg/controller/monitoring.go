@@ -214,6 +214,9 @@ func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynami
 			return client(ns).Get(ctx, name, metav1.GetOptions{})
 		},
 		extract: schemas.extract,
+		setResourceVersion: func(obj *unstructured.Unstructured, rv string) {
+			obj.SetResourceVersion(rv)
+		},
 		apply: func(ctx context.Context, ns string, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 			out, err := client(ns).Apply(ctx, obj.GetName(), obj, applyOptions())
 			return out, kindGone(err)

@@ -120,6 +120,7 @@ func newSFEnv(tb testing.TB, opts Options, kubeObjs []runtime.Object, servers ..
 		ogxObjs = append(ogxObjs, s)
 	}
 	kube := kubefake.NewClientset(kubeObjs...)
+	kube.PrependReactor("patch", "*", applyPreconditions(kube.Tracker()))
 	ogx := ogxfake.NewSimpleClientset(ogxObjs...)
 	if opts.OperatorNamespace == "" {
 		opts.OperatorNamespace = sfOperator
