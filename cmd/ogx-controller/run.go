@@ -82,6 +82,15 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
+	// Events get a client of their own: its rate limiter never delays a
+	// child or status write. The sink's own budget (--event-qps) decides
+	// what is sent, so this client's limiter only backs it up.
+	eventsCfg := rest.CopyConfig(cfg)
+	eventsCfg.QPS, eventsCfg.Burst = float32(o.eventQPS), o.eventBurst
+	eventsKube, err := kubernetes.NewForConfig(eventsCfg)
+	if err != nil {
+		return err
+	}
 	// The pod name (HOSTNAME in a pod) plus a per-process UUID, so a
 	// restarted pod never reuses its predecessor's identity.
 	hostname := os.Getenv("HOSTNAME")
@@ -103,13 +112,16 @@ func run(ctx context.Context, o *options) error {
 		StatusWorkers:     o.statusWorkers,
 		ProbeEnabled:      o.serverProbe,
 		ProbeInterval:     o.probeInterval,
-		Prober:            controller.NewHTTPProber(o.probeTimeout),
+		Prober:            controller.NewHTTPProber(o.probeTimeout, o.probeDialAddress),
 		Distributions:     controller.NewDistributionTable(os.Getenv),
 		CacheSyncTimeout:  o.cacheSyncTimeout,
 		DiscoveryInterval: o.discoveryInterval,
 		TakeoverManagers:  splitList(o.takeoverManagers),
 		Identity:          identity,
 		Metrics:           m,
+		EventsClient:      eventsKube,
+		EventQPS:          o.eventQPS,
+		EventBurst:        o.eventBurst,
 	})
 	if err != nil {
 		return err

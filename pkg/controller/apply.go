@@ -44,12 +44,12 @@ type child[O metav1.Object, AC any] struct {
 	setResourceVersion func(ac AC, rv string)
 	// recent holds what our writes returned until the cache shows it; nil
 	// remembers nothing.
-	recent *recentWrites[O]
-	live               func(ctx context.Context, namespace, name string) (O, error)
-	extract            func(obj O) (AC, error)
-	apply              func(ctx context.Context, namespace string, ac AC) (O, error)
-	delete             func(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) error
-	patch              func(ctx context.Context, namespace, name string, jsonPatch []byte) (O, error)
+	recent  *recentWrites[O]
+	live    func(ctx context.Context, namespace, name string) (O, error)
+	extract func(obj O) (AC, error)
+	apply   func(ctx context.Context, namespace string, ac AC) (O, error)
+	delete  func(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) error
+	patch   func(ctx context.Context, namespace, name string, jsonPatch []byte) (O, error)
 }
 
 // writeResult says what converge did.

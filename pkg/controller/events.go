@@ -10,10 +10,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"golang.org/x/time/rate"
+
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
 // ReportingController identifies ogx-controller in events.k8s.io/v1 Events.
@@ -23,26 +27,44 @@ const ReportingController = "ogx.io/ogx-controller"
 const maxEventNote = 1024
 
 // eventQueueSize bounds the Events waiting to be sent; past it new ones are
-// dropped (and logged) rather than blocking a controller.
+// dropped (and counted) rather than blocking a controller.
 const eventQueueSize = 1024
 
 // eventSink records events.k8s.io/v1 Events regarding OGXServers.
 //
-// It creates one Event per call and never aggregates them into series:
-// ogx-controller only emits an Event for an actual write or transition, so
-// there is no spam to fold, and client-go's series machinery would otherwise
-// PATCH series counts minutes later, breaking the rule that an idle
-// controller writes nothing.
+// Events have their own client and their own budget: a token bucket that
+// admits an Event or drops it (counted in ogx_controller_events_total), so
+// a burst of Events at fleet scale never takes request budget from the
+// children and never queues without bound. Events are never aggregated into
+// series: client-go's series machinery would PATCH counts minutes later,
+// breaking the rule that an idle controller writes nothing.
+//
+// Child writes are not sent one by one: they are kept in a per-server
+// journal that the status controller turns into one Event per status pass
+// (see flush), so a new server costs one Event, not one per child.
 type eventSink struct {
 	queue    chan *eventsv1.Event
 	instance string
 	// active is set while run sends Events (only on the leader); Events
 	// emitted elsewhere are dropped rather than sent late.
-	active *atomic.Bool
+	active  *atomic.Bool
+	limiter *rate.Limiter
+	journal *writeJournal
+	metrics *metrics.Metrics
 }
 
-func newEventSink(instance string) eventSink {
-	return eventSink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance, active: &atomic.Bool{}}
+// newEventSink returns a sink admitting qps Events a second with bursts of
+// burst (qps <= 0: no limit).
+func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics) eventSink {
+	limit := rate.Inf
+	if qps > 0 {
+		limit = rate.Limit(qps)
+	}
+	if burst <= 0 {
+		burst = 1
+	}
+	return eventSink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance, active: &atomic.Bool{},
+		limiter: rate.NewLimiter(limit, burst), journal: newWriteJournal(), metrics: m}
 }
 
 // run sends queued Events until ctx is done. Only the leader runs it, so
@@ -60,8 +82,11 @@ func (e eventSink) run(ctx context.Context, kube kubernetes.Interface) {
 			_, err := kube.EventsV1().Events(ev.Namespace).Create(sendCtx, ev, metav1.CreateOptions{})
 			cancel()
 			if err != nil {
+				e.metrics.CountEvent(metrics.EventFailed)
 				logger.V(2).Info("Could not record event", "reason", ev.Reason, "err", err)
+				continue
 			}
+			e.metrics.CountEvent(metrics.EventSent)
 		}
 	}
 }
@@ -73,9 +98,15 @@ func (e eventSink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note
 	}, eventType, reason, action, note)
 }
 
-// emitFor queues an Event regarding any object.
+// emitFor queues an Event regarding any object, or drops it when the budget
+// is spent or the queue is full.
 func (e eventSink) emitFor(regarding corev1.ObjectReference, eventType, reason, action, note string) {
 	if e.queue == nil || !e.active.Load() {
+		return
+	}
+	if e.limiter != nil && !e.limiter.Allow() {
+		e.metrics.CountEvent(metrics.EventDroppedRate)
+		klog.Background().V(2).Info("Event budget spent, dropping event", "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
 		return
 	}
 	now := time.Now()
@@ -96,21 +127,47 @@ func (e eventSink) emitFor(regarding corev1.ObjectReference, eventType, reason, 
 	select {
 	case e.queue <- ev:
 	default:
+		e.metrics.CountEvent(metrics.EventDroppedQueue)
 		klog.Background().V(2).Info("Event queue full, dropping event", "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
 	}
 }
 
-// written records Created/Updated/Deleted for a child write.
+// written notes a child write (Created/Updated/Deleted) in the server's
+// journal; the status controller's next flush reports it.
 func (e eventSink) written(s *ogxv1beta1.OGXServer, kind, name string, r writeResult) {
-	switch r {
-	case writeCreated:
-		e.emit(s, corev1.EventTypeNormal, "Created", "Create", "Created "+kind+" "+name)
-	case writeUpdated:
-		e.emit(s, corev1.EventTypeNormal, "Updated", "Update", "Updated "+kind+" "+name)
-	case writeDeleted:
-		e.emit(s, corev1.EventTypeNormal, "Deleted", "Delete", "Deleted "+kind+" "+name)
-	}
+	e.journal.add(Key(s.Namespace, s.Name), s.UID, kind, name, r)
 }
+
+// flush records at most one Event for a status pass: the phase transition
+// (except a new server's first phase, which is no news) together with the
+// child writes journaled since the last flush. While a server is Pending or
+// Initializing its writes wait for the transition that ends that phase, so
+// a new server's whole start is one Event.
+func (e eventSink) flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.Phase) {
+	phaseChanged := oldPhase != newPhase && oldPhase != ""
+	settling := newPhase == ogxv1beta1.PhasePending || newPhase == ogxv1beta1.PhaseInitializing
+	if !phaseChanged && settling {
+		return
+	}
+	writes := e.journal.take(s.UID)
+	if !phaseChanged && writes.empty() {
+		return
+	}
+	reason, action, note := writes.summary()
+	if phaseChanged {
+		reason, action = "PhaseChanged", "Reconcile"
+		phase := fmt.Sprintf("Phase %s → %s", oldPhase, newPhase)
+		if note == "" {
+			note = phase
+		} else {
+			note = phase + "; " + note
+		}
+	}
+	e.emit(s, corev1.EventTypeNormal, reason, action, note)
+}
+
+// forget drops the journal of a deleted server.
+func (e eventSink) forget(uid types.UID) { e.journal.forget(uid) }
 
 // warn records a Warning regarding an OGXServer.
 func (e eventSink) warn(s *ogxv1beta1.OGXServer, reason, note string) {

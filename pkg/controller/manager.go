@@ -52,6 +52,13 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Identity names this process in Events (the leader-election identity).
 	Identity string
+	// EventsClient sends Events; a client of its own keeps Events from
+	// taking rate budget from the children (nil: the main client).
+	EventsClient kubernetes.Interface
+	// EventQPS and EventBurst are the Event budget: Events past it are
+	// dropped and counted (zero: 5 a second, bursts of 100).
+	EventQPS   float64
+	EventBurst int
 }
 
 // deps are what every controller is built from.
@@ -100,7 +107,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		opts.ProbeInterval = 30 * time.Second
 	}
 	if opts.Prober == nil {
-		opts.Prober = NewHTTPProber(5 * time.Second)
+		opts.Prober = NewHTTPProber(5*time.Second, "")
 	}
 	if opts.Distributions == nil {
 		opts.Distributions = NewDistributionTable(nil)
@@ -136,7 +143,17 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 			operatorNamespace: opts.OperatorNamespace, clusterDomain: opts.ClusterDomain,
 		},
 	}
-	m.events = newEventSink(opts.Identity)
+	if opts.EventQPS == 0 {
+		opts.EventQPS = 5
+	}
+	if opts.EventBurst == 0 {
+		opts.EventBurst = 100
+	}
+	if opts.EventsClient == nil {
+		opts.EventsClient = kube
+	}
+	m.opts = opts
+	m.events = newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics)
 	if g, ok := opts.Generator.(*Generator); ok {
 		g.bind(m.resolver)
 	}
@@ -169,6 +186,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	}
 	m.status = newStatusController(&m.deps, names)
 	m.board.SetOnChange(m.status.Enqueue)
+	m.events.journal.onAdd = m.status.Enqueue
 	if err := m.registerHandlers(); err != nil {
 		return nil, err
 	}
@@ -194,7 +212,7 @@ func (m *Manager) Start(ctx context.Context) error {
 // until ctx is done. Only the leader calls it.
 func (m *Manager) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
-	go m.events.run(ctx, m.kube)
+	go m.events.run(ctx, m.opts.EventsClient)
 	go m.watchOptionalAPIs(ctx, m.opts.DiscoveryInterval)
 	go m.ensureOperatorConfigMap(ctx)
 	// A new leader processes every key once.
@@ -335,6 +353,7 @@ func (m *Manager) registerHandlers() error {
 				}
 				m.board.Forget(mo.GetUID())
 				m.status.forget(mo.GetUID())
+				m.events.forget(mo.GetUID())
 				m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
 			},
 		})

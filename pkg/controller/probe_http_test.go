@@ -125,7 +125,7 @@ func TestProbeHTTPResults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := httptest.NewServer(tc.srv)
 			defer ts.Close()
-			got := NewHTTPProber(5*time.Second).Probe(context.Background(), ProbeTarget{BaseURL: ts.URL})
+			got := NewHTTPProber(5*time.Second, "").Probe(context.Background(), ProbeTarget{BaseURL: ts.URL})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("probe (-want +got):\n%s", diff)
 			}
@@ -142,7 +142,7 @@ func TestProbeHTTPResults(t *testing.T) {
 		ts := httptest.NewServer(http.NotFoundHandler())
 		url := ts.URL
 		ts.Close()
-		got := NewHTTPProber(2*time.Second).Probe(context.Background(), ProbeTarget{BaseURL: url})
+		got := NewHTTPProber(2*time.Second, "").Probe(context.Background(), ProbeTarget{BaseURL: url})
 		if got.Healthy || !strings.HasPrefix(got.HealthMessage, "GET /v1/health: ") || got.Version != "" || got.Providers != nil {
 			t.Errorf("probe of a closed server = %+v, want unhealthy with a GET /v1/health: <error> message", got)
 		}
@@ -152,7 +152,7 @@ func TestProbeHTTPResults(t *testing.T) {
 		big := `{"version": "` + strings.Repeat("9", maxProbeBody) + `"}`
 		ts := httptest.NewServer(newPHServer(200, big, `{"data":[]}`))
 		defer ts.Close()
-		got := NewHTTPProber(5*time.Second).Probe(context.Background(), ProbeTarget{BaseURL: ts.URL})
+		got := NewHTTPProber(5*time.Second, "").Probe(context.Background(), ProbeTarget{BaseURL: ts.URL})
 		if diff := cmp.Diff(ProbeResult{Healthy: true, Providers: []ogxv1beta1.ProviderInfo{}}, got); diff != "" {
 			t.Errorf("probe with a 1 MiB+ version body (-want +got):\n%s", diff)
 		}
@@ -163,7 +163,7 @@ func TestProbeHTTPResults(t *testing.T) {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 		defer ts.Close()
 		defer close(release)
-		got := NewHTTPProber(50*time.Millisecond).Probe(context.Background(), ProbeTarget{BaseURL: ts.URL})
+		got := NewHTTPProber(50*time.Millisecond, "").Probe(context.Background(), ProbeTarget{BaseURL: ts.URL})
 		if got.Healthy || !strings.HasPrefix(got.HealthMessage, "GET /v1/health: ") {
 			t.Errorf("probe of a hanging server = %+v, want a timeout error", got)
 		}
@@ -179,7 +179,7 @@ func TestProbeHTTPTLS(t *testing.T) {
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
 	otherCA := phSelfSignedCA(t)
 
-	p := NewHTTPProber(5 * time.Second)
+	p := NewHTTPProber(5*time.Second, "")
 	// httptest certificates are issued for example.com.
 	if got := p.Probe(context.Background(), ProbeTarget{BaseURL: ts.URL, TLS: true, CA: ca, ServerName: "example.com"}); !got.Healthy || got.Version != "1.0" {
 		t.Errorf("verified TLS probe = %+v, want healthy", got)
@@ -250,7 +250,7 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	srv := newPHServer(503, `{"version":"0.9.0"}`, phProviders)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	prober := &phRedirect{url: ts.URL, inner: NewHTTPProber(5 * time.Second)}
+	prober := &phRedirect{url: ts.URL, inner: NewHTTPProber(5*time.Second, "")}
 
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)

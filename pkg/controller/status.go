@@ -116,23 +116,15 @@ func (c *StatusController) sync(ctx context.Context, key string) (Result, error)
 		return Result{RequeueAfter: res.requeueAfter}, nil
 	}
 	if statusEqual(s.Status, res.status) {
+		c.events.flush(s, s.Status.Phase, s.Status.Phase)
 		return Result{RequeueAfter: res.requeueAfter}, nil
 	}
 	if err := c.write(ctx, s, res.status); err != nil {
 		return Result{}, err
 	}
-	if s.Status.Phase != res.status.Phase {
-		c.events.normal(s, "PhaseChanged", fmt.Sprintf("Phase %s → %s", orNone(string(s.Status.Phase)), res.status.Phase))
-	}
+	c.events.flush(s, s.Status.Phase, res.status.Phase)
 	c.healthEvent(s.Status.Conditions, res.status.Conditions, s)
 	return Result{RequeueAfter: res.requeueAfter}, nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "<none>"
-	}
-	return s
 }
 
 // gather reads what computeStatus needs.

@@ -46,6 +46,7 @@ type Metrics struct {
 	writesTotal       *prometheus.CounterVec
 	applySkipped      *prometheus.CounterVec
 	probeTotal        *prometheus.CounterVec
+	eventsTotal       *prometheus.CounterVec
 	leader            prometheus.Gauge
 	admissionTotal    *prometheus.CounterVec
 	admissionDuration prometheus.Histogram
@@ -89,6 +90,12 @@ func New(version string) *Metrics {
 		Name:      "server_probe_total",
 		Help:      "HTTP probes of OGX servers, by result.",
 	}, []string{"result"})
+	m.eventsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace,
+		Name:      "events_total",
+		Help: "Events recorded, by result: sent, failed (the API server refused or did not answer), " +
+			"dropped_rate (over the event rate budget) or dropped_queue (the send queue was full).",
+	}, []string{"result"})
 	m.leader = prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: Namespace,
 		Name:      "leader",
@@ -120,7 +127,7 @@ func New(version string) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.reconcileTotal, m.reconcileDuration, m.writesTotal, m.applySkipped, m.probeTotal,
-		m.leader, m.admissionTotal, m.admissionDuration, m.buildInfo,
+		m.eventsTotal, m.leader, m.admissionTotal, m.admissionDuration, m.buildInfo,
 	)
 	m.queue.register(m.registry)
 	m.rest.register(m.registry)
@@ -200,6 +207,23 @@ func (m *Metrics) CountProbe(result string) {
 		return
 	}
 	m.probeTotal.WithLabelValues(result).Inc()
+}
+
+// Results of an Event, the values of the result label of
+// ogx_controller_events_total.
+const (
+	EventSent         = "sent"
+	EventFailed       = "failed"
+	EventDroppedRate  = "dropped_rate"
+	EventDroppedQueue = "dropped_queue"
+)
+
+// CountEvent counts one Event with its result (EventSent, ...).
+func (m *Metrics) CountEvent(result string) {
+	if m == nil {
+		return
+	}
+	m.eventsTotal.WithLabelValues(result).Inc()
 }
 
 // SetLeader sets ogx_controller_leader to 1 (leading) or 0.

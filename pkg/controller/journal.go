@@ -1,0 +1,125 @@
+package controller
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// maxJournalEntries bounds what one server's journal keeps between flushes;
+// later writes are only counted.
+const maxJournalEntries = 16
+
+// writeJournal keeps, per OGXServer, the child writes not yet reported in an
+// Event.
+type writeJournal struct {
+	mu      sync.Mutex
+	entries map[types.UID]*journalEntries
+	// onAdd is told the key of a server with a new entry, so its status
+	// pass (which flushes) follows; nil tells nobody.
+	onAdd func(key string)
+}
+
+// journalEntries are one server's unreported writes, in order.
+type journalEntries struct {
+	lines   []journalLine
+	omitted int
+}
+
+type journalLine struct {
+	result writeResult
+	kind   string
+	name   string
+}
+
+func newWriteJournal() *writeJournal {
+	return &writeJournal{entries: map[types.UID]*journalEntries{}}
+}
+
+// add notes a write of server key's child; skipped and absent results are
+// no news.
+func (j *writeJournal) add(key string, uid types.UID, kind, name string, r writeResult) {
+	if j == nil || (r != writeCreated && r != writeUpdated && r != writeDeleted) {
+		return
+	}
+	j.mu.Lock()
+	notify := j.onAdd
+	defer func() {
+		j.mu.Unlock()
+		if notify != nil {
+			notify(key)
+		}
+	}()
+	e := j.entries[uid]
+	if e == nil {
+		e = &journalEntries{}
+		j.entries[uid] = e
+	}
+	if len(e.lines) >= maxJournalEntries {
+		e.omitted++
+		return
+	}
+	e.lines = append(e.lines, journalLine{result: r, kind: kind, name: name})
+}
+
+// take returns and clears a server's entries.
+func (j *writeJournal) take(uid types.UID) journalEntries {
+	if j == nil {
+		return journalEntries{}
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	e := j.entries[uid]
+	delete(j.entries, uid)
+	if e == nil {
+		return journalEntries{}
+	}
+	return *e
+}
+
+func (j *writeJournal) forget(uid types.UID) {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	delete(j.entries, uid)
+}
+
+func (e journalEntries) empty() bool { return len(e.lines) == 0 && e.omitted == 0 }
+
+// summary is the reason, action and note of an Event reporting the writes:
+// "Created ServiceAccount s-sa, Deployment s; updated Service s-service".
+// The reason and action are those of the first write's verb.
+func (e journalEntries) summary() (reason, action, note string) {
+	if e.empty() {
+		return "", "", ""
+	}
+	verbs := map[writeResult]string{writeCreated: "created", writeUpdated: "updated", writeDeleted: "deleted"}
+	var groups []string
+	var order []writeResult
+	byVerb := map[writeResult][]string{}
+	for _, l := range e.lines {
+		if _, ok := byVerb[l.result]; !ok {
+			order = append(order, l.result)
+		}
+		byVerb[l.result] = append(byVerb[l.result], l.kind+" "+l.name)
+	}
+	for _, r := range order {
+		groups = append(groups, verbs[r]+" "+strings.Join(byVerb[r], ", "))
+	}
+	note = strings.Join(groups, "; ")
+	if e.omitted > 0 {
+		note += fmt.Sprintf("; %d more writes", e.omitted)
+	}
+	note = strings.ToUpper(note[:1]) + note[1:]
+	switch e.lines[0].result {
+	case writeCreated:
+		return "Created", "Create", note
+	case writeDeleted:
+		return "Deleted", "Delete", note
+	}
+	return "Updated", "Update", note
+}
