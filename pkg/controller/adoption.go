@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -156,21 +157,16 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	return adopted, nil
 }
 
-// adoptedPVCs lists, live, the PVCs labelled as adopted for this instance and
-// adds the managed-by label to any that lack it (adopted by the upstream
-// operator), so the cache sees them from then on.
+// adoptedPVCs lists, from the adopted-PVC cache, the PVCs labelled as
+// adopted for this instance and adds the managed-by label to any that lack
+// it (adopted by the upstream operator), so the child cache sees them too.
 func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer) ([]string, error) {
-	sel, err := labels.Parse(render.LabelAdoptedFrom + "," + render.LabelInstance + "=" + s.Name)
-	if err != nil {
-		return nil, err
-	}
-	list, err := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	list, err := cachedAdoptedPVCs(c.caches, s)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
-	for i := range list.Items {
-		p := &list.Items[i]
+	for _, p := range list {
 		names = append(names, p.Name)
 		if p.Labels[render.LabelManagedBy] == render.ManagedByValue {
 			continue
@@ -186,6 +182,20 @@ func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer
 	return names, nil
 }
 
+// cachedAdoptedPVCs are the PVCs of the adopted-PVC cache labelled as
+// adopted for the instance s.
+func cachedAdoptedPVCs(caches *Caches, s *ogxv1beta1.OGXServer) ([]*corev1.PersistentVolumeClaim, error) {
+	sc := caches.For(s.Namespace)
+	if sc == nil {
+		return nil, fmt.Errorf("namespace %q is not watched", s.Namespace)
+	}
+	sel, err := labels.Parse(render.LabelAdoptedFrom + "," + render.LabelInstance + "=" + s.Name)
+	if err != nil {
+		return nil, err
+	}
+	return sc.adoptedPVCs.PersistentVolumeClaims(s.Namespace).List(sel)
+}
+
 // multipleAdopted is the error for several adopted PVCs of one instance.
 func multipleAdopted(s *ogxv1beta1.OGXServer, names []string) error {
 	return NewUserError(ReasonAdoptionConfigInvalid,
@@ -193,39 +203,23 @@ func multipleAdopted(s *ogxv1beta1.OGXServer, names []string) error {
 		s.Name, strings.Join(names, " "), render.LabelAdoptedFrom)
 }
 
-// effectivePVCName resolves the claim the server mounts (controller spec
-// §9.4) from the cache: the adopted source while adopt-storage is valid,
-// else the one adopted PVC of the instance, else N-pvc. With storage on and
-// neither N-pvc nor an adopted PVC cached it lists live, so a Deployment
-// taken over from the upstream operator is never switched to a PVC the cache
-// cannot see yet.
-func (r *resolver) effectivePVCName(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
+// effectivePVCName resolves the claim the server mounts, from the caches:
+// the adopted source while adopt-storage is valid, else the one adopted PVC
+// of the instance, else N-pvc. Adopted PVCs have a cache of their own
+// (selected by the adopted-from label alone), so one adopted by the upstream
+// operator without our managed-by label is seen as well, and a Deployment
+// taken over from it is never switched to a fresh N-pvc.
+func (r *resolver) effectivePVCName(_ context.Context, s *ogxv1beta1.OGXServer) (string, error) {
 	if l := adoptionSource(s, ogxv1beta1.AnnotationAdoptStorage); l != "" {
 		return render.PVCName(l), nil
 	}
-	sc := r.caches.For(s.Namespace)
-	sel, err := labels.Parse(render.LabelAdoptedFrom + "," + render.LabelInstance + "=" + s.Name)
+	adopted, err := cachedAdoptedPVCs(r.caches, s)
 	if err != nil {
 		return "", err
 	}
-	cached, err := sc.pvcs.PersistentVolumeClaims(s.Namespace).List(sel)
-	if err != nil {
-		return "", err
-	}
-	names := make([]string, 0, len(cached))
-	for _, p := range cached {
+	names := make([]string, 0, len(adopted))
+	for _, p := range adopted {
 		names = append(names, p.Name)
-	}
-	if len(names) == 0 && s.Spec.StorageSpec() != nil {
-		if _, err := sc.pvcs.PersistentVolumeClaims(s.Namespace).Get(render.PVCName(s.Name)); apierrors.IsNotFound(err) {
-			live, err := r.refs.kube.CoreV1().PersistentVolumeClaims(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
-			if err != nil {
-				return "", err
-			}
-			for _, p := range live.Items {
-				names = append(names, p.Name)
-			}
-		}
 	}
 	sort.Strings(names)
 	switch len(names) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -29,14 +30,20 @@ import (
 // scope is every cache of one namespace (or of all namespaces). A client-go
 // informer factory applies one namespace and one list filter to all its
 // informers, so a scope holds one factory per filter: OGXServers (none),
-// children (managed-by label) and referenced ConfigMaps and Secrets
-// (ogx.io/watch label).
+// children (managed-by label), referenced ConfigMaps and Secrets
+// (ogx.io/watch label), adopted PVCs (ogx.io/adopted-from label, which the
+// upstream operator sets without managed-by) and our pods (app=ogx with an
+// instance label; only what the image digest needs is kept).
 type scope struct {
 	namespace string
 
 	ogxFactory      ogxinformers.SharedInformerFactory
 	childFactory    informers.SharedInformerFactory
 	watchedFactory  informers.SharedInformerFactory
+	adoptedFactory  informers.SharedInformerFactory
+	podFactory      informers.SharedInformerFactory
+	adoptedPVCs     corelisters.PersistentVolumeClaimLister
+	pods            corelisters.PodLister
 	servers         ogxlisters.OGXServerLister
 	serverInformer  cache.SharedIndexInformer
 	deployments     appslisters.DeploymentLister
@@ -62,6 +69,9 @@ type Caches struct {
 
 	// metrics records what the controllers do; nil records nothing.
 	metrics *metrics.Metrics
+	// keepManagers are the managers whose managedFields the child caches
+	// keep.
+	keepManagers map[string]bool
 
 	operatorFactory   informers.SharedInformerFactory
 	operatorConfigMap corelisters.ConfigMapLister
@@ -71,14 +81,20 @@ type Caches struct {
 // NewCaches builds the informers (resync 0: drift is corrected by events,
 // never by periodic resync) for the given namespaces, or cluster-wide when
 // none is given, plus a name-filtered ConfigMap informer for the operator
-// ConfigMap in the operator namespace.
-func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string) *Caches {
-	c := &Caches{scopes: map[string]*scope{}, operatorNamespace: operatorNamespace}
+// ConfigMap in the operator namespace. keepManagers are the field managers
+// whose managedFields entries the child caches keep (ours and those taken
+// over); every other entry is dropped on arrival, since nothing reads it.
+func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string, keepManagers []string) *Caches {
+	keep := map[string]bool{}
+	for _, m := range keepManagers {
+		keep[m] = true
+	}
+	c := &Caches{scopes: map[string]*scope{}, operatorNamespace: operatorNamespace, keepManagers: keep}
 	if len(namespaces) == 0 {
-		c.all = newScope(kube, ogx, metav1.NamespaceAll)
+		c.all = newScope(kube, ogx, metav1.NamespaceAll, keep)
 	}
 	for _, ns := range namespaces {
-		c.scopes[ns] = newScope(kube, ogx, ns)
+		c.scopes[ns] = newScope(kube, ogx, ns, keep)
 	}
 	c.operatorFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(operatorNamespace),
@@ -89,13 +105,23 @@ func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []
 	return c
 }
 
-func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string) *scope {
+func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, keepManagers map[string]bool) *scope {
 	s := &scope{namespace: namespace}
 	s.ogxFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace))
 	childSelector := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String()
 	s.childFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = childSelector }))
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = childSelector }),
+		informers.WithTransform(keepManagedFieldsOf(keepManagers)))
+	s.adoptedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = render.LabelAdoptedFrom }),
+		informers.WithTransform(keepManagedFieldsOf(nil)))
+	podSelector := render.LabelApp + "=" + render.AppValue + "," + render.LabelInstance
+	s.podFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = podSelector }),
+		informers.WithTransform(digestView))
 	watchSelector := labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"}).String()
 	s.watchedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
@@ -115,6 +141,8 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.roleBindings = s.childFactory.Rbac().V1().RoleBindings().Lister()
 	s.configMaps = s.watchedFactory.Core().V1().ConfigMaps().Lister()
 	s.secrets = s.watchedFactory.Core().V1().Secrets().Lister()
+	s.adoptedPVCs = s.adoptedFactory.Core().V1().PersistentVolumeClaims().Lister()
+	s.pods = s.podFactory.Core().V1().Pods().Lister()
 	s.informers = []cache.SharedIndexInformer{
 		s.serverInformer,
 		s.childFactory.Apps().V1().Deployments().Informer(),
@@ -128,8 +156,57 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 		s.childFactory.Rbac().V1().RoleBindings().Informer(),
 		s.watchedFactory.Core().V1().ConfigMaps().Informer(),
 		s.watchedFactory.Core().V1().Secrets().Informer(),
+		s.adoptedFactory.Core().V1().PersistentVolumeClaims().Informer(),
+		s.podFactory.Core().V1().Pods().Informer(),
 	}
 	return s
+}
+
+// keepManagedFieldsOf is a cache transform keeping only the managedFields
+// entries of the given managers: the applier extracts our own entries and
+// the takeover reads the upstream operator's; the entries of everyone else
+// (kube-controller-manager's status updates above all) are never read and
+// would only take memory.
+func keepManagedFieldsOf(managers map[string]bool) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		m, ok := obj.(metav1.Object)
+		if !ok {
+			return obj, nil
+		}
+		entries := m.GetManagedFields()
+		kept := entries[:0]
+		for _, e := range entries {
+			if managers[e.Manager] {
+				kept = append(kept, e)
+			}
+		}
+		if len(kept) == 0 {
+			kept = nil
+		}
+		m.SetManagedFields(kept)
+		return obj, nil
+	}
+}
+
+// digestView is the pod cache transform: a pod is kept only as what
+// podImageDigest reads (identity, labels, the ogx container's name, image,
+// imageID and readiness), a few hundred bytes instead of several KiB.
+func digestView(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion, Labels: pod.Labels,
+	}}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name == render.ContainerName {
+			out.Status.ContainerStatuses = append(out.Status.ContainerStatuses, corev1.ContainerStatus{
+				Name: cs.Name, Image: cs.Image, ImageID: cs.ImageID, Ready: cs.Ready,
+			})
+		}
+	}
+	return out, nil
 }
 
 // stripUserManagedFields drops managedFields from watched ConfigMaps and
@@ -171,6 +248,8 @@ func (c *Caches) Start(ctx context.Context) {
 		s.ogxFactory.Start(ctx.Done())
 		s.childFactory.Start(ctx.Done())
 		s.watchedFactory.Start(ctx.Done())
+		s.adoptedFactory.Start(ctx.Done())
+		s.podFactory.Start(ctx.Done())
 	})
 	c.operatorFactory.Core().V1().ConfigMaps().Informer()
 	c.operatorFactory.Start(ctx.Done())

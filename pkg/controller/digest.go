@@ -1,64 +1,53 @@
 package controller
 
 import (
-	"context"
 	"strings"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
-// digestLookupInterval bounds the live pod LISTs made to learn an image
-// digest: at most one per OGXServer per interval until it is found.
-const digestLookupInterval = 30 * time.Second
-
 // podDigests learns the digest of the image an OGXServer's pods run from a
-// ready pod's container status (controller spec §4.2), for
-// status.resolvedDistribution.image, when neither the reference nor the
-// base-config resolution gave one. Found digests are kept per OGXServer and
-// image; pods are never cached, so the lookup is a live LIST, rate-limited.
+// ready pod's container status, for status.resolvedDistribution.image, when
+// neither the reference nor the base-config resolution gave one. Pods come
+// from a label-filtered cache holding only what this needs (digestView), so
+// a lookup costs no request and does not grow with the namespace; a found
+// digest is kept per OGXServer and image.
 type podDigests struct {
-	kube kubernetes.Interface
-	now  func() time.Time
+	pods func(namespace string) corelisters.PodNamespaceLister
 
 	mu    sync.Mutex
 	found map[types.UID]digestRecord
-	tried map[types.UID]time.Time
 }
 
 type digestRecord struct{ image, digest string }
 
-func newPodDigests(kube kubernetes.Interface) *podDigests {
-	return &podDigests{kube: kube, now: time.Now, found: map[types.UID]digestRecord{}, tried: map[types.UID]time.Time{}}
+func newPodDigests(pods func(namespace string) corelisters.PodNamespaceLister) *podDigests {
+	return &podDigests{pods: pods, found: map[types.UID]digestRecord{}}
 }
 
 // lookup returns the digest of image for the OGXServer, or "".
-func (p *podDigests) lookup(ctx context.Context, uid types.UID, namespace, name, image string) string {
+func (p *podDigests) lookup(uid types.UID, namespace, name, image string) string {
 	p.mu.Lock()
 	if r, ok := p.found[uid]; ok && r.image == image {
 		p.mu.Unlock()
 		return r.digest
 	}
-	if t, ok := p.tried[uid]; ok && p.now().Sub(t) < digestLookupInterval {
-		p.mu.Unlock()
+	p.mu.Unlock()
+	lister := p.pods(namespace)
+	if lister == nil {
 		return ""
 	}
-	p.tried[uid] = p.now()
-	p.mu.Unlock()
-
-	sel := labels.SelectorFromSet(labels.Set{render.LabelInstance: name}).String()
-	pods, err := p.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	pods, err := lister.List(labels.SelectorFromSet(labels.Set{render.LabelInstance: name}))
 	if err != nil {
 		return ""
 	}
-	digest := podImageDigest(pods.Items, image)
+	digest := podImageDigest(pods, image)
 	if digest != "" {
 		p.mu.Lock()
 		p.found[uid] = digestRecord{image: image, digest: digest}
@@ -71,14 +60,12 @@ func (p *podDigests) forget(uid types.UID) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.found, uid)
-	delete(p.tried, uid)
 }
 
 // podImageDigest returns the sha256 digest of the ogx container's imageID in
 // a ready pod running image, or "".
-func podImageDigest(pods []corev1.Pod, image string) string {
-	for i := range pods {
-		pod := &pods[i]
+func podImageDigest(pods []*corev1.Pod, image string) string {
+	for _, pod := range pods {
 		for _, cs := range pod.Status.ContainerStatuses {
 			if cs.Name != render.ContainerName || !cs.Ready || !sameImage(cs.Image, image) {
 				continue

@@ -130,7 +130,8 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	if opts.CacheSyncTimeout <= 0 {
 		opts.CacheSyncTimeout = 2 * time.Minute
 	}
-	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace)
+	keep := append([]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, opts.TakeoverManagers...)
+	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace, keep)
 	caches.metrics = opts.Metrics
 	m := &Manager{}
 	m.deps = deps{
@@ -368,6 +369,8 @@ func (m *Manager) registerHandlers() error {
 		add(f.Core().V1().Services().Informer(), observing(ch.services.observe,
 			handler(byOwner, nil, m.service.Enqueue, status)))
 		add(f.Core().V1().PersistentVolumeClaims().Informer(), handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status))
+		add(sc.adoptedFactory.Core().V1().PersistentVolumeClaims().Informer(),
+			handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status))
 		add(f.Networking().V1().NetworkPolicies().Informer(), observing(ch.networkPolicies.observe,
 			handler(byOwner, nil, m.networkPolicy.Enqueue, status)))
 		add(f.Networking().V1().Ingresses().Informer(), observing(ch.ingresses.observe,
