@@ -180,39 +180,63 @@ func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
 
 // probeState remembers the last probe of each OGXServer, so probes happen at
 // most once per interval unless what they depend on (available replicas, the
-// pod template) changed.
+// pod template) changed, and which probes are in flight.
 type probeState struct {
 	mu       sync.Mutex
 	interval time.Duration
 	last     map[types.UID]probeRecord
+	inFlight map[types.UID]bool
 }
 
 type probeRecord struct {
-	at        time.Time
-	trigger   string
-	result    ProbeResult
-	hasResult bool
+	at      time.Time
+	trigger string
+	result  ProbeResult
 }
 
 func newProbeState(interval time.Duration) *probeState {
-	return &probeState{interval: interval, last: map[types.UID]probeRecord{}}
+	return &probeState{interval: interval, last: map[types.UID]probeRecord{}, inFlight: map[types.UID]bool{}}
 }
 
-// due returns the previous result and whether a new probe is due.
-func (p *probeState) due(uid types.UID, trigger string, now time.Time) (ProbeResult, bool) {
+// due returns the previous result (has: there is one) and whether a new
+// probe is due.
+func (p *probeState) due(uid types.UID, trigger string, now time.Time) (prev ProbeResult, has, due bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.last[uid]
-	if !ok || !r.hasResult || r.trigger != trigger || now.Sub(r.at) >= p.interval {
-		return r.result, true
+	if !ok {
+		return ProbeResult{}, false, true
 	}
-	return r.result, false
+	return r.result, true, r.trigger != trigger || now.Sub(r.at) >= p.interval
 }
 
+// begin marks a probe of uid in flight; false when one already is.
+func (p *probeState) begin(uid types.UID) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.inFlight[uid] {
+		return false
+	}
+	p.inFlight[uid] = true
+	return true
+}
+
+// end clears the in-flight mark of uid.
+func (p *probeState) end(uid types.UID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.inFlight, uid)
+}
+
+// store records a probe result; a version the server did not report keeps
+// the previous one.
 func (p *probeState) store(uid types.UID, trigger string, now time.Time, res ProbeResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.last[uid] = probeRecord{at: now, trigger: trigger, result: res, hasResult: true}
+	if res.Version == "" {
+		res.Version = p.last[uid].result.Version
+	}
+	p.last[uid] = probeRecord{at: now, trigger: trigger, result: res}
 }
 
 func (p *probeState) forget(uid types.UID) {

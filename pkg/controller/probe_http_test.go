@@ -12,6 +12,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -271,8 +272,15 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	}
 	e.waitCaught()
 
+	// A pass starts a due probe in the background and reports the last
+	// result; the pass after the probe reports its result.
 	check := func(step string, wantStatus metav1.ConditionStatus, wantReason, wantMsg string) *ogxv1beta1.OGXServer {
 		t.Helper()
+		if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+			t.Fatal(err)
+		}
+		phProbesSettled(t, e.m.status.probes)
+		e.waitCaught()
 		if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
 			t.Fatal(err)
 		}
@@ -330,5 +338,76 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	}
 	if prober.probes.Load()-before != 1 {
 		t.Errorf("probes after the interval = %d, want 1", prober.probes.Load()-before)
+	}
+}
+
+// phProbesSettled waits until no probe is in flight.
+func phProbesSettled(t *testing.T, p *probeState) {
+	t.Helper()
+	sfEventually(t, "probes in flight to finish", func() (bool, string) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.inFlight) == 0, fmt.Sprintf("%d in flight", len(p.inFlight))
+	})
+}
+
+// phBlockingProber blocks every probe until release is closed.
+type phBlockingProber struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (p *phBlockingProber) Probe(ctx context.Context, _ ProbeTarget) ProbeResult {
+	p.started <- struct{}{}
+	select {
+	case <-p.release:
+	case <-ctx.Done():
+	}
+	return ProbeResult{HealthMessage: "GET /v1/health: connection refused"}
+}
+
+// TestStatusPassNeverWaitsOnProbe: with a probe that does not answer, the
+// status pass still writes Ready; the probe's result arrives later and
+// enqueues the key.
+func TestStatusPassNeverWaitsOnProbe(t *testing.T) {
+	prober := &phBlockingProber{started: make(chan struct{}, 1), release: make(chan struct{})}
+	s := sfServer(sfNamespace, sfName, sfUID)
+	e := newSFEnv(t, Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
+	defer close(prober.release)
+	for _, c := range e.m.childControllers {
+		if _, err := c.syncKey(e.ctx, sfKey); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dep, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
+	if _, err := e.kube.AppsV1().Deployments(sfNamespace).UpdateStatus(e.ctx, dep, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitCaught()
+	// The prober blocks until the test ends, so a pass that waited on it
+	// would never return.
+	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	<-prober.started
+	got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.Phase != ogxv1beta1.PhaseReady {
+		t.Errorf("phase %q with the probe in flight, want Ready", got.Status.Phase)
+	}
+	// A second pass while the probe is in flight starts no other probe.
+	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-prober.started:
+		t.Error("a second probe started while one was in flight")
+	default:
 	}
 }

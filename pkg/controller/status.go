@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -38,6 +39,8 @@ type StatusController struct {
 	events          eventSink
 	prober          Prober
 	probes          *probeState
+	// probeSlots bounds the probes in flight.
+	probeSlots chan struct{}
 	digests         *podDigests
 	probeEnabled    bool
 	operatorVersion string
@@ -56,9 +59,15 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 	c := &StatusController{
 		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events,
 		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval), probeEnabled: d.opts.ProbeEnabled,
-		digests:         newPodDigests(d.kube),
+		digests: newPodDigests(func(ns string) corelisters.PodNamespaceLister {
+			if sc := d.caches.For(ns); sc != nil {
+				return sc.pods.Pods(ns)
+			}
+			return nil
+		}),
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
-		written: map[types.UID]*ogxv1beta1.OGXServer{},
+		written:    map[types.UID]*ogxv1beta1.OGXServer{},
+		probeSlots: make(chan struct{}, maxConcurrentProbes),
 	}
 	c.queueRunner = newQueueRunner("status", c.sync, d.opts.Metrics)
 	return c
@@ -171,7 +180,7 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	// Without a digest from the reference or the base-config resolution, a
 	// ready pod tells which image it actually runs.
 	if in.image != "" && !strings.Contains(in.image, "@sha256:") && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
-		if digest := c.digests.lookup(ctx, s.UID, s.Namespace, s.Name, in.image); digest != "" {
+		if digest := c.digests.lookup(s.UID, s.Namespace, s.Name, in.image); digest != "" {
 			in.image = oci.PinnedImage(in.image, digest)
 		}
 	}
@@ -197,17 +206,33 @@ func overrideHash(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServer) str
 	return configgen.ConfigHash([]byte(text))
 }
 
-// probe runs the server probe when it is due: once per interval, or at once
-// when the available replicas or the pod template changed.
+// maxConcurrentProbes bounds the server probes in flight: a probe waits on
+// the network for up to its timeout, and a fleet's worth at once would be a
+// burst of connections for nothing.
+const maxConcurrentProbes = 16
+
+// probe returns the last probe result of the server (nil before the first)
+// and, when a probe is due (once per interval, or at once when the
+// available replicas or the pod template changed), starts one in the
+// background. A status pass never waits on the network: the probe's result
+// is stored and enqueues the key, and the pass that follows reports it.
 func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *appsv1.Deployment) *ProbeResult {
 	// A change of available replicas or of the Deployment spec (its
 	// generation) makes a probe due at once.
 	trigger := fmt.Sprintf("%d/%d", d.Status.AvailableReplicas, d.Generation)
-	now := c.now()
-	prev, due := c.probes.due(s.UID, trigger, now)
-	if !due {
-		return &prev
+	prev, has, due := c.probes.due(s.UID, trigger, c.now())
+	if due {
+		c.startProbe(ctx, s, trigger, c.probeTarget(s))
 	}
+	if !has {
+		return nil
+	}
+	return &prev
+}
+
+// probeTarget is where the server answers: its Service, over TLS with the
+// Secret's CA when server TLS is on.
+func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) ProbeTarget {
 	t := ProbeTarget{
 		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.resolver.clusterDomain, s.Spec.Port()),
 	}
@@ -219,18 +244,38 @@ func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d
 			t.CA = sec.Data["ca.crt"]
 		}
 	}
-	r := c.prober.Probe(ctx, t)
-	if r.Healthy {
-		c.caches.metrics.CountProbe(metrics.ProbeSuccess)
-	} else {
-		c.caches.metrics.CountProbe(metrics.ProbeFailure)
+	return t
+}
+
+// startProbe probes in the background unless a probe of the server is
+// already in flight; at most maxConcurrentProbes run at once.
+func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServer, trigger string, t ProbeTarget) {
+	if !c.probes.begin(s.UID) {
+		return
 	}
-	if r.Version == "" {
-		r.Version = prev.Version
-	}
-	c.probes.store(s.UID, trigger, now, r)
-	klog.FromContext(ctx).V(5).Info("Probed server", "healthy", r.Healthy)
-	return &r
+	key, uid := Key(s.Namespace, s.Name), s.UID
+	logger := klog.FromContext(ctx)
+	go func() {
+		defer c.probes.end(uid)
+		select {
+		case c.probeSlots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		r := c.prober.Probe(ctx, t)
+		<-c.probeSlots
+		if ctx.Err() != nil {
+			return
+		}
+		if r.Healthy {
+			c.caches.metrics.CountProbe(metrics.ProbeSuccess)
+		} else {
+			c.caches.metrics.CountProbe(metrics.ProbeFailure)
+		}
+		c.probes.store(uid, trigger, c.now(), r)
+		logger.V(5).Info("Probed server", "ogxserver", key, "healthy", r.Healthy)
+		c.Enqueue(key)
+	}()
 }
 
 // statusEqual compares statuses semantically (times at second precision,
