@@ -37,13 +37,14 @@ import (
 type scope struct {
 	namespace string
 
-	ogxFactory      ogxinformers.SharedInformerFactory
-	childFactory    informers.SharedInformerFactory
-	watchedFactory  informers.SharedInformerFactory
-	adoptedFactory  informers.SharedInformerFactory
-	podFactory      informers.SharedInformerFactory
-	adoptedPVCs     corelisters.PersistentVolumeClaimLister
-	pods            corelisters.PodLister
+	ogxFactory     ogxinformers.SharedInformerFactory
+	childFactory   informers.SharedInformerFactory
+	watchedFactory informers.SharedInformerFactory
+	adoptedFactory informers.SharedInformerFactory
+	podFactory     informers.SharedInformerFactory
+	adoptedPVCs    corelisters.PersistentVolumeClaimLister
+	// podIndexer holds our pods, indexed by instance (indexInstance).
+	podIndexer      cache.Indexer
 	servers         ogxlisters.OGXServerLister
 	serverInformer  cache.SharedIndexInformer
 	deployments     appslisters.DeploymentLister
@@ -107,7 +108,8 @@ func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []
 
 func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, keepManagers map[string]bool) *scope {
 	s := &scope{namespace: namespace}
-	s.ogxFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace))
+	s.ogxFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
+		ogxinformers.WithTransform(serverView(keepManagers)))
 	childSelector := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String()
 	s.childFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
@@ -142,7 +144,10 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.configMaps = s.watchedFactory.Core().V1().ConfigMaps().Lister()
 	s.secrets = s.watchedFactory.Core().V1().Secrets().Lister()
 	s.adoptedPVCs = s.adoptedFactory.Core().V1().PersistentVolumeClaims().Lister()
-	s.pods = s.podFactory.Core().V1().Pods().Lister()
+	podInformer := s.podFactory.Core().V1().Pods().Informer()
+	// Before the informer starts, adding an index cannot fail.
+	_ = podInformer.AddIndexers(instanceIndexers())
+	s.podIndexer = podInformer.GetIndexer()
 	s.informers = []cache.SharedIndexInformer{
 		s.serverInformer,
 		s.childFactory.Apps().V1().Deployments().Informer(),
@@ -185,6 +190,22 @@ func keepManagedFieldsOf(managers map[string]bool) cache.TransformFunc {
 		}
 		m.SetManagedFields(kept)
 		return obj, nil
+	}
+}
+
+// serverView is the OGXServer cache transform: managedFields only of the
+// managers the status takeover reads, and no last-applied annotation (a
+// copy of the whole object kubectl keeps, never read here).
+func serverView(keepManagers map[string]bool) cache.TransformFunc {
+	keep := keepManagedFieldsOf(keepManagers)
+	return func(obj any) (any, error) {
+		if m, ok := obj.(metav1.Object); ok {
+			if a := m.GetAnnotations(); a[corev1.LastAppliedConfigAnnotation] != "" {
+				delete(a, corev1.LastAppliedConfigAnnotation)
+				m.SetAnnotations(a)
+			}
+		}
+		return keep(obj)
 	}
 }
 

@@ -5,9 +5,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
@@ -19,7 +17,8 @@ import (
 // a lookup costs no request and does not grow with the namespace; a found
 // digest is kept per OGXServer and image.
 type podDigests struct {
-	pods func(namespace string) corelisters.PodNamespaceLister
+	// pods returns the cached pods of one instance.
+	pods func(namespace, instance string) []*corev1.Pod
 
 	mu    sync.Mutex
 	found map[types.UID]digestRecord
@@ -27,7 +26,7 @@ type podDigests struct {
 
 type digestRecord struct{ image, digest string }
 
-func newPodDigests(pods func(namespace string) corelisters.PodNamespaceLister) *podDigests {
+func newPodDigests(pods func(namespace, instance string) []*corev1.Pod) *podDigests {
 	return &podDigests{pods: pods, found: map[types.UID]digestRecord{}}
 }
 
@@ -39,15 +38,7 @@ func (p *podDigests) lookup(uid types.UID, namespace, name, image string) string
 		return r.digest
 	}
 	p.mu.Unlock()
-	lister := p.pods(namespace)
-	if lister == nil {
-		return ""
-	}
-	pods, err := lister.List(labels.SelectorFromSet(labels.Set{render.LabelInstance: name}))
-	if err != nil {
-		return ""
-	}
-	digest := podImageDigest(pods, image)
+	digest := podImageDigest(p.pods(namespace, name), image)
 	if digest != "" {
 		p.mu.Lock()
 		p.found[uid] = digestRecord{image: image, digest: digest}

@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -63,11 +62,21 @@ func TestPodDigestsFromCache(t *testing.T) {
 	if d := cmp.Diff(want, view); d != "" {
 		t.Errorf("digestView (-want +got):\n%s", d)
 	}
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, instanceIndexers())
 	if err := indexer.Add(view); err != nil {
 		t.Fatal(err)
 	}
-	p := newPodDigests(func(ns string) corelisters.PodNamespaceLister { return corelisters.NewPodLister(indexer).Pods(ns) })
+	p := newPodDigests(func(ns, instance string) []*corev1.Pod {
+		objs, err := indexer.ByIndex(indexInstance, Key(ns, instance))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pods []*corev1.Pod
+		for _, o := range objs {
+			pods = append(pods, o.(*corev1.Pod))
+		}
+		return pods
+	})
 	if got := p.lookup("u1", "ns", "demo", img); got != digest {
 		t.Errorf("lookup(demo) = %q, want %q", got, digest)
 	}

@@ -87,3 +87,22 @@ func referenceIndexers() cache.Indexers {
 	}
 	return cache.Indexers{indexConfigMaps: index(referencedConfigMaps), indexSecrets: index(referencedSecrets)}
 }
+
+// indexInstance indexes the pod cache by NS/instance label, so the pods of
+// one server are found without scanning the namespace.
+const indexInstance = "instance"
+
+// instanceIndexers builds the instance index.
+func instanceIndexers() cache.Indexers {
+	return cache.Indexers{indexInstance: func(obj any) ([]string, error) {
+		m, ok := metaOf(obj)
+		if !ok {
+			return nil, nil
+		}
+		inst := m.GetLabels()[render.LabelInstance]
+		if inst == "" {
+			return nil, nil
+		}
+		return []string{Key(m.GetNamespace(), inst)}, nil
+	}}
+}

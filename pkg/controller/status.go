@@ -9,11 +9,11 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -32,15 +32,15 @@ import (
 // when it differs from the stored status: a steady state writes nothing.
 type StatusController struct {
 	*queueRunner
-	ogx             versioned.Interface
-	caches          *Caches
-	board           *OutcomeBoard
-	resolver        *resolver
-	events          eventSink
-	prober          Prober
-	probes          *probeState
+	ogx      versioned.Interface
+	caches   *Caches
+	board    *OutcomeBoard
+	resolver *resolver
+	events   eventSink
+	prober   Prober
+	probes   *probeState
 	// probeSlots bounds the probes in flight.
-	probeSlots chan struct{}
+	probeSlots      chan struct{}
 	digests         *podDigests
 	probeEnabled    bool
 	operatorVersion string
@@ -59,11 +59,19 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 	c := &StatusController{
 		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events,
 		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval), probeEnabled: d.opts.ProbeEnabled,
-		digests: newPodDigests(func(ns string) corelisters.PodNamespaceLister {
-			if sc := d.caches.For(ns); sc != nil {
-				return sc.pods.Pods(ns)
+		digests: newPodDigests(func(namespace, instance string) []*corev1.Pod {
+			sc := d.caches.For(namespace)
+			if sc == nil {
+				return nil
 			}
-			return nil
+			objs, _ := sc.podIndexer.ByIndex(indexInstance, Key(namespace, instance))
+			pods := make([]*corev1.Pod, 0, len(objs))
+			for _, o := range objs {
+				if p, ok := o.(*corev1.Pod); ok {
+					pods = append(pods, p)
+				}
+			}
+			return pods
 		}),
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
 		written:    map[types.UID]*ogxv1beta1.OGXServer{},

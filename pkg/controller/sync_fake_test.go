@@ -260,7 +260,7 @@ func (e *sfEnv) trackedKinds() []sfTrackedKind {
 	kube := e.kube.Tracker()
 	kept := keepManagedFieldsOf(e.m.caches.keepManagers)
 	return []sfTrackedKind{
-		{gvrOGXServers, ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.ogx.Tracker(), sc.serverInformer, labels.Everything(), nil},
+		{gvrOGXServers, ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.ogx.Tracker(), sc.serverInformer, labels.Everything(), serverView(e.m.caches.keepManagers)},
 		{gvrDeployments, appsv1.SchemeGroupVersion.WithKind("Deployment"), kube, f.Apps().V1().Deployments().Informer(), children, kept},
 		{gvrServices, corev1.SchemeGroupVersion.WithKind("Service"), kube, f.Core().V1().Services().Informer(), children, kept},
 		{gvrServiceAccounts, corev1.SchemeGroupVersion.WithKind("ServiceAccount"), kube, f.Core().V1().ServiceAccounts().Informer(), children, kept},
