@@ -62,15 +62,18 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 	res := ogxResult{perKind: map[string]time.Duration{}}
 	tr := newTracker()
 	stop := make(chan struct{})
-	defer close(stop)
 
 	managed := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(benchNamespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = render.LabelManagedBy + "=" + render.ManagedByValue
 		}))
-	defer managed.Shutdown()
 	servers := ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(benchNamespace))
-	defer servers.Shutdown()
+	// Shutdown waits for the informers, which stop when stop is closed.
+	defer func() {
+		close(stop)
+		managed.Shutdown()
+		servers.Shutdown()
+	}()
 
 	suffixKey := func(suffix string) func(any) string {
 		return func(obj any) string {
