@@ -21,6 +21,7 @@ type options struct {
 	eventQPS          float64
 	eventBurst        int
 	probeDialAddress  string
+	pprofAddr         string
 	leaderElect       bool
 	leaderElectSet    bool
 	leaderElectionID  string
@@ -88,6 +89,8 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "serve metrics over HTTPS with authentication")
 	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "metrics certificate directory")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "health listener; 0 disables")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
+		"Go profiling endpoints (/debug/pprof/), unauthenticated: bind to loopback only; 0 disables")
 	fs.StringVar(&o.admissionAddr, "admission-bind-address", ":9443", "admission listener; 0 disables")
 	fs.StringVar(&o.admissionCertDir, "admission-cert-dir", "/etc/ogx-controller/admission-tls", "admission certificate directory")
 	fs.StringVar(&o.admissionCertManagement, "admission-cert-management", "self",

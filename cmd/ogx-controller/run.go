@@ -156,6 +156,7 @@ func run(ctx context.Context, o *options) error {
 		watchdog = leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
 	}
 	health := startHealthServer(ctx, o.healthAddr, ready, watchdog)
+	defer shutdown(startPprofServer(ctx, o.pprofAddr))
 
 	if err := mgr.Start(ctx); err != nil {
 		return err

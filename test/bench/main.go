@@ -60,6 +60,7 @@ type options struct {
 	probe                 string
 	idle, timeout         time.Duration
 	controller, crd, out  string
+	controllerArgs        string // extra ogx-controller flags, space-separated
 	keep                  bool
 	args                  []string // the command line, for the report
 }
@@ -91,6 +92,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.controller, "controller", "bin/ogx-controller", "the ogx-controller binary")
 	fs.StringVar(&o.crd, "crd", "config/crd/bases/ogx.io_ogxservers.yaml", "the OGXServer CRD")
 	fs.StringVar(&o.out, "out", "", "also append the result (markdown) to this file")
+	fs.StringVar(&o.controllerArgs, "controller-args", "", "extra ogx-controller flags, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the control-plane directory (logs, audit log, etcd data) after exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -130,6 +132,7 @@ func run(o *options) (err error) {
 		}
 		controllerArgs = []string{"--server-probe=true", "--server-probe-dial-address=" + addr}
 	}
+	controllerArgs = append(controllerArgs, strings.Fields(o.controllerArgs)...)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
