@@ -5,10 +5,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -125,5 +127,48 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 	wantNote := "Phase Initializing → Ready; Created Service demo-service, NetworkPolicy demo-network-policy, ServiceAccount demo-sa, Deployment demo"
 	if ev.Reason != "PhaseChanged" || ev.Note != wantNote {
 		t.Errorf("Event %s %q, want PhaseChanged %q", ev.Reason, ev.Note, wantNote)
+	}
+}
+
+// TestStatusCoalesce: while a server is starting, a change within the same
+// phase waits until the last write is statusCoalesceWindow old; a change of
+// phase or generation, or a first write, is written at once.
+func TestStatusCoalesce(t *testing.T) {
+	now := metav1.Now().Time
+	c := &StatusController{now: func() time.Time { return now }, writtenAt: map[types.UID]time.Time{}}
+	server := func(phase ogxv1beta1.Phase) *ogxv1beta1.OGXServer {
+		return &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{UID: "u", Generation: 1},
+			Status: ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: 1}}
+	}
+	status := func(phase ogxv1beta1.Phase, gen int64) ogxv1beta1.OGXServerStatus {
+		return ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: gen}
+	}
+	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1)); w != 0 {
+		t.Errorf("never written: wait %s, want 0", w)
+	}
+	c.writtenAt["u"] = now.Add(-500 * time.Millisecond)
+	for _, tc := range []struct {
+		name      string
+		stored    ogxv1beta1.Phase
+		computed  ogxv1beta1.OGXServerStatus
+		wantDelay bool
+	}{
+		{"same starting phase", ogxv1beta1.PhaseInitializing, status(ogxv1beta1.PhaseInitializing, 1), true},
+		{"pending stays pending", ogxv1beta1.PhasePending, status(ogxv1beta1.PhasePending, 1), true},
+		{"phase change", ogxv1beta1.PhaseInitializing, status(ogxv1beta1.PhaseReady, 1), false},
+		{"new generation", ogxv1beta1.PhaseInitializing, status(ogxv1beta1.PhaseInitializing, 2), false},
+		{"ready is never delayed", ogxv1beta1.PhaseReady, status(ogxv1beta1.PhaseReady, 1), false},
+	} {
+		w := c.coalesce(server(tc.stored), tc.computed)
+		if tc.wantDelay && w != statusCoalesceWindow-500*time.Millisecond {
+			t.Errorf("%s: wait %s, want %s", tc.name, w, statusCoalesceWindow-500*time.Millisecond)
+		}
+		if !tc.wantDelay && w != 0 {
+			t.Errorf("%s: wait %s, want 0", tc.name, w)
+		}
+	}
+	c.writtenAt["u"] = now.Add(-statusCoalesceWindow)
+	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1)); w != 0 {
+		t.Errorf("window passed: wait %s, want 0", w)
 	}
 }

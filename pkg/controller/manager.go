@@ -98,7 +98,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		opts.Workers = 2
 	}
 	if opts.StatusWorkers <= 0 {
-		opts.StatusWorkers = 4
+		opts.StatusWorkers = 16
 	}
 	if opts.ClusterDomain == "" {
 		opts.ClusterDomain = "cluster.local"
@@ -226,7 +226,13 @@ func (m *Manager) Run(ctx context.Context) {
 		go func() { defer wg.Done(); q.Run(ctx, workers) }()
 	}
 	for _, c := range m.childControllers {
-		run(c.queueRunner, m.opts.Workers)
+		workers := m.opts.Workers
+		if c == m.deployment.childController {
+			// Its pass writes two children (ServiceAccount, then the
+			// Deployment) and the Deployment gates everything after it.
+			workers *= 2
+		}
+		run(c.queueRunner, workers)
 	}
 	run(m.status.queueRunner, m.opts.StatusWorkers)
 	logger.Info("Controllers running")

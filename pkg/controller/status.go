@@ -53,6 +53,8 @@ type StatusController struct {
 	// neither writes again nor re-stamps timestamps.
 	mu      sync.Mutex
 	written map[types.UID]*ogxv1beta1.OGXServer
+	// writtenAt is when status was last written per server (coalesce).
+	writtenAt map[types.UID]time.Time
 }
 
 func newStatusController(d *deps, controllers []string) *StatusController {
@@ -75,6 +77,7 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 		}),
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
 		written:    map[types.UID]*ogxv1beta1.OGXServer{},
+		writtenAt:  map[types.UID]time.Time{},
 		probeSlots: make(chan struct{}, maxConcurrentProbes),
 	}
 	c.queueRunner = newQueueRunner("status", c.sync, d.opts.Metrics)
@@ -87,6 +90,7 @@ func (c *StatusController) forget(uid types.UID) {
 	c.digests.forget(uid)
 	c.mu.Lock()
 	delete(c.written, uid)
+	delete(c.writtenAt, uid)
 	c.mu.Unlock()
 }
 
@@ -135,6 +139,9 @@ func (c *StatusController) sync(ctx context.Context, key string) (Result, error)
 	if statusEqual(s.Status, res.status) {
 		c.events.flush(s, s.Status.Phase, s.Status.Phase)
 		return Result{RequeueAfter: res.requeueAfter}, nil
+	}
+	if wait := c.coalesce(s, res.status); wait > 0 {
+		return Result{RequeueAfter: wait}, nil
 	}
 	if err := c.write(ctx, s, res.status); err != nil {
 		return Result{}, err
@@ -286,6 +293,31 @@ func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServ
 	}()
 }
 
+// statusCoalesceWindow is how long a server that is still starting keeps a
+// written status before a change within the same phase is written: while
+// Pending or Initializing, the messages follow every child event, and
+// writing each of them would be several writes per new server for nothing
+// a user acts on. A change of phase is written at once.
+const statusCoalesceWindow = 2 * time.Second
+
+// coalesce returns how long to wait before writing st, or 0 to write now.
+func (c *StatusController) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus) time.Duration {
+	starting := st.Phase == ogxv1beta1.PhasePending || st.Phase == ogxv1beta1.PhaseInitializing
+	if !starting || s.Status.Phase != st.Phase || s.Status.ObservedGeneration != st.ObservedGeneration {
+		return 0
+	}
+	c.mu.Lock()
+	at, ok := c.writtenAt[s.UID]
+	c.mu.Unlock()
+	if !ok {
+		return 0
+	}
+	if wait := statusCoalesceWindow - c.now().Sub(at); wait > 0 {
+		return wait
+	}
+	return 0
+}
+
 // statusEqual compares statuses semantically (times at second precision,
 // as they are stored).
 func statusEqual(a, b ogxv1beta1.OGXServerStatus) bool {
@@ -347,6 +379,7 @@ func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, s
 	klog.FromContext(ctx).Info("Wrote status", "phase", st.Phase)
 	c.mu.Lock()
 	c.written[s.UID] = out
+	c.writtenAt[s.UID] = c.now()
 	c.mu.Unlock()
 	return nil
 }
