@@ -268,3 +268,12 @@ func applyOptions() metav1.ApplyOptions {
 // observe is the informer hook of recent: it runs for every event of the
 // kind before the event enqueues any key.
 func (c *child[O, AC]) observe(obj metav1.Object, deleted bool) { c.recent.observe(obj, deleted) }
+
+// current returns the object with the child's name as ogx-controller last
+// knew it: the cache, or our own newer write the cache has not delivered
+// yet. The status controller reads children through it, so it never reports
+// a child missing or stale that a controller has just written.
+func (c *child[O, AC]) current(namespace, name string) (O, bool) {
+	obj, err := c.cached(namespace, name)
+	return c.recent.newer(namespace, name, obj, err == nil)
+}

@@ -34,6 +34,7 @@ type StatusController struct {
 	*queueRunner
 	ogx      versioned.Interface
 	caches   *Caches
+	children *children
 	board    *OutcomeBoard
 	resolver *resolver
 	events   eventSink
@@ -59,7 +60,7 @@ type StatusController struct {
 
 func newStatusController(d *deps, controllers []string) *StatusController {
 	c := &StatusController{
-		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events,
+		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events, children: d.children,
 		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval), probeEnabled: d.opts.ProbeEnabled,
 		digests: newPodDigests(func(namespace, instance string) []*corev1.Pod {
 			sc := d.caches.For(namespace)
@@ -162,13 +163,13 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	in.pvcName, _ = c.resolver.effectivePVCName(ctx, s)
 	in.facts = c.board.Facts(s.UID)
 	sc := c.caches.For(s.Namespace)
-	if d, err := sc.deployments.Deployments(s.Namespace).Get(s.Name); err == nil && ownedBy0(d, s) {
+	if d, ok := c.children.deployments.current(s.Namespace, s.Name); ok && ownedBy0(d, s) {
 		in.deployment = d
 	}
-	if svc, err := sc.services.Services(s.Namespace).Get(render.ServiceName(s.Name)); err == nil && ownedBy0(svc, s) {
+	if svc, ok := c.children.services.current(s.Namespace, render.ServiceName(s.Name)); ok && ownedBy0(svc, s) {
 		in.serviceExists = true
 	}
-	if ing, err := sc.ingresses.Ingresses(s.Namespace).Get(render.IngressName(s.Name)); err == nil && ownedBy0(ing, s) {
+	if ing, ok := c.children.ingresses.current(s.Namespace, render.IngressName(s.Name)); ok && ownedBy0(ing, s) {
 		in.ingress = ing
 	}
 	if p, err := sc.pvcs.PersistentVolumeClaims(s.Namespace).Get(in.pvcName); err == nil {
@@ -298,7 +299,7 @@ func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServ
 // Pending or Initializing, the messages follow every child event, and
 // writing each of them would be several writes per new server for nothing
 // a user acts on. A change of phase is written at once.
-const statusCoalesceWindow = 2 * time.Second
+const statusCoalesceWindow = 5 * time.Second
 
 // coalesce returns how long to wait before writing st, or 0 to write now.
 func (c *StatusController) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus) time.Duration {
