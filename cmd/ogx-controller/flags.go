@@ -107,13 +107,14 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	fs.StringVar(&o.operatorVersion, "operator-version", orDefault(getenv("OPERATOR_VERSION"), version), "version reported in status")
 	watch := fs.String("watch-namespaces", getenv("WATCH_NAMESPACES"), "comma-separated namespaces to manage (default all)")
 	// Passes mostly wait on the API server. Four workers per child
-	// controller (twice that for the deployment controller, which writes
-	// two children a pass) are what the API server of a small control
-	// plane absorbs; more made Service creates, which the API server
-	// serialises on IP allocation, slower (docs/performance.md). Status
-	// passes read caches and write rarely, so many workers keep the time
-	// from a Deployment becoming Available to Ready short at fleet scale.
-	fs.IntVar(&o.workers, "workers", 4, "workers per child controller (the deployment controller runs twice as many)")
+	// controller are what the API server of a small control plane absorbs
+	// (eight for every controller made each request slower, not the fleet
+	// faster: docs/performance.md); the deployment controller, which writes
+	// two children a pass, and the service controller, whose creates wait
+	// on cluster IP allocation, run twice as many. Status passes read
+	// caches and write rarely, so many workers keep the time from a
+	// Deployment becoming Available to Ready short at fleet scale.
+	fs.IntVar(&o.workers, "workers", 4, "workers per child controller (the deployment and service controllers run twice as many)")
 	fs.IntVar(&o.statusWorkers, "status-workers", 16, "workers of the status controller")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "cluster DNS suffix")
 	fs.BoolVar(&o.serverProbe, "server-probe", true, "probe OGX servers over HTTP")

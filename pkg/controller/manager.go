@@ -227,9 +227,14 @@ func (m *Manager) Run(ctx context.Context) {
 	}
 	for _, c := range m.childControllers {
 		workers := m.opts.Workers
-		if c == m.deployment.childController {
+		switch c {
+		case m.deployment.childController:
 			// Its pass writes two children (ServiceAccount, then the
 			// Deployment) and the Deployment gates everything after it.
+			workers *= 2
+		case m.service.childController:
+			// A Service create waits on the API server's cluster IP
+			// allocation: about four times the latency of other creates.
 			workers *= 2
 		}
 		run(c.queueRunner, workers)
