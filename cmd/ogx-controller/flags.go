@@ -110,11 +110,12 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	// controller are what the API server of a small control plane absorbs
 	// (eight for every controller made each request slower, not the fleet
 	// faster: docs/performance.md); the deployment controller, which writes
-	// two children a pass, and the service controller, whose creates wait
-	// on cluster IP allocation, run twice as many. Status passes read
+	// two children a pass, runs twice as many, and the service controller,
+	// whose creates contend in the API server's cluster IP allocation,
+	// half as many. Status passes read
 	// caches and write rarely, so many workers keep the time from a
 	// Deployment becoming Available to Ready short at fleet scale.
-	fs.IntVar(&o.workers, "workers", 4, "workers per child controller (the deployment and service controllers run twice as many)")
+	fs.IntVar(&o.workers, "workers", 4, "workers per child controller (the deployment controller runs twice as many, the service controller half as many)")
 	fs.IntVar(&o.statusWorkers, "status-workers", 16, "workers of the status controller")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "cluster DNS suffix")
 	fs.BoolVar(&o.serverProbe, "server-probe", true, "probe OGX servers over HTTP")

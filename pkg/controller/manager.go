@@ -233,9 +233,11 @@ func (m *Manager) Run(ctx context.Context) {
 			// Deployment) and the Deployment gates everything after it.
 			workers *= 2
 		case m.service.childController:
-			// A Service create waits on the API server's cluster IP
-			// allocation: about four times the latency of other creates.
-			workers *= 2
+			// Service creates contend in the API server (cluster IP
+			// allocation): at fleet scale more of them at once made each
+			// slower and the fleet later (docs/performance.md), so this
+			// controller runs half as many.
+			workers = max(1, workers/2)
 		}
 		run(c.queueRunner, workers)
 	}
