@@ -70,9 +70,8 @@ type Caches struct {
 
 	// metrics records what the controllers do; nil records nothing.
 	metrics *metrics.Metrics
-	// keepManagers are the managers whose managedFields the child caches
-	// keep.
-	keepManagers map[string]bool
+	// fields decides which managedFields entries the caches keep.
+	fields managedFieldsFilter
 
 	operatorFactory   informers.SharedInformerFactory
 	operatorConfigMap corelisters.ConfigMapLister
@@ -82,15 +81,13 @@ type Caches struct {
 // NewCaches builds the informers (resync 0: drift is corrected by events,
 // never by periodic resync) for the given namespaces, or cluster-wide when
 // none is given, plus a name-filtered ConfigMap informer for the operator
-// ConfigMap in the operator namespace. keepManagers are the field managers
-// whose managedFields entries the child caches keep (ours and those taken
-// over); every other entry is dropped on arrival, since nothing reads it.
-func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string, keepManagers []string) *Caches {
-	keep := map[string]bool{}
-	for _, m := range keepManagers {
-		keep[m] = true
-	}
-	c := &Caches{scopes: map[string]*scope{}, operatorNamespace: operatorNamespace, keepManagers: keep}
+// ConfigMap in the operator namespace. ours are our own field managers, whose
+// managedFields entries the caches keep; takeover are the upstream
+// operator's, whose presence makes a cache keep an object's entries whole
+// (see managedFieldsFilter).
+func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string, ours, takeover []string) *Caches {
+	keep := newManagedFieldsFilter(ours, takeover)
+	c := &Caches{scopes: map[string]*scope{}, operatorNamespace: operatorNamespace, fields: keep}
 	if len(namespaces) == 0 {
 		c.all = newScope(kube, ogx, metav1.NamespaceAll, keep)
 	}
@@ -106,19 +103,19 @@ func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []
 	return c
 }
 
-func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, keepManagers map[string]bool) *scope {
+func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, keep managedFieldsFilter) *scope {
 	s := &scope{namespace: namespace}
 	s.ogxFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
-		ogxinformers.WithTransform(serverView(keepManagers)))
+		ogxinformers.WithTransform(serverView(keep)))
 	childSelector := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String()
 	s.childFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = childSelector }),
-		informers.WithTransform(keepManagedFieldsOf(keepManagers)))
+		informers.WithTransform(keep.transform))
 	s.adoptedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = render.LabelAdoptedFrom }),
-		informers.WithTransform(keepManagedFieldsOf(nil)))
+		informers.WithTransform(managedFieldsFilter{}.transform))
 	podSelector := render.LabelApp + "=" + render.AppValue + "," + render.LabelInstance
 	s.podFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
@@ -167,37 +164,57 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	return s
 }
 
-// keepManagedFieldsOf is a cache transform keeping only the managedFields
-// entries of the given managers: the applier extracts our own entries and
-// the takeover reads the upstream operator's; the entries of everyone else
-// (kube-controller-manager's status updates above all) are never read and
-// would only take memory.
-func keepManagedFieldsOf(managers map[string]bool) cache.TransformFunc {
-	return func(obj any) (any, error) {
-		m, ok := obj.(metav1.Object)
-		if !ok {
-			return obj, nil
-		}
-		entries := m.GetManagedFields()
-		kept := entries[:0]
-		for _, e := range entries {
-			if managers[e.Manager] {
-				kept = append(kept, e)
-			}
-		}
-		if len(kept) == 0 {
-			kept = nil
-		}
-		m.SetManagedFields(kept)
-		return obj, nil
-	}
+// managedFieldsFilter is a cache transform on managedFields. An object that
+// has an entry of a takeover manager keeps all its entries: the takeover
+// rewrites the whole list, so it must see every entry to keep them (it
+// happens once per object, after which no takeover entry remains). Any other
+// object keeps only our own entries, which the applier extracts; the
+// entries of everyone else (kube-controller-manager's status updates above
+// all) are never read from the cache and would only take memory.
+type managedFieldsFilter struct {
+	ours, takeover map[string]bool
 }
 
-// serverView is the OGXServer cache transform: managedFields only of the
-// managers the status takeover reads, and no last-applied annotation (a
-// copy of the whole object kubectl keeps, never read here).
-func serverView(keepManagers map[string]bool) cache.TransformFunc {
-	keep := keepManagedFieldsOf(keepManagers)
+func newManagedFieldsFilter(ours, takeover []string) managedFieldsFilter {
+	set := func(names []string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range names {
+			m[n] = true
+		}
+		return m
+	}
+	return managedFieldsFilter{ours: set(ours), takeover: set(takeover)}
+}
+
+func (f managedFieldsFilter) transform(obj any) (any, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return obj, nil
+	}
+	entries := m.GetManagedFields()
+	for _, e := range entries {
+		if f.takeover[e.Manager] {
+			return obj, nil
+		}
+	}
+	kept := entries[:0]
+	for _, e := range entries {
+		if f.ours[e.Manager] {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	m.SetManagedFields(kept)
+	return obj, nil
+}
+
+// serverView is the OGXServer cache transform: managedFields filtered as
+// for children (the status takeover needs them whole while it is due), and
+// no last-applied annotation (a copy of the whole object kubectl keeps,
+// never read here).
+func serverView(keep managedFieldsFilter) cache.TransformFunc {
 	return func(obj any) (any, error) {
 		if m, ok := obj.(metav1.Object); ok {
 			if a := m.GetAnnotations(); a[corev1.LastAppliedConfigAnnotation] != "" {
@@ -205,7 +222,7 @@ func serverView(keepManagers map[string]bool) cache.TransformFunc {
 				m.SetAnnotations(a)
 			}
 		}
-		return keep(obj)
+		return keep.transform(obj)
 	}
 }
 

@@ -130,8 +130,8 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	if opts.CacheSyncTimeout <= 0 {
 		opts.CacheSyncTimeout = 2 * time.Minute
 	}
-	keep := append([]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, opts.TakeoverManagers...)
-	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace, keep)
+	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
+		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, opts.TakeoverManagers)
 	caches.metrics = opts.Metrics
 	m := &Manager{}
 	m.deps = deps{

@@ -258,9 +258,9 @@ func (e *sfEnv) trackedKinds() []sfTrackedKind {
 	watched := labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"})
 	f, w := sc.childFactory, sc.watchedFactory
 	kube := e.kube.Tracker()
-	kept := keepManagedFieldsOf(e.m.caches.keepManagers)
+	kept := e.m.caches.fields.transform
 	return []sfTrackedKind{
-		{gvrOGXServers, ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.ogx.Tracker(), sc.serverInformer, labels.Everything(), serverView(e.m.caches.keepManagers)},
+		{gvrOGXServers, ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.ogx.Tracker(), sc.serverInformer, labels.Everything(), serverView(e.m.caches.fields)},
 		{gvrDeployments, appsv1.SchemeGroupVersion.WithKind("Deployment"), kube, f.Apps().V1().Deployments().Informer(), children, kept},
 		{gvrServices, corev1.SchemeGroupVersion.WithKind("Service"), kube, f.Core().V1().Services().Informer(), children, kept},
 		{gvrServiceAccounts, corev1.SchemeGroupVersion.WithKind("ServiceAccount"), kube, f.Core().V1().ServiceAccounts().Informer(), children, kept},

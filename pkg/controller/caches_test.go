@@ -1,0 +1,67 @@
+package controller
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+func managersOf(entries []metav1.ManagedFieldsEntry) []string {
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Manager)
+	}
+	return out
+}
+
+// TestManagedFieldsFilter: the caches keep only our entries, except on an
+// object the upstream operator still manages, whose list the takeover
+// rewrites whole and so must see whole.
+func TestManagedFieldsFilter(t *testing.T) {
+	f := newManagedFieldsFilter([]string{"ogx-controller", "ogx-controller-strategy"}, []string{"ogx-operator", "manager"})
+	entries := func(names ...string) []metav1.ManagedFieldsEntry {
+		var out []metav1.ManagedFieldsEntry
+		for _, n := range names {
+			out = append(out, metav1.ManagedFieldsEntry{Manager: n, Operation: metav1.ManagedFieldsOperationApply})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"ours and others", []string{"kube-controller-manager", "ogx-controller", "kubectl", "ogx-controller-strategy"}, []string{"ogx-controller", "ogx-controller-strategy"}},
+		{"only others", []string{"kube-controller-manager"}, nil},
+		{"a takeover manager keeps the list whole", []string{"kube-controller-manager", "ogx-operator", "argocd"}, []string{"kube-controller-manager", "ogx-operator", "argocd"}},
+	} {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "x", ManagedFields: entries(tc.in...)}}
+		out, err := f.transform(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, managersOf(out.(*appsv1.Deployment).ManagedFields)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	// The OGXServer view also drops kubectl's last-applied copy.
+	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s",
+		Annotations:   map[string]string{corev1.LastAppliedConfigAnnotation: "{...}", "ogx.io/adopt-storage": "old"},
+		ManagedFields: entries("kubectl-client-side-apply", "ogx-controller")}}
+	out, err := serverView(f)(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*ogxv1beta1.OGXServer)
+	if diff := cmp.Diff(map[string]string{"ogx.io/adopt-storage": "old"}, got.Annotations); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"ogx-controller"}, managersOf(got.ManagedFields)); diff != "" {
+		t.Errorf("managers (-want +got):\n%s", diff)
+	}
+}
