@@ -2,9 +2,16 @@ package controller
 
 import (
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
+
+// recentTTL bounds how long a remembered write or a deletion is kept: the
+// informer delivers our writes within moments, so an older entry can only
+// be one the informer will never supersede.
+const recentTTL = time.Minute
 
 // recentWrites remembers the object each of a kind's writes returned until
 // the informer delivers that version (the "expectations" of
@@ -15,26 +22,61 @@ import (
 //
 // Entries are dropped by observe, which the kind's informer calls before it
 // enqueues anything for the same event, so a pass started by an event never
-// sees an entry that event made stale.
+// sees an entry that event made stale. A deletion is also remembered (by
+// UID), because the informer may deliver an object's creation and deletion
+// before the write that created it has returned: that write's result must
+// then not be remembered, or it would hide the deletion.
 type recentWrites[O metav1.Object] struct {
-	mu sync.Mutex
-	m  map[string]O
+	now func() time.Time
+
+	mu   sync.Mutex
+	m    map[string]recentEntry[O]
+	gone map[string]tombstone
+}
+
+type recentEntry[O metav1.Object] struct {
+	obj O
+	at  time.Time
+}
+
+type tombstone struct {
+	uid types.UID
+	at  time.Time
 }
 
 func newRecentWrites[O metav1.Object]() *recentWrites[O] {
-	return &recentWrites[O]{m: map[string]O{}}
+	return &recentWrites[O]{now: time.Now, m: map[string]recentEntry[O]{}, gone: map[string]tombstone{}}
 }
 
 func recentKey(namespace, name string) string { return namespace + "/" + name }
 
-// remember records the object a write returned.
+// remember records the object a write returned, unless the informer has
+// already reported it deleted.
 func (r *recentWrites[O]) remember(obj O) {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.m[recentKey(obj.GetNamespace(), obj.GetName())] = obj
+	now := r.now()
+	r.pruneLocked(now)
+	key := recentKey(obj.GetNamespace(), obj.GetName())
+	if t, ok := r.gone[key]; ok && t.uid == obj.GetUID() {
+		return
+	}
+	r.m[key] = recentEntry[O]{obj: obj, at: now}
+}
+
+// pruneLocked drops expired tombstones once there are enough to matter.
+func (r *recentWrites[O]) pruneLocked(now time.Time) {
+	if len(r.gone) < 64 {
+		return
+	}
+	for k, t := range r.gone {
+		if now.Sub(t.at) > recentTTL {
+			delete(r.gone, k)
+		}
+	}
 }
 
 // newer returns the remembered object when it is newer than cached (or
@@ -45,19 +87,21 @@ func (r *recentWrites[O]) newer(namespace, name string, cached O, found bool) (O
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	w, ok := r.m[recentKey(namespace, name)]
+	key := recentKey(namespace, name)
+	w, ok := r.m[key]
 	if !ok {
 		return cached, found
 	}
-	if found && !newerRV(w.GetResourceVersion(), cached.GetResourceVersion()) {
-		delete(r.m, recentKey(namespace, name))
+	if r.now().Sub(w.at) > recentTTL || (found && !newerRV(w.obj.GetResourceVersion(), cached.GetResourceVersion())) {
+		delete(r.m, key)
 		return cached, found
 	}
-	return w, true
+	return w.obj, true
 }
 
 // observe drops the entry an informer event supersedes: a deletion, or a
-// version at least as new as the one remembered.
+// version at least as new as the one remembered. A deletion is kept as a
+// tombstone for remember.
 func (r *recentWrites[O]) observe(obj metav1.Object, deleted bool) {
 	if r == nil {
 		return
@@ -65,11 +109,14 @@ func (r *recentWrites[O]) observe(obj metav1.Object, deleted bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	key := recentKey(obj.GetNamespace(), obj.GetName())
+	if deleted {
+		r.gone[key] = tombstone{uid: obj.GetUID(), at: r.now()}
+	}
 	w, ok := r.m[key]
 	if !ok {
 		return
 	}
-	if deleted || !newerRV(w.GetResourceVersion(), obj.GetResourceVersion()) {
+	if deleted || !newerRV(w.obj.GetResourceVersion(), obj.GetResourceVersion()) {
 		delete(r.m, key)
 	}
 }
