@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -44,7 +46,10 @@ type child[O metav1.Object, AC any] struct {
 	setResourceVersion func(ac AC, rv string)
 	// recent holds what our writes returned until the cache shows it; nil
 	// remembers nothing.
-	recent  *recentWrites[O]
+	recent *recentWrites[O]
+	// taken holds the NS/names a create-only apply found taken by an
+	// object the cache cannot show.
+	taken   sync.Map
 	live    func(ctx context.Context, namespace, name string) (O, error)
 	extract func(obj O) (AC, error)
 	apply   func(ctx context.Context, namespace string, ac AC) (O, error)
@@ -113,7 +118,9 @@ func isOGXGroup(apiVersion string) bool {
 // existing object already equal it (no request at all then). Reads come
 // from the cache; a child the cache does not show is created with one
 // create-only apply, and only when the API server refuses it because the
-// name is taken is the object read live and put through the guard.
+// name is taken is the object read live and put through the guard. A name
+// found taken that way is read live directly on later passes (a foreign
+// object keeps failing the guard; one request per retry, not two).
 func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (writeResult, error) {
 	existing, err := c.cached(owner.Namespace, name)
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -122,12 +129,23 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 	if existing, found := c.recent.newer(owner.Namespace, name, existing, err == nil); found {
 		return c.update(ctx, owner, name, existing, desired, false)
 	}
-	conflict, err := c.create(ctx, owner, name, desired)
-	if !conflict {
-		if err != nil {
+	key := recentKey(owner.Namespace, name)
+	_, taken := c.taken.Load(key)
+	preconditionRefused := false
+	if !taken {
+		conflict, err := c.create(ctx, owner, name, desired)
+		switch {
+		case err == nil:
+			return writeCreated, nil
+		case conflict:
+			c.taken.Store(key, true)
+		case isResourceVersionOnCreateRefused(err):
+			// An API server that refuses a resourceVersion on an apply
+			// that creates: read first, as before create-only applies.
+			preconditionRefused = true
+		default:
 			return "", err
 		}
-		return writeCreated, nil
 	}
 	// The name is taken by an object the cache cannot show (unlabelled, or
 	// the cache is behind): look at it and decide as for a cached one.
@@ -136,11 +154,27 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 		return "", err
 	}
 	if !found {
+		c.taken.Delete(key)
+		if preconditionRefused {
+			return c.createUnconditionally(ctx, owner, name, desired)
+		}
 		// Deleted in between: the next pass (from its delete event, or this
 		// retry) creates it.
 		return "", fmt.Errorf("%s %s/%s vanished after a create conflict; retrying", c.kind, owner.Namespace, name)
 	}
-	return c.update(ctx, owner, name, live, desired, true)
+	res, err := c.update(ctx, owner, name, live, desired, true)
+	if err == nil {
+		// Ours now, and labelled: the cache shows it from here on.
+		c.taken.Delete(key)
+	}
+	return res, err
+}
+
+// isResourceVersionOnCreateRefused recognises the answer of API servers
+// (kubernetes/kubernetes#106745, fixed since) that refuse an apply creating
+// an object when it carries a resourceVersion.
+func isResourceVersionOnCreateRefused(err error) bool {
+	return apierrors.IsInternalError(err) && strings.Contains(err.Error(), "resourceVersion should not be set on objects to be created")
 }
 
 // create sends the create-only apply. conflict reports that the API server
@@ -148,17 +182,33 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 func (c *child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (conflict bool, err error) {
 	c.setResourceVersion(desired, absentResourceVersion)
 	defer c.setResourceVersion(desired, "")
-	c.metrics.CountWrite(c.kind, metrics.VerbApply)
 	out, err := c.apply(ctx, owner.Namespace, desired)
+	c.metrics.CountWrite(c.kind, metrics.VerbApply)
 	if err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
 			return true, err
+		}
+		if isResourceVersionOnCreateRefused(err) {
+			return false, err
 		}
 		return false, classifyWriteError(c.kind, name, err)
 	}
 	c.recent.remember(out)
 	klog.FromContext(ctx).Info("Applied child", "kind", c.kind, "name", name, "result", writeCreated)
 	return false, nil
+}
+
+// createUnconditionally applies desired without a precondition, after a
+// live read found no object with the name.
+func (c *child[O, AC]) createUnconditionally(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (writeResult, error) {
+	out, err := c.apply(ctx, owner.Namespace, desired)
+	c.metrics.CountWrite(c.kind, metrics.VerbApply)
+	if err != nil {
+		return "", classifyWriteError(c.kind, name, err)
+	}
+	c.recent.remember(out)
+	klog.FromContext(ctx).Info("Applied child", "kind", c.kind, "name", name, "result", writeCreated)
+	return writeCreated, nil
 }
 
 // update checks that an existing object may be written, takes it over from

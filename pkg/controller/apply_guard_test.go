@@ -105,9 +105,13 @@ func TestApplyGuardService(t *testing.T) {
 				}
 			}
 			// A create-only apply is refused by an existing object, so it
-			// is the one request allowed before the live GET.
+			// is the one request allowed before the live GET; the second
+			// pass knows the name is taken and only reads.
 			if w := withoutCreateOnly(e.kubeWrites()); len(w) != 0 {
 				t.Errorf("guarded Service was written:%s", sfDescribe(w))
+			}
+			if n := len(e.kubeWrites()); n > 1 {
+				t.Errorf("%d create-only applies in two passes, want at most 1:%s", n, sfDescribe(e.kubeWrites()))
 			}
 			after, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, svcName, metav1.GetOptions{})
 			if err != nil {

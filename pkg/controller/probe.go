@@ -114,7 +114,10 @@ func (p *httpProber) Probe(ctx context.Context, t ProbeTarget) ProbeResult {
 	code, _, err := p.get(ctx, c, t.BaseURL+"/v1/health")
 	switch {
 	case err != nil:
+		// Unreachable: the other endpoints would only wait out their own
+		// timeouts, holding a probe slot three times as long.
 		r.HealthMessage = "GET /v1/health: " + err.Error()
+		return r
 	case code != http.StatusOK:
 		r.HealthMessage = fmt.Sprintf("GET /v1/health returned HTTP %d", code)
 	default:
