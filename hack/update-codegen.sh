@@ -14,6 +14,9 @@ MODULE=github.com/ogx-k8s/ogx-controller
 BOILERPLATE="${ROOT}/hack/boilerplate.go.txt"
 GOBIN_DIR="${GOBIN_DIR:-${ROOT}/bin}"
 
+# `go list -m` names no directory for a module not yet in the module cache
+# (a fresh machine): download it first.
+go mod download k8s.io/code-generator
 CODEGEN_PKG=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
 # shellcheck source=/dev/null
 source "${CODEGEN_PKG}/kube_codegen.sh"
