@@ -141,7 +141,7 @@ func run(args []string) int {
 	times := cp.StartupTimes()
 	logf("Control plane ready in %s (apiserver after %s) in %s", round(times.NodesReady), round(times.APIServerReady), cp.Dir())
 
-	var ctrl *controllerProcess
+	var ctrl *framework.ControllerProcess
 	code := func() int {
 		var err error
 		ctrl, err = setUp(ctx, cp, o, objects, begin)
@@ -152,16 +152,16 @@ func run(args []string) int {
 			}
 			logf("%v", err)
 			if ctrl != nil {
-				ctrl.dumpLog(os.Stderr, 40)
+				ctrl.DumpLog(os.Stderr, 40)
 			}
 			return 1
 		}
 		select {
 		case <-ctx.Done():
 			return 0
-		case <-ctrl.done:
-			logf("ogx-controller exited unexpectedly: %v", ctrl.waitErr)
-			ctrl.dumpLog(os.Stderr, 40)
+		case <-ctrl.Done():
+			logf("ogx-controller exited unexpectedly: %v", ctrl.Err())
+			ctrl.DumpLog(os.Stderr, 40)
 			return 1
 		}
 	}()
@@ -169,7 +169,7 @@ func run(args []string) int {
 	// Tear down in dependency order: the controller while the apiserver still
 	// answers, so it shuts down cleanly, then the control plane.
 	if ctrl != nil {
-		if err := ctrl.stop(o.stopTimeout); err != nil {
+		if err := ctrl.Stop(o.stopTimeout); err != nil {
 			logf("%v", err)
 			code = 1
 		}
@@ -190,7 +190,7 @@ func run(args []string) int {
 // ogx-controller, applies the samples and waits until they are Ready. The
 // returned controller is non-nil once it has started, even with an error,
 // so the caller stops it.
-func setUp(ctx context.Context, cp *framework.ControlPlane, o *options, objects []sampleObject, begin time.Time) (*controllerProcess, error) {
+func setUp(ctx context.Context, cp *framework.ControlPlane, o *options, objects []sampleObject, begin time.Time) (*framework.ControllerProcess, error) {
 	step := time.Now()
 	if err := cp.InstallCRDs(ctx, o.crd); err != nil {
 		return nil, fmt.Errorf("installing CRDs: %w", err)
@@ -216,7 +216,7 @@ func setUp(ctx context.Context, cp *framework.ControlPlane, o *options, objects 
 		// server would never succeed.
 		"--server-probe=false",
 	}, o.controllerArgs...)
-	ctrl, err := startController(o.controllerBin, args, logPath)
+	ctrl, err := framework.StartController(o.controllerBin, args, logPath)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // fieldManager owns what localcluster applies.
@@ -99,7 +100,7 @@ const pollInterval = 500 * time.Millisecond
 // current generation, as `kubectl wait --for=condition=Ready` would see it.
 // It gives up at the deadline, when ctx ends, or when the controller exits,
 // and then describes the status it last saw.
-func waitReady(ctx context.Context, ogx versioned.Interface, ctrl *controllerProcess, objects []sampleObject, timeout time.Duration) error {
+func waitReady(ctx context.Context, ogx versioned.Interface, ctrl *framework.ControllerProcess, objects []sampleObject, timeout time.Duration) error {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollInterval)
@@ -124,8 +125,8 @@ func waitReady(ctx context.Context, ogx versioned.Interface, ctrl *controllerPro
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-ctrl.done:
-			return fmt.Errorf("ogx-controller exited (%v) before the samples were Ready", ctrl.waitErr)
+		case <-ctrl.Done():
+			return fmt.Errorf("ogx-controller exited (%v) before the samples were Ready", ctrl.Err())
 		case <-deadline.C:
 			var b strings.Builder
 			fmt.Fprintf(&b, "samples not Ready after %s:", timeout)

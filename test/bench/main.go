@@ -231,23 +231,23 @@ func run(o *options) (err error) {
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
 	}, controllerArgs...)
-	ctrl, err := startController(o.controller, args, logPath)
+	ctrl, err := framework.StartController(o.controller, args, logPath)
 	if err != nil {
 		return err
 	}
 	r.controllerArgs = args[1:]
 	defer func() {
 		if err != nil {
-			ctrl.dumpLog(os.Stderr, 30)
+			ctrl.DumpLog(os.Stderr, 30)
 		}
-		if stopErr := ctrl.stop(30 * time.Second); stopErr != nil {
+		if stopErr := ctrl.Stop(30 * time.Second); stopErr != nil {
 			logf("%v", stopErr)
 		}
 	}()
-	sampler := startRSSSampler(ctrl.pid())
+	sampler := startRSSSampler(ctrl.Pid())
 	alive := func() error {
-		if ctrl.exited() {
-			return fmt.Errorf("ogx-controller exited: %v (log: %s)", ctrl.waitErr, logPath)
+		if ctrl.Exited() {
+			return fmt.Errorf("ogx-controller exited: %v (log: %s)", ctrl.Err(), logPath)
 		}
 		return nil
 	}
@@ -273,7 +273,7 @@ func run(o *options) (err error) {
 	if err := alive(); err != nil {
 		return err
 	}
-	r.rssPeak, r.rssFinal = sampler.finish(ctrl.pid())
+	r.rssPeak, r.rssFinal = sampler.finish(ctrl.Pid())
 
 	reqs, err := readAudit(cp.AuditLogPath(), controllerUser)
 	if err != nil {
