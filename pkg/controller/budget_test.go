@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
@@ -79,15 +78,7 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 
 	// The Deployment becomes Available (the test's own write is not counted).
 	e.waitCaught()
-	dep, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
-	if _, err := e.kube.AppsV1().Deployments(sfNamespace).UpdateStatus(e.ctx, dep, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e.waitCaught()
+	e.makeAvailable(sfName)
 	e.kube.ClearActions()
 	// Status reaches Ready; every controller passes once more (the events
 	// of the children and of the status write start such passes).

@@ -328,3 +328,20 @@ func (c *Caches) Servers() []*ogxv1beta1.OGXServer {
 	})
 	return out
 }
+
+// podsOf returns the cached pods of one OGXServer instance (the digest
+// view), found through the instance index.
+func (c *Caches) podsOf(namespace, instance string) []*corev1.Pod {
+	sc := c.For(namespace)
+	if sc == nil {
+		return nil
+	}
+	objs, _ := sc.podIndexer.ByIndex(indexInstance, Key(namespace, instance))
+	pods := make([]*corev1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			pods = append(pods, p)
+		}
+	}
+	return pods
+}

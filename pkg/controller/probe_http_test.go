@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -257,20 +256,8 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	e := newSFEnv(t, Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
 	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	e.m.status.now = func() time.Time { return clock }
-	for _, c := range e.m.childControllers {
-		if _, err := c.syncKey(e.ctx, sfKey); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dep, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
-	if _, err := e.kube.AppsV1().Deployments(sfNamespace).UpdateStatus(e.ctx, dep, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e.waitCaught()
+	e.syncChildren(sfKey)
+	e.makeAvailable(sfName)
 
 	// A pass starts a due probe in the background and reports the last
 	// result; the pass after the probe reports its result.
@@ -374,20 +361,8 @@ func TestStatusPassNeverWaitsOnProbe(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
 	defer close(prober.release)
-	for _, c := range e.m.childControllers {
-		if _, err := c.syncKey(e.ctx, sfKey); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dep, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
-	if _, err := e.kube.AppsV1().Deployments(sfNamespace).UpdateStatus(e.ctx, dep, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e.waitCaught()
+	e.syncChildren(sfKey)
+	e.makeAvailable(sfName)
 	// The prober blocks until the test ends, so a pass that waited on it
 	// would never return.
 	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {

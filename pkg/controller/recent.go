@@ -120,13 +120,3 @@ func (r *recentWrites[O]) observe(obj metav1.Object, deleted bool) {
 		delete(r.m, key)
 	}
 }
-
-// len is the number of entries (for tests).
-func (r *recentWrites[O]) len() int {
-	if r == nil {
-		return 0
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.m)
-}

@@ -51,3 +51,10 @@ func TestRecentWrites(t *testing.T) {
 		t.Error("an entry older than recentTTL is still used")
 	}
 }
+
+// len is the number of remembered writes.
+func (r *recentWrites[O]) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.m)
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,20 +61,7 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 	c := &StatusController{
 		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events, children: d.children,
 		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval), probeEnabled: d.opts.ProbeEnabled,
-		digests: newPodDigests(func(namespace, instance string) []*corev1.Pod {
-			sc := d.caches.For(namespace)
-			if sc == nil {
-				return nil
-			}
-			objs, _ := sc.podIndexer.ByIndex(indexInstance, Key(namespace, instance))
-			pods := make([]*corev1.Pod, 0, len(objs))
-			for _, o := range objs {
-				if p, ok := o.(*corev1.Pod); ok {
-					pods = append(pods, p)
-				}
-			}
-			return pods
-		}),
+		digests:         newPodDigests(d.caches.podsOf),
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
 		written:    map[types.UID]*ogxv1beta1.OGXServer{},
 		writtenAt:  map[types.UID]time.Time{},

@@ -156,6 +156,32 @@ func newSFEnv(tb testing.TB, opts Options, kubeObjs []runtime.Object, servers ..
 	return e
 }
 
+// syncChildren runs one pass of every child controller over key.
+func (e *sfEnv) syncChildren(key string) {
+	e.tb.Helper()
+	for _, c := range e.m.childControllers {
+		if _, err := c.syncKey(e.ctx, key); err != nil {
+			e.tb.Fatalf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// makeAvailable reports the Deployment name as rolled out with one
+// available replica, as kube-controller-manager would, and waits until the
+// caches show it.
+func (e *sfEnv) makeAvailable(name string) {
+	e.tb.Helper()
+	dep, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
+	if _, err := e.kube.AppsV1().Deployments(sfNamespace).UpdateStatus(e.ctx, dep, metav1.UpdateOptions{}); err != nil {
+		e.tb.Fatal(err)
+	}
+	e.waitCaught()
+}
+
 // sfWrites returns the actions that are not reads (get, list, watch).
 func sfWrites(actions []clienttesting.Action) []clienttesting.Action {
 	var out []clienttesting.Action
@@ -834,15 +860,7 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 
 	// A changed input writes again, once; timestamps of unchanged
 	// conditions stay.
-	dep, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
-	if _, err := e.kube.AppsV1().Deployments(sfNamespace).UpdateStatus(e.ctx, dep, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e.waitCaught()
+	e.makeAvailable(sfName)
 	e.clearActions()
 	clock = clock.Add(time.Minute)
 	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
