@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -225,11 +224,15 @@ func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	if err != nil {
 		return "", err
 	}
-	owned, err := c.extract(existing)
+	owned, err := c.ownedDigest(existing)
 	if err != nil {
 		return "", fmt.Errorf("extracting owned fields of %s %s: %w", c.kind, name, err)
 	}
-	if equality.Semantic.DeepEqual(owned, desired) {
+	want, err := digestOf(desired)
+	if err != nil {
+		return "", err
+	}
+	if owned == want {
 		c.metrics.CountApplySkipped(c.kind)
 		logger.V(4).Info("Apply skipped: no change", "kind", c.kind, "name", name)
 		return writeSkipped, nil
@@ -246,6 +249,19 @@ func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	c.recent.remember(out)
 	logger.Info("Applied child", "kind", c.kind, "name", name, "result", writeUpdated)
 	return writeUpdated, nil
+}
+
+// ownedDigest is the digest of the fields ogx-controller owns in obj: kept
+// by the cache transform in a cached view, extracted from a whole object.
+func (c *child[O, AC]) ownedDigest(obj O) (string, error) {
+	if d, ok := viewDigest(obj); ok {
+		return d, nil
+	}
+	owned, err := c.extract(obj)
+	if err != nil {
+		return "", err
+	}
+	return digestOf(owned)
 }
 
 // takeOver merges the field ownership of the upstream operator's managers

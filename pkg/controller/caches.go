@@ -111,7 +111,7 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.childFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = childSelector }),
-		informers.WithTransform(keep.transform))
+		informers.WithTransform(childView{fields: keep}.transform))
 	s.adoptedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = render.LabelAdoptedFrom }),
@@ -186,17 +186,22 @@ func newManagedFieldsFilter(ours, takeover []string) managedFieldsFilter {
 	return managedFieldsFilter{ours: set(ours), takeover: set(takeover)}
 }
 
+// takeoverPending reports whether m has an entry of a takeover manager.
+func (f managedFieldsFilter) takeoverPending(m metav1.Object) bool {
+	for _, e := range m.GetManagedFields() {
+		if f.takeover[e.Manager] {
+			return true
+		}
+	}
+	return false
+}
+
 func (f managedFieldsFilter) transform(obj any) (any, error) {
 	m, ok := obj.(metav1.Object)
-	if !ok {
+	if !ok || f.takeoverPending(m) {
 		return obj, nil
 	}
 	entries := m.GetManagedFields()
-	for _, e := range entries {
-		if f.takeover[e.Manager] {
-			return obj, nil
-		}
-	}
 	kept := entries[:0]
 	for _, e := range entries {
 		if f.ours[e.Manager] {
@@ -210,19 +215,24 @@ func (f managedFieldsFilter) transform(obj any) (any, error) {
 	return obj, nil
 }
 
-// serverView is the OGXServer cache transform: managedFields filtered as
-// for children (the status takeover needs them whole while it is due), and
-// no last-applied annotation (a copy of the whole object kubectl keeps,
-// never read here).
+// serverView is the OGXServer cache transform: no managedFields (nothing
+// reads ours: status is applied whole) unless the status takeover is due,
+// which needs them whole, and no last-applied annotation (a copy of the
+// whole object kubectl keeps, never read here).
 func serverView(keep managedFieldsFilter) cache.TransformFunc {
 	return func(obj any) (any, error) {
-		if m, ok := obj.(metav1.Object); ok {
-			if a := m.GetAnnotations(); a[corev1.LastAppliedConfigAnnotation] != "" {
-				delete(a, corev1.LastAppliedConfigAnnotation)
-				m.SetAnnotations(a)
-			}
+		m, ok := obj.(metav1.Object)
+		if !ok {
+			return obj, nil
 		}
-		return keep.transform(obj)
+		if a := m.GetAnnotations(); a[corev1.LastAppliedConfigAnnotation] != "" {
+			delete(a, corev1.LastAppliedConfigAnnotation)
+			m.SetAnnotations(a)
+		}
+		if !keep.takeoverPending(m) {
+			m.SetManagedFields(nil)
+		}
+		return obj, nil
 	}
 }
 

@@ -61,7 +61,13 @@ func TestManagedFieldsFilter(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"ogx.io/adopt-storage": "old"}, got.Annotations); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"ogx-controller"}, managersOf(got.ManagedFields)); diff != "" {
-		t.Errorf("managers (-want +got):\n%s", diff)
+	if got.ManagedFields != nil {
+		t.Errorf("server view keeps managedFields %v; nothing reads them", managersOf(got.ManagedFields))
+	}
+	// While the status takeover is due, the server is kept with all entries.
+	s.ManagedFields = entries("kubectl-client-side-apply", "ogx-operator")
+	out, _ = serverView(f)(s)
+	if diff := cmp.Diff([]string{"kubectl-client-side-apply", "ogx-operator"}, managersOf(out.(*ogxv1beta1.OGXServer).ManagedFields)); diff != "" {
+		t.Errorf("managers with a takeover due (-want +got):\n%s", diff)
 	}
 }

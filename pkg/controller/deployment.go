@@ -170,8 +170,8 @@ func (c *DeploymentController) handOverReplicas(ctx context.Context, live *appsv
 	if desired.Spec != nil && desired.Spec.Replicas != nil {
 		return nil
 	}
-	owned, err := appsv1ac.ExtractDeployment(live, render.FieldManager)
-	if err != nil || owned.Spec == nil || owned.Spec.Replicas == nil || live.Spec.Replicas == nil {
+	owns, err := ownsReplicas(live)
+	if err != nil || !owns || live.Spec.Replicas == nil {
 		return err
 	}
 	ac := appsv1ac.Deployment(live.Name, live.Namespace).

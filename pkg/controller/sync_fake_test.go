@@ -284,23 +284,23 @@ func (e *sfEnv) trackedKinds() []sfTrackedKind {
 	watched := labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"})
 	f, w := sc.childFactory, sc.watchedFactory
 	kube := e.kube.Tracker()
-	kept := e.m.caches.fields.transform
+	views := childView{fields: e.m.caches.fields}.transform
 	return []sfTrackedKind{
 		{gvrOGXServers, ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.ogx.Tracker(), sc.serverInformer, labels.Everything(), serverView(e.m.caches.fields)},
-		{gvrDeployments, appsv1.SchemeGroupVersion.WithKind("Deployment"), kube, f.Apps().V1().Deployments().Informer(), children, kept},
-		{gvrServices, corev1.SchemeGroupVersion.WithKind("Service"), kube, f.Core().V1().Services().Informer(), children, kept},
-		{gvrServiceAccounts, corev1.SchemeGroupVersion.WithKind("ServiceAccount"), kube, f.Core().V1().ServiceAccounts().Informer(), children, kept},
-		{gvrPVCs, corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), kube, f.Core().V1().PersistentVolumeClaims().Informer(), children, kept},
+		{gvrDeployments, appsv1.SchemeGroupVersion.WithKind("Deployment"), kube, f.Apps().V1().Deployments().Informer(), children, views},
+		{gvrServices, corev1.SchemeGroupVersion.WithKind("Service"), kube, f.Core().V1().Services().Informer(), children, views},
+		{gvrServiceAccounts, corev1.SchemeGroupVersion.WithKind("ServiceAccount"), kube, f.Core().V1().ServiceAccounts().Informer(), children, views},
+		{gvrPVCs, corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), kube, f.Core().V1().PersistentVolumeClaims().Informer(), children, views},
 		{networkingv1.SchemeGroupVersion.WithResource("networkpolicies"), networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"), kube,
-			f.Networking().V1().NetworkPolicies().Informer(), children, kept},
+			f.Networking().V1().NetworkPolicies().Informer(), children, views},
 		{networkingv1.SchemeGroupVersion.WithResource("ingresses"), networkingv1.SchemeGroupVersion.WithKind("Ingress"), kube,
-			f.Networking().V1().Ingresses().Informer(), children, kept},
+			f.Networking().V1().Ingresses().Informer(), children, views},
 		{autoscalingv2.SchemeGroupVersion.WithResource("horizontalpodautoscalers"), autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"), kube,
-			f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), children, kept},
+			f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), children, views},
 		{policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), kube,
-			f.Policy().V1().PodDisruptionBudgets().Informer(), children, kept},
+			f.Policy().V1().PodDisruptionBudgets().Informer(), children, views},
 		{rbacv1.SchemeGroupVersion.WithResource("rolebindings"), rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), kube,
-			f.Rbac().V1().RoleBindings().Informer(), children, kept},
+			f.Rbac().V1().RoleBindings().Informer(), children, views},
 		{corev1.SchemeGroupVersion.WithResource("configmaps"), corev1.SchemeGroupVersion.WithKind("ConfigMap"), kube,
 			w.Core().V1().ConfigMaps().Informer(), watched, stripUserManagedFields},
 	}

@@ -1,0 +1,204 @@
+package controller
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// The child caches hold views, not whole objects. The applier compares only
+// the fields ogx-controller owns with what it would apply, so a view keeps
+// that comparison's input as a digest (computed by the cache transform from
+// the whole object's managedFields and values) instead of the spec and our
+// managedFields entry, which are most of a child's size. Besides the
+// digest, a view keeps what the other readers of a cached child use:
+//
+//   - metadata without managedFields field sets: the ownership guard
+//     (owner references, managed-by label), the event handlers (owner
+//     references), recentWrites (resourceVersion, UID) and ownedBy (which
+//     of our managers have an entry);
+//   - status, read by the status controller (Deployment, Ingress);
+//   - of a Deployment's spec, replicas and the strategy type (status,
+//     switchStrategy) and whether we own replicas (handOverReplicas).
+//
+// An object with an entry of a takeover manager is kept whole: the takeover
+// rewrites managedFields and must see every entry (see managedFieldsFilter).
+// Objects the applier gets elsewhere (a live read, the answer to a write)
+// are whole; ownedDigest handles both.
+const (
+	// viewOwnedDigest is the digest of the fields ogx-controller owns. Like
+	// every view annotation it is not a valid annotation key (the name part
+	// has a colon), so the API server stores no object with it: a view's
+	// digest cannot be forged by annotating a child, and an object with it
+	// is always a view.
+	viewOwnedDigest = "ogx.io/view:owned-sha256"
+	// viewOwnsReplicas is "true" when ogx-controller owns spec.replicas of
+	// a Deployment.
+	viewOwnsReplicas = "ogx.io/view:owns-replicas"
+)
+
+// digestOf is the digest of an apply configuration: sha256 of its JSON.
+// encoding/json writes map keys sorted and every quantity in its canonical
+// form, so two configurations get the same digest exactly when they would
+// apply the same fields with the same values.
+func digestOf(ac any) (string, error) {
+	b, err := json.Marshal(ac)
+	if err != nil {
+		return "", fmt.Errorf("encoding apply configuration: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// viewDigest returns the owned-fields digest of a cached view.
+func viewDigest(obj metav1.Object) (string, bool) {
+	d, ok := obj.GetAnnotations()[viewOwnedDigest]
+	return d, ok
+}
+
+// childView is the transform of the child caches.
+type childView struct {
+	fields managedFieldsFilter
+}
+
+func (v childView) transform(obj any) (any, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return obj, nil
+	}
+	if v.fields.takeoverPending(m) {
+		return obj, nil
+	}
+	// Only our own entries are kept (and of those only who has one).
+	if _, err := v.fields.transform(obj); err != nil {
+		return obj, err
+	}
+	var out metav1.Object
+	var err error
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		out, err = deploymentView(o)
+	case *corev1.Service:
+		out, err = viewWith(o, corev1ac.ExtractService, func() *corev1.Service { return &corev1.Service{Status: o.Status} })
+	case *corev1.ServiceAccount:
+		out, err = viewWith(o, corev1ac.ExtractServiceAccount, func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} })
+	case *rbacv1.RoleBinding:
+		out, err = viewWith(o, rbacv1ac.ExtractRoleBinding, func() *rbacv1.RoleBinding { return &rbacv1.RoleBinding{} })
+	case *networkingv1.NetworkPolicy:
+		out, err = viewWith(o, networkingv1ac.ExtractNetworkPolicy, func() *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} })
+	case *networkingv1.Ingress:
+		out, err = viewWith(o, networkingv1ac.ExtractIngress, func() *networkingv1.Ingress { return &networkingv1.Ingress{Status: o.Status} })
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		out, err = viewWith(o, autoscalingv2ac.ExtractHorizontalPodAutoscaler,
+			func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} })
+	case *policyv1.PodDisruptionBudget:
+		out, err = viewWith(o, policyv1ac.ExtractPodDisruptionBudget,
+			func() *policyv1.PodDisruptionBudget { return &policyv1.PodDisruptionBudget{} })
+	default:
+		// PVCs are created once and never applied again: kept as they
+		// are, with managedFields filtered.
+		return obj, nil
+	}
+	if err != nil {
+		// Kept whole: the applier extracts from it as from a live object.
+		return obj, nil
+	}
+	return out, nil
+}
+
+// viewWith builds the view of o: the digest of what we own, o's metadata
+// without field sets, and whatever newView copies from o.
+func viewWith[O metav1.Object, AC any](o O, extract func(O, string) (AC, error), newView func() O) (O, error) {
+	owned, err := extract(o, render.FieldManager)
+	if err != nil {
+		return o, err
+	}
+	digest, err := digestOf(owned)
+	if err != nil {
+		return o, err
+	}
+	out := newView()
+	setViewMeta(out, o, map[string]string{viewOwnedDigest: digest})
+	return out, nil
+}
+
+func deploymentView(d *appsv1.Deployment) (*appsv1.Deployment, error) {
+	owned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
+	if err != nil {
+		return d, err
+	}
+	digest, err := digestOf(owned)
+	if err != nil {
+		return d, err
+	}
+	extra := map[string]string{viewOwnedDigest: digest}
+	if owned.Spec != nil && owned.Spec.Replicas != nil {
+		extra[viewOwnsReplicas] = "true"
+	}
+	out := &appsv1.Deployment{Status: d.Status}
+	out.Spec.Replicas = d.Spec.Replicas
+	out.Spec.Strategy.Type = d.Spec.Strategy.Type
+	setViewMeta(out, d, extra)
+	return out, nil
+}
+
+// setViewMeta copies the metadata of from to view, with managedFields
+// reduced to who has an entry and the view annotations added.
+func setViewMeta(view, from metav1.Object, extra map[string]string) {
+	view.SetName(from.GetName())
+	view.SetNamespace(from.GetNamespace())
+	view.SetUID(from.GetUID())
+	view.SetResourceVersion(from.GetResourceVersion())
+	view.SetGeneration(from.GetGeneration())
+	view.SetCreationTimestamp(from.GetCreationTimestamp())
+	view.SetDeletionTimestamp(from.GetDeletionTimestamp())
+	view.SetLabels(from.GetLabels())
+	view.SetOwnerReferences(from.GetOwnerReferences())
+	view.SetFinalizers(from.GetFinalizers())
+	annotations := make(map[string]string, len(from.GetAnnotations())+len(extra))
+	for k, val := range from.GetAnnotations() {
+		if k != corev1.LastAppliedConfigAnnotation {
+			annotations[k] = val
+		}
+	}
+	for k, val := range extra {
+		annotations[k] = val
+	}
+	view.SetAnnotations(annotations)
+	var entries []metav1.ManagedFieldsEntry
+	for _, e := range from.GetManagedFields() {
+		e.FieldsV1 = nil
+		entries = append(entries, e)
+	}
+	view.SetManagedFields(entries)
+}
+
+// ownsReplicas reports whether ogx-controller owns spec.replicas of d, a
+// cached view or a whole object.
+func ownsReplicas(d *appsv1.Deployment) (bool, error) {
+	if _, ok := viewDigest(d); ok {
+		return d.Annotations[viewOwnsReplicas] == "true", nil
+	}
+	owned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
+	if err != nil {
+		return false, err
+	}
+	return owned.Spec != nil && owned.Spec.Replicas != nil, nil
+}

@@ -1,0 +1,205 @@
+package controller
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+func testViews() childView {
+	return childView{fields: newManagedFieldsFilter(
+		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, []string{"ogx-operator"})}
+}
+
+func viewDeploymentAC(image string, replicas *int32) *appsv1ac.DeploymentApplyConfiguration {
+	spec := appsv1ac.DeploymentSpec().
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "ogx"})).
+		WithTemplate(corev1ac.PodTemplateSpec().
+			WithLabels(map[string]string{"app": "ogx"}).
+			WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("ogx").WithImage(image))))
+	if replicas != nil {
+		spec.WithReplicas(*replicas)
+	}
+	return appsv1ac.Deployment("demo", "team-a").
+		WithLabels(map[string]string{render.LabelManagedBy: render.ManagedByValue}).
+		WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("ogx.io/v1beta1").WithKind("OGXServer").
+			WithName("demo").WithUID("u1").WithController(true)).
+		WithSpec(spec)
+}
+
+// TestChildViewDeployment: a cached Deployment keeps what its readers use
+// and, as a digest, what the applier compares; a change another manager
+// makes to a field we own changes the digest, so it is corrected.
+func TestChildViewDeployment(t *testing.T) {
+	ctx := context.Background()
+	kube := kubefake.NewClientset()
+	deployments := kube.AppsV1().Deployments("team-a")
+	desired := viewDeploymentAC("img:1", func() *int32 { v := int32(2); return &v }())
+	if _, err := deployments.Apply(ctx, desired, applyOptions()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := deployments.Get(ctx, "demo", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Status = appsv1.DeploymentStatus{AvailableReplicas: 2, ObservedGeneration: 1}
+	d.Spec.Strategy.Type = appsv1.RecreateDeploymentStrategyType
+	d.Annotations = map[string]string{"keep": "me"}
+	d.ManagedFields = append(d.ManagedFields, metav1.ManagedFieldsEntry{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status"})
+
+	out, err := testViews().transform(d.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := out.(*appsv1.Deployment)
+	want, _ := digestOf(desired)
+	if got, _ := viewDigest(view); got != want {
+		t.Errorf("view digest %q, want the digest of what was applied %q", got, want)
+	}
+	whole := newTestDeploymentChild()
+	if got, err := whole.ownedDigest(d); err != nil || got != want {
+		t.Errorf("digest of the whole object %q (%v), want %q", got, err, want)
+	}
+	if len(view.Spec.Template.Spec.Containers) != 0 || view.Spec.Selector != nil {
+		t.Errorf("view keeps the pod template or selector: %+v", view.Spec)
+	}
+	if *view.Spec.Replicas != 2 || view.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType ||
+		view.Status.AvailableReplicas != 2 || view.Name != "demo" || metav1.GetControllerOfNoCopy(view).UID != "u1" {
+		t.Errorf("view lost what its readers use: %+v", view)
+	}
+	if view.Annotations["keep"] != "me" {
+		t.Errorf("view lost an annotation: %v", view.Annotations)
+	}
+	if diff := cmp.Diff([]string{render.FieldManager}, managersOf(view.ManagedFields)); diff != "" {
+		t.Errorf("managers (-want +got):\n%s", diff)
+	}
+	for _, e := range view.ManagedFields {
+		if e.FieldsV1 != nil {
+			t.Errorf("view keeps the field set of %s", e.Manager)
+		}
+	}
+	if owns, err := ownsReplicas(view); err != nil || !owns {
+		t.Errorf("ownsReplicas(view) = %v, %v; want true", owns, err)
+	}
+
+	// Another manager changes the image: it takes the field from us, and
+	// the view's digest no longer matches what we would apply.
+	d.Spec.Template.Spec.Containers[0].Image = "img:2"
+	changed, err := deployments.Update(ctx, d, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ = testViews().transform(changed.DeepCopy())
+	if got, _ := viewDigest(out.(*appsv1.Deployment)); got == want {
+		t.Error("a foreign change to an owned field left the digest unchanged")
+	}
+
+	// Applied without replicas, we no longer own them.
+	if _, err := deployments.Apply(ctx, viewDeploymentAC("img:1", nil), applyOptions()); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = deployments.Get(ctx, "demo", metav1.GetOptions{})
+	out, _ = testViews().transform(d.DeepCopy())
+	if owns, err := ownsReplicas(out.(*appsv1.Deployment)); err != nil || owns {
+		t.Errorf("ownsReplicas after dropping replicas = %v, %v; want false", owns, err)
+	}
+	if owns, err := ownsReplicas(d); err != nil || owns {
+		t.Errorf("ownsReplicas(whole) after dropping replicas = %v, %v; want false", owns, err)
+	}
+}
+
+// TestViewKeysCannotBeStored: the API server refuses the view annotation
+// keys, so no stored object (a live read, a write's answer) can carry a
+// forged digest.
+func TestViewKeysCannotBeStored(t *testing.T) {
+	for _, k := range []string{viewOwnedDigest, viewOwnsReplicas} {
+		if errs := validation.IsQualifiedName(k); len(errs) == 0 {
+			t.Errorf("%q is a valid annotation key; a user could store it on a child", k)
+		}
+	}
+}
+
+// TestChildViewTakeoverKeepsWhole: the takeover patch needs every entry and
+// every field set, so an object the upstream operator manages is cached
+// whole.
+func TestChildViewTakeoverKeepsWhole(t *testing.T) {
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", ManagedFields: []metav1.ManagedFieldsEntry{
+		{Manager: "ogx-operator", Operation: metav1.ManagedFieldsOperationUpdate, FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}},
+		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate},
+	}}}
+	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "ogx", Image: "img"}}
+	want := d.DeepCopy()
+	out, err := testViews().transform(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("object with a takeover entry changed (-want +got):\n%s", diff)
+	}
+	if _, ok := viewDigest(out.(*appsv1.Deployment)); ok {
+		t.Error("a whole object carries a view digest")
+	}
+}
+
+// TestChildViewOtherKinds: Services and NetworkPolicies are cached as
+// digests too, and the digest is the one of what was applied.
+func TestChildViewOtherKinds(t *testing.T) {
+	ctx := context.Background()
+	kube := kubefake.NewClientset()
+	owner := metav1ac.OwnerReference().WithAPIVersion("ogx.io/v1beta1").WithKind("OGXServer").
+		WithName("demo").WithUID("u1").WithController(true)
+	svcAC := corev1ac.Service("demo-service", "team-a").WithOwnerReferences(owner).
+		WithSpec(corev1ac.ServiceSpec().WithSelector(map[string]string{"app": "ogx"}).
+			WithPorts(corev1ac.ServicePort().WithName("http").WithPort(8321)))
+	if _, err := kube.CoreV1().Services("team-a").Apply(ctx, svcAC, applyOptions()); err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := kube.CoreV1().Services("team-a").Get(ctx, "demo-service", metav1.GetOptions{})
+	npAC := networkingv1ac.NetworkPolicy("demo-network-policy", "team-a").WithOwnerReferences(owner).
+		WithSpec(networkingv1ac.NetworkPolicySpec().WithPodSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "ogx"})))
+	if _, err := kube.NetworkingV1().NetworkPolicies("team-a").Apply(ctx, npAC, applyOptions()); err != nil {
+		t.Fatal(err)
+	}
+	np, _ := kube.NetworkingV1().NetworkPolicies("team-a").Get(ctx, "demo-network-policy", metav1.GetOptions{})
+
+	for _, tc := range []struct {
+		name    string
+		obj     metav1.Object
+		desired any
+		spec    func(any) bool
+	}{
+		{"Service", svc, svcAC, func(o any) bool { return len(o.(*corev1.Service).Spec.Ports) == 0 }},
+		{"NetworkPolicy", np, npAC, func(o any) bool { return o.(*networkingv1.NetworkPolicy).Spec.PodSelector.MatchLabels == nil }},
+	} {
+		out, err := testViews().transform(tc.obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := digestOf(tc.desired)
+		if got, ok := viewDigest(out.(metav1.Object)); !ok || got != want {
+			t.Errorf("%s: view digest %q, want %q", tc.name, got, want)
+		}
+		if !tc.spec(out) {
+			t.Errorf("%s: view keeps the spec", tc.name)
+		}
+	}
+}
+
+func newTestDeploymentChild() *deploymentChild {
+	return &deploymentChild{extract: func(d *appsv1.Deployment) (*appsv1ac.DeploymentApplyConfiguration, error) {
+		return appsv1ac.ExtractDeployment(d, render.FieldManager)
+	}}
+}
