@@ -237,15 +237,17 @@ func serverView(keep managedFieldsFilter) cache.TransformFunc {
 }
 
 // digestView is the pod cache transform: a pod is kept only as what
-// podImageDigest reads (identity, labels, the ogx container's name, image,
-// imageID and readiness), a few hundred bytes instead of several KiB.
+// podImageDigest reads (identity, the instance label the index and the
+// event handler use, the ogx container's name, image, imageID and
+// readiness), a few hundred bytes instead of several KiB.
 func digestView(obj any) (any, error) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil
 	}
 	out := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
-		Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion, Labels: pod.Labels,
+		Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
+		Labels: map[string]string{render.LabelInstance: pod.Labels[render.LabelInstance]},
 	}}
 	for _, cs := range pod.Status.ContainerStatuses {
 		if cs.Name == render.ContainerName {

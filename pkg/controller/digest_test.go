@@ -55,7 +55,8 @@ func TestPodDigestsFromCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "demo-1", Namespace: "ns", UID: "p1", ResourceVersion: "7", Labels: full.Labels},
+		ObjectMeta: metav1.ObjectMeta{Name: "demo-1", Namespace: "ns", UID: "p1", ResourceVersion: "7",
+			Labels: map[string]string{"app.kubernetes.io/instance": "demo"}},
 		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
 			{Name: "ogx", Image: img, ImageID: "docker.io/ogxai/distribution-starter@" + digest, Ready: true}}},
 	}

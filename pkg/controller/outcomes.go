@@ -63,18 +63,28 @@ func IsUserError(err error) bool {
 // OutcomeBoard is the per-process record of every child controller's last
 // outcome per OGXServer UID, read by the status controller. A changed record
 // calls onChange so the status controller re-evaluates that key.
+//
+// A server's outcomes are a short slice, not a map: about ten controllers
+// record one each, a scan of ten entries costs nothing, and at fleet size a
+// map per server would be several times the memory.
 type OutcomeBoard struct {
 	mu       sync.Mutex
-	outcomes map[types.UID]map[string]Outcome
+	outcomes map[types.UID][]recordedOutcome
 	// facts are conditions a controller wants shown in status (the
 	// adoption conditions), per UID and controller.
 	facts    map[types.UID]map[string][]metav1.Condition
 	onChange func(key string)
 }
 
+// recordedOutcome is one controller's outcome for a server.
+type recordedOutcome struct {
+	controller string
+	Outcome
+}
+
 // NewOutcomeBoard returns an empty board; onChange may be nil.
 func NewOutcomeBoard(onChange func(key string)) *OutcomeBoard {
-	return &OutcomeBoard{outcomes: map[types.UID]map[string]Outcome{}, facts: map[types.UID]map[string][]metav1.Condition{}, onChange: onChange}
+	return &OutcomeBoard{outcomes: map[types.UID][]recordedOutcome{}, facts: map[types.UID]map[string][]metav1.Condition{}, onChange: onChange}
 }
 
 // SetOnChange sets the change callback; it is wired after the status
@@ -89,16 +99,21 @@ func (b *OutcomeBoard) SetOnChange(f func(key string)) {
 // and returns whether the outcome differs from the previous one.
 func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Outcome) bool {
 	b.mu.Lock()
-	m := b.outcomes[uid]
-	if m == nil {
-		m = map[string]Outcome{}
-		b.outcomes[uid] = m
+	list := b.outcomes[uid]
+	changed := true
+	found := false
+	for i := range list {
+		if list[i].controller == controller {
+			changed, found = list[i].Outcome != o, true
+			list[i].Outcome = o
+			break
+		}
 	}
-	old, had := m[controller]
-	m[controller] = o
+	if !found {
+		b.outcomes[uid] = append(list, recordedOutcome{controller: controller, Outcome: o})
+	}
 	notify := b.onChange
 	b.mu.Unlock()
-	changed := !had || old != o
 	if changed && notify != nil {
 		notify(key)
 	}
@@ -109,9 +124,10 @@ func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Ou
 func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make(map[string]Outcome, len(b.outcomes[uid]))
-	for k, v := range b.outcomes[uid] {
-		out[k] = v
+	list := b.outcomes[uid]
+	out := make(map[string]Outcome, len(list))
+	for _, r := range list {
+		out[r.controller] = r.Outcome
 	}
 	return out
 }
@@ -121,12 +137,19 @@ func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
 func (b *OutcomeBoard) SetFacts(key string, uid types.UID, controller string, conds []metav1.Condition) {
 	b.mu.Lock()
 	m := b.facts[uid]
-	if m == nil {
-		m = map[string][]metav1.Condition{}
-		b.facts[uid] = m
-	}
 	changed := !equality.Semantic.DeepEqual(m[controller], conds)
-	m[controller] = conds
+	switch {
+	case len(conds) == 0:
+		// Most servers never have facts: keep no map for them.
+		delete(m, controller)
+		if len(m) == 0 {
+			delete(b.facts, uid)
+		}
+	case m == nil:
+		b.facts[uid] = map[string][]metav1.Condition{controller: conds}
+	default:
+		m[controller] = conds
+	}
 	notify := b.onChange
 	b.mu.Unlock()
 	if changed && notify != nil {

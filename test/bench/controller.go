@@ -11,9 +11,13 @@ import (
 // memory is one reading of a process's memory from /proc/<pid>/status.
 type memory struct {
 	rss, hwm int64 // VmRSS and VmHWM, bytes
+	// anon and file split VmRSS: anonymous memory (the Go heap, stacks and
+	// runtime) and resident pages of the executable, whose size is the
+	// binary's and does not grow with the fleet.
+	anon, file int64
 }
 
-// readMemory reads VmRSS and VmHWM of pid.
+// readMemory reads VmRSS, VmHWM, RssAnon and RssFile of pid.
 func readMemory(pid int) (memory, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -22,18 +26,15 @@ func readMemory(pid int) (memory, error) {
 	var m memory
 	for _, line := range strings.Split(string(data), "\n") {
 		field, rest, ok := strings.Cut(line, ":")
-		if !ok || (field != "VmRSS" && field != "VmHWM") {
+		dst := map[string]*int64{"VmRSS": &m.rss, "VmHWM": &m.hwm, "RssAnon": &m.anon, "RssFile": &m.file}[field]
+		if !ok || dst == nil {
 			continue
 		}
 		var kb int64
 		if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
 			return memory{}, fmt.Errorf("parsing %s of /proc/%d/status: %w", field, pid, err)
 		}
-		if field == "VmRSS" {
-			m.rss = kb << 10
-		} else {
-			m.hwm = kb << 10
-		}
+		*dst = kb << 10
 	}
 	if m.rss == 0 {
 		return memory{}, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
@@ -45,12 +46,13 @@ func readMemory(pid int) (memory, error) {
 // the larger of the highest VmRSS seen and the kernel's own high-water mark
 // VmHWM, which also covers spikes between samples.
 type rssSampler struct {
-	mu      sync.Mutex
-	peak    int64
-	last    int64
-	samples int
-	stop    chan struct{}
-	done    chan struct{}
+	mu       sync.Mutex
+	peak     int64
+	peakAnon int64
+	last     memory
+	samples  int
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 func startRSSSampler(pid int) *rssSampler {
@@ -63,7 +65,8 @@ func startRSSSampler(pid int) *rssSampler {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.peak = max(s.peak, m.rss, m.hwm)
-		s.last = m.rss
+		s.peakAnon = max(s.peakAnon, m.anon)
+		s.last = m
 		s.samples++
 	}
 	go func() {
@@ -83,18 +86,20 @@ func startRSSSampler(pid int) *rssSampler {
 	return s
 }
 
-// finish takes a last sample and stops sampling; it returns the peak and the
-// final resident set size in bytes.
-func (s *rssSampler) finish(pid int) (peak, final int64) {
+// finish takes a last sample and stops sampling; it returns the peak
+// resident set size and peak anonymous memory (bytes; the anonymous peak is
+// from the one-second samples only), and the final reading.
+func (s *rssSampler) finish(pid int) (peak, peakAnon int64, final memory) {
 	close(s.stop)
 	<-s.done
 	if m, err := readMemory(pid); err == nil {
 		s.mu.Lock()
 		s.peak = max(s.peak, m.rss, m.hwm)
-		s.last = m.rss
+		s.peakAnon = max(s.peakAnon, m.anon)
+		s.last = m
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.peak, s.last
+	return s.peak, s.peakAnon, s.last
 }

@@ -273,7 +273,7 @@ func run(o *options) (err error) {
 	if err := alive(); err != nil {
 		return err
 	}
-	r.rssPeak, r.rssFinal = sampler.finish(ctrl.Pid())
+	r.rssPeak, r.anonPeak, r.memFinal = sampler.finish(ctrl.Pid())
 
 	reqs, err := readAudit(cp.AuditLogPath(), controllerUser)
 	if err != nil {

@@ -23,7 +23,8 @@ type result struct {
 	idle             tally // operator requests in the idle window
 	idleFrom, idleTo time.Time
 
-	rssPeak, rssFinal int64 // bytes
+	rssPeak, anonPeak int64 // bytes
+	memFinal          memory
 }
 
 // markdown renders the result: a heading with the machine and commit, then
@@ -75,7 +76,9 @@ func (r *result) markdown() string {
 		row("&nbsp;&nbsp;idle "+t.verb+" "+t.resource, "%d", t.count)
 	}
 	row("&nbsp;&nbsp;idle leases (all verbs, excluded above)", "%d", idle.leases)
-	row("operator RSS peak / final, MiB", "%.0f / %.0f", mib(r.rssPeak), mib(r.rssFinal))
+	row("operator RSS peak / final, MiB", "%.0f / %.0f", mib(r.rssPeak), mib(r.memFinal.rss))
+	row("of which anonymous (heap, stacks) peak / final, MiB", "%.0f / %.0f", mib(r.anonPeak), mib(r.memFinal.anon))
+	row("of which the executable's pages, final, MiB", "%.0f", mib(r.memFinal.file))
 	return b.String()
 }
 

@@ -1,0 +1,58 @@
+package controller
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestOutcomeBoard: a record notifies only when it changes what the status
+// controller would read, and a server's state is gone after Forget.
+func TestOutcomeBoard(t *testing.T) {
+	var notified []string
+	b := NewOutcomeBoard(func(key string) { notified = append(notified, key) })
+	ok := Outcome{Generation: 1, Class: OutcomeOK}
+	wait := Outcome{Generation: 1, Class: OutcomeWaiting, Reason: ReasonProgressing, Message: "waiting"}
+	steps := []struct {
+		controller string
+		o          Outcome
+		changed    bool
+	}{
+		{"deployment", wait, true},
+		{"service", ok, true},
+		{"deployment", wait, false},
+		{"deployment", ok, true},
+		{"service", ok, false},
+	}
+	for i, s := range steps {
+		if got := b.Record("ns/a", "u1", s.controller, s.o); got != s.changed {
+			t.Errorf("step %d: Record(%s) changed = %v, want %v", i, s.controller, got, s.changed)
+		}
+	}
+	if diff := cmp.Diff([]string{"ns/a", "ns/a", "ns/a"}, notified); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+	got := b.Get("u1")
+	if diff := cmp.Diff(map[string]Outcome{"deployment": ok, "service": ok}, got); diff != "" {
+		t.Errorf("Get (-want +got):\n%s", diff)
+	}
+	got["deployment"] = wait
+	if b.Get("u1")["deployment"] != ok {
+		t.Error("Get returned the board's own state")
+	}
+
+	cond := metav1.Condition{Type: "StorageAdopted", Status: metav1.ConditionTrue}
+	b.SetFacts("ns/a", "u1", "pvc", []metav1.Condition{cond})
+	if diff := cmp.Diff([]metav1.Condition{cond}, b.Facts("u1")); diff != "" {
+		t.Errorf("Facts (-want +got):\n%s", diff)
+	}
+	b.SetFacts("ns/a", "u1", "pvc", nil)
+	if len(b.Facts("u1")) != 0 || len(b.facts) != 0 {
+		t.Errorf("facts left after clearing: %v", b.facts)
+	}
+	b.Forget("u1")
+	if len(b.Get("u1")) != 0 || len(b.outcomes) != 0 {
+		t.Errorf("outcomes left after Forget: %v", b.outcomes)
+	}
+}
