@@ -83,7 +83,11 @@ func (r *result) markdown() string {
 }
 
 func (r *result) variant() string {
-	return fmt.Sprintf("probe=%s, unrelated=%d, workers=%d", r.opts.probe, r.opts.unrelated, r.opts.workers)
+	v := fmt.Sprintf("probe=%s, unrelated=%d, workers=%d", r.opts.probe, r.opts.unrelated, r.opts.workers)
+	if !r.opts.raw {
+		v += ", no raw phase"
+	}
+	return v
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
