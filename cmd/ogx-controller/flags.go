@@ -124,7 +124,7 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	fs.StringVar(&o.probeDialAddress, "server-probe-dial-address", "",
 		"connect every probe to this host:port instead of the server's Service (tests and benchmarks on a loopback stand-in)")
 	fs.StringVar(&o.takeoverManagers, "takeover-field-managers", "ogx-operator,manager", "field managers whose ownership is taken over")
-	fs.DurationVar(&o.discoveryInterval, "discovery-interval", 5*time.Minute, "how often optional APIs are re-checked")
+	fs.DurationVar(&o.discoveryInterval, "discovery-interval", time.Hour, "how often optional APIs are re-checked besides when their CRDs change")
 	fs.StringVar(&o.basePlatform, "base-config-platform", "linux/amd64", "platform picked from an image index when reading OCI labels")
 	fs.DurationVar(&o.ociTimeout, "oci-timeout", 30*time.Second, "deadline of one base-config resolution")
 	fs.StringVar(&o.registryCAFile, "registry-ca-file", "", "extra CA bundle for registries")

@@ -4,8 +4,14 @@ import (
 	"context"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
 
@@ -45,22 +51,119 @@ func (a *optionalAPIs) discover(d discovery.DiscoveryInterface) (changed bool) {
 	return changed
 }
 
-// watchOptionalAPIs re-checks the optional APIs every interval and, when a
-// result flips, enqueues every OGXServer for the controllers they gate.
-func (m *Manager) watchOptionalAPIs(ctx context.Context, interval time.Duration) {
-	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		changed := m.resolver.apis.discover(m.kube.Discovery())
-		// Starts or stops the dynamic informers; once they have synced (or
-		// stopped) every OGXServer is enqueued for the monitoring controller.
-		m.monitoring.SetAPIServed(ctx, m.resolver.apis.monitoring.Load())
-		if changed {
-			klog.FromContext(ctx).Info("Optional APIs changed",
-				"monitoring", m.resolver.apis.monitoring.Load(), "openshiftSecurity", m.resolver.apis.openshift.Load())
-			for _, s := range m.caches.Servers() {
-				key := Key(s.Namespace, s.Name)
-				m.deployment.Enqueue(key)
-				m.status.Enqueue(key)
+// optionalCRDs are the CustomResourceDefinitions that serve the optional
+// APIs on the clusters that have them.
+func optionalCRDs() []string {
+	return []string{
+		"servicemonitors.monitoring.coreos.com",
+		"prometheusrules.monitoring.coreos.com",
+		"securitycontextconstraints.security.openshift.io",
+	}
+}
+
+// crdSettle is how long after a CRD event the optional APIs are checked a
+// second time: the API server's discovery document follows the CRD's
+// Established condition by a moment, so the check at the event itself can
+// still see the old answer.
+const crdSettle = 3 * time.Second
+
+var crdsGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// watchOptionalCRDs watches the optional APIs' CRDs, one informer per name
+// (a field selector matches one name), and calls poke on every change after
+// the initial list. The cache keeps only the name: the event is the news.
+func watchOptionalCRDs(ctx context.Context, dyn dynamic.Interface, poke func()) error {
+	h := cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(_ any, initial bool) {
+			if !initial {
+				poke()
 			}
+		},
+		UpdateFunc: func(any, any) { poke() },
+		DeleteFunc: func(any) { poke() },
+	}
+	for _, name := range optionalCRDs() {
+		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+		})
+		inf := f.ForResource(crdsGVR).Informer()
+		if err := inf.SetTransform(nameOnly); err != nil {
+			return err
 		}
-	}, interval)
+		if _, err := inf.AddEventHandler(h); err != nil {
+			return err
+		}
+		f.Start(ctx.Done())
+	}
+	return nil
+}
+
+// nameOnly reduces an object to its name and resourceVersion.
+func nameOnly(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	out := &unstructured.Unstructured{}
+	out.SetName(u.GetName())
+	out.SetResourceVersion(u.GetResourceVersion())
+	return out, nil
+}
+
+// watchOptionalAPIs checks the optional APIs when their CRDs change (twice:
+// at the event and crdSettle later) and every interval, for APIs served some
+// other way than by a CRD; when a result flips, every OGXServer is enqueued
+// for the controllers they gate. The interval is long by default: at fleet
+// scale a converged operator sends no requests at all, and a CRD event is
+// what makes an API appear or go.
+func (m *Manager) watchOptionalAPIs(ctx context.Context, interval time.Duration) {
+	logger := klog.FromContext(ctx)
+	pokes := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case pokes <- struct{}{}:
+		default:
+		}
+	}
+	if dyn, err := dynamicClientFor(m.kube); err != nil {
+		logger.Error(err, "Cannot watch the optional APIs' CRDs; checking every interval only", "interval", interval)
+	} else if dyn != nil {
+		if err := watchOptionalCRDs(ctx, dyn, poke); err != nil {
+			logger.Error(err, "Cannot watch the optional APIs' CRDs; checking every interval only", "interval", interval)
+		}
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	var settle <-chan time.Time
+	m.checkOptionalAPIs(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		case <-pokes:
+			settle = time.After(crdSettle)
+		case <-settle:
+			settle = nil
+		}
+		m.checkOptionalAPIs(ctx)
+	}
+}
+
+// checkOptionalAPIs runs discovery once and acts on a change.
+func (m *Manager) checkOptionalAPIs(ctx context.Context) {
+	changed := m.resolver.apis.discover(m.kube.Discovery())
+	// Starts or stops the dynamic informers; once they have synced (or
+	// stopped) every OGXServer is enqueued for the monitoring controller.
+	m.monitoring.SetAPIServed(ctx, m.resolver.apis.monitoring.Load())
+	if !changed {
+		return
+	}
+	klog.FromContext(ctx).Info("Optional APIs changed",
+		"monitoring", m.resolver.apis.monitoring.Load(), "openshiftSecurity", m.resolver.apis.openshift.Load())
+	for _, s := range m.caches.Servers() {
+		key := Key(s.Namespace, s.Name)
+		m.deployment.Enqueue(key)
+		m.status.Enqueue(key)
+	}
 }

@@ -44,7 +44,9 @@ type Options struct {
 	// TakeoverManagers are the field managers of the upstream operator whose
 	// ownership of children (and of OGXServer status) is merged into ours.
 	TakeoverManagers []string
-	// DiscoveryInterval is how often optional APIs are re-checked.
+	// DiscoveryInterval is how often optional APIs are re-checked besides
+	// when their CRDs change (default 1h: only an API served without a CRD
+	// needs it, and a converged fleet should send no requests).
 	DiscoveryInterval time.Duration
 	// CacheSyncTimeout bounds the initial informer sync.
 	CacheSyncTimeout time.Duration
@@ -125,7 +127,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		opts.TakeoverManagers = []string{"ogx-operator", "manager"}
 	}
 	if opts.DiscoveryInterval <= 0 {
-		opts.DiscoveryInterval = 5 * time.Minute
+		opts.DiscoveryInterval = time.Hour
 	}
 	if opts.CacheSyncTimeout <= 0 {
 		opts.CacheSyncTimeout = 2 * time.Minute
