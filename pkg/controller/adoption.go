@@ -189,11 +189,20 @@ func cachedAdoptedPVCs(caches *Caches, s *ogxv1beta1.OGXServer) ([]*corev1.Persi
 	if sc == nil {
 		return nil, fmt.Errorf("namespace %q is not watched", s.Namespace)
 	}
-	sel, err := labels.Parse(render.LabelAdoptedFrom + "," + render.LabelInstance + "=" + s.Name)
+	// The cache holds only PVCs with the adopted-from label, a handful per
+	// namespace at most: filtering them here is cheaper than parsing a
+	// selector on every status pass.
+	all, err := sc.adoptedPVCs.PersistentVolumeClaims(s.Namespace).List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	return sc.adoptedPVCs.PersistentVolumeClaims(s.Namespace).List(sel)
+	var out []*corev1.PersistentVolumeClaim
+	for _, p := range all {
+		if _, adopted := p.Labels[render.LabelAdoptedFrom]; adopted && p.Labels[render.LabelInstance] == s.Name {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // multipleAdopted is the error for several adopted PVCs of one instance.

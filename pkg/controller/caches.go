@@ -12,11 +12,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
-	autoscalinglisters "k8s.io/client-go/listers/autoscaling/v2"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	networkinglisters "k8s.io/client-go/listers/networking/v1"
-	policylisters "k8s.io/client-go/listers/policy/v1"
-	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -44,20 +40,13 @@ type scope struct {
 	podFactory     informers.SharedInformerFactory
 	adoptedPVCs    corelisters.PersistentVolumeClaimLister
 	// podIndexer holds our pods, indexed by instance (indexInstance).
-	podIndexer      cache.Indexer
-	servers         ogxlisters.OGXServerLister
-	serverInformer  cache.SharedIndexInformer
-	deployments     appslisters.DeploymentLister
-	services        corelisters.ServiceLister
-	serviceAccounts corelisters.ServiceAccountLister
-	pvcs            corelisters.PersistentVolumeClaimLister
-	networkPolicies networkinglisters.NetworkPolicyLister
-	ingresses       networkinglisters.IngressLister
-	hpas            autoscalinglisters.HorizontalPodAutoscalerLister
-	pdbs            policylisters.PodDisruptionBudgetLister
-	roleBindings    rbaclisters.RoleBindingLister
-	configMaps      corelisters.ConfigMapLister
-	secrets         corelisters.SecretLister
+	podIndexer     cache.Indexer
+	servers        ogxlisters.OGXServerLister
+	serverInformer cache.SharedIndexInformer
+	deployments    appslisters.DeploymentLister
+	pvcs           corelisters.PersistentVolumeClaimLister
+	configMaps     corelisters.ConfigMapLister
+	secrets        corelisters.SecretLister
 
 	informers []cache.SharedIndexInformer
 }
@@ -130,14 +119,7 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	srv := s.ogxFactory.Ogx().V1beta1().OGXServers()
 	s.servers, s.serverInformer = srv.Lister(), srv.Informer()
 	s.deployments = s.childFactory.Apps().V1().Deployments().Lister()
-	s.services = s.childFactory.Core().V1().Services().Lister()
-	s.serviceAccounts = s.childFactory.Core().V1().ServiceAccounts().Lister()
 	s.pvcs = s.childFactory.Core().V1().PersistentVolumeClaims().Lister()
-	s.networkPolicies = s.childFactory.Networking().V1().NetworkPolicies().Lister()
-	s.ingresses = s.childFactory.Networking().V1().Ingresses().Lister()
-	s.hpas = s.childFactory.Autoscaling().V2().HorizontalPodAutoscalers().Lister()
-	s.pdbs = s.childFactory.Policy().V1().PodDisruptionBudgets().Lister()
-	s.roleBindings = s.childFactory.Rbac().V1().RoleBindings().Lister()
 	s.configMaps = s.watchedFactory.Core().V1().ConfigMaps().Lister()
 	s.secrets = s.watchedFactory.Core().V1().Secrets().Lister()
 	s.adoptedPVCs = s.adoptedFactory.Core().V1().PersistentVolumeClaims().Lister()
@@ -272,6 +254,17 @@ func stripUserManagedFields(obj any) (any, error) {
 	}
 	m.SetManagedFields(nil)
 	return obj, nil
+}
+
+// pvc returns the cached claim, or nil. Most servers have none, so the
+// lookup must not cost a formatted NotFound error as a lister's Get does.
+func (s *scope) pvc(namespace, name string) *corev1.PersistentVolumeClaim {
+	obj, ok, err := s.childFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().GetByKey(namespace + "/" + name)
+	if err != nil || !ok {
+		return nil
+	}
+	p, _ := obj.(*corev1.PersistentVolumeClaim)
+	return p
 }
 
 // For returns the scope holding namespace ns, or nil when ns is not watched.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -11,7 +12,9 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
@@ -21,6 +24,7 @@ import (
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
@@ -34,30 +38,41 @@ type typedClient[O any, AC any] interface {
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (O, error)
 }
 
-// namespaceLister is the part of a client-go namespace lister the applier
-// uses.
-type namespaceLister[O any] interface {
-	Get(name string) (O, error)
-}
-
 // newChild binds one kind: its typed client, its cache and client-go's
 // Extract function for the fields a manager owns.
 func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
 	client func(ns string) typedClient[O, AC],
-	lister func(sc *scope, ns string) namespaceLister[O],
+	informer func(sc *scope) cache.SharedIndexInformer,
 	extract func(O, string) (AC, error),
 ) *child[O, AC] {
+	gv, _ := schema.ParseGroupVersion(apiVersion)
+	// Every pass of every server looks up children that do not exist
+	// (optional kinds, a Service not created yet): one NotFound error per
+	// kind, not one formatted per lookup as the generated listers do.
+	// Callers only test it with IsNotFound; it carries no name.
+	notFound := apierrors.NewNotFound(schema.GroupResource{Group: gv.Group, Resource: strings.ToLower(kind)}, "")
 	return &child[O, AC]{
 		kind:       kind,
 		apiVersion: apiVersion,
 		metrics:    c.metrics,
 		cached: func(ns, name string) (O, error) {
+			var zero O
 			sc := c.For(ns)
 			if sc == nil {
-				var zero O
 				return zero, fmt.Errorf("namespace %q is not watched", ns)
 			}
-			return lister(sc, ns).Get(name)
+			obj, exists, err := informer(sc).GetIndexer().GetByKey(ns + "/" + name)
+			switch {
+			case err != nil:
+				return zero, err
+			case !exists:
+				return zero, notFound
+			}
+			o, ok := obj.(O)
+			if !ok {
+				return zero, fmt.Errorf("%s cache holds a %T", kind, obj)
+			}
+			return o, nil
 		},
 		live: func(ctx context.Context, ns, name string) (O, error) {
 			return client(ns).Get(ctx, name, metav1.GetOptions{})
@@ -109,59 +124,49 @@ func newChildren(kube kubernetes.Interface, c *Caches, takeover []string) *child
 			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
 				return kube.AppsV1().Deployments(ns)
 			},
-			func(sc *scope, ns string) namespaceLister[*appsv1.Deployment] { return sc.deployments.Deployments(ns) },
+			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Apps().V1().Deployments().Informer() },
 			appsv1ac.ExtractDeployment),
 		services: newChild("Service", "v1", c,
 			func(ns string) typedClient[*corev1.Service, *corev1ac.ServiceApplyConfiguration] {
 				return kube.CoreV1().Services(ns)
 			},
-			func(sc *scope, ns string) namespaceLister[*corev1.Service] { return sc.services.Services(ns) },
+			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Core().V1().Services().Informer() },
 			corev1ac.ExtractService),
 		serviceAccounts: newChild("ServiceAccount", "v1", c,
 			func(ns string) typedClient[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration] {
 				return kube.CoreV1().ServiceAccounts(ns)
 			},
-			func(sc *scope, ns string) namespaceLister[*corev1.ServiceAccount] {
-				return sc.serviceAccounts.ServiceAccounts(ns)
-			},
+			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Core().V1().ServiceAccounts().Informer() },
 			corev1ac.ExtractServiceAccount),
 		roleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c,
 			func(ns string) typedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
 				return kube.RbacV1().RoleBindings(ns)
 			},
-			func(sc *scope, ns string) namespaceLister[*rbacv1.RoleBinding] {
-				return sc.roleBindings.RoleBindings(ns)
-			},
+			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Rbac().V1().RoleBindings().Informer() },
 			rbacv1ac.ExtractRoleBinding),
 		networkPolicies: newChild("NetworkPolicy", "networking.k8s.io/v1", c,
 			func(ns string) typedClient[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration] {
 				return kube.NetworkingV1().NetworkPolicies(ns)
 			},
-			func(sc *scope, ns string) namespaceLister[*networkingv1.NetworkPolicy] {
-				return sc.networkPolicies.NetworkPolicies(ns)
-			},
+			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Networking().V1().NetworkPolicies().Informer() },
 			networkingv1ac.ExtractNetworkPolicy),
 		ingresses: newChild("Ingress", "networking.k8s.io/v1", c,
 			func(ns string) typedClient[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration] {
 				return kube.NetworkingV1().Ingresses(ns)
 			},
-			func(sc *scope, ns string) namespaceLister[*networkingv1.Ingress] { return sc.ingresses.Ingresses(ns) },
+			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Networking().V1().Ingresses().Informer() },
 			networkingv1ac.ExtractIngress),
 		hpas: newChild("HorizontalPodAutoscaler", "autoscaling/v2", c,
 			func(ns string) typedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration] {
 				return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
 			},
-			func(sc *scope, ns string) namespaceLister[*autoscalingv2.HorizontalPodAutoscaler] {
-				return sc.hpas.HorizontalPodAutoscalers(ns)
-			},
+			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Autoscaling().V2().HorizontalPodAutoscalers().Informer() },
 			autoscalingv2ac.ExtractHorizontalPodAutoscaler),
 		pdbs: newChild("PodDisruptionBudget", "policy/v1", c,
 			func(ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration] {
 				return kube.PolicyV1().PodDisruptionBudgets(ns)
 			},
-			func(sc *scope, ns string) namespaceLister[*policyv1.PodDisruptionBudget] {
-				return sc.pdbs.PodDisruptionBudgets(ns)
-			},
+			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Policy().V1().PodDisruptionBudgets().Informer() },
 			policyv1ac.ExtractPodDisruptionBudget),
 		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so
 		// the watched ConfigMap cache holds them.
@@ -169,7 +174,7 @@ func newChildren(kube kubernetes.Interface, c *Caches, takeover []string) *child
 			func(ns string) typedClient[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration] {
 				return kube.CoreV1().ConfigMaps(ns)
 			},
-			func(sc *scope, ns string) namespaceLister[*corev1.ConfigMap] { return sc.configMaps.ConfigMaps(ns) },
+			func(sc *scope) cache.SharedIndexInformer { return sc.watchedFactory.Core().V1().ConfigMaps().Informer() },
 			corev1ac.ExtractConfigMap),
 	}
 	ch.deployments.takeover = takeover

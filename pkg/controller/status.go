@@ -158,9 +158,7 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	if ing, ok := c.children.ingresses.current(s.Namespace, render.IngressName(s.Name)); ok && ownedBy0(ing, s) {
 		in.ingress = ing
 	}
-	if p, err := sc.pvcs.PersistentVolumeClaims(s.Namespace).Get(in.pvcName); err == nil {
-		in.pvc = p
-	}
+	in.pvc = sc.pvc(s.Namespace, in.pvcName)
 	if img, err := c.resolver.image(s); err == nil {
 		in.image = img
 	}
