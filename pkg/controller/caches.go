@@ -40,7 +40,10 @@ type scope struct {
 	podFactory     informers.SharedInformerFactory
 	adoptedPVCs    corelisters.PersistentVolumeClaimLister
 	// podIndexer holds our pods, indexed by instance (indexInstance).
-	podIndexer     cache.Indexer
+	podIndexer cache.Indexer
+	// childIndexers are the caches of the applied child kinds by kind, for
+	// lookups that miss often (no formatted NotFound as listers make).
+	childIndexers  map[string]cache.Indexer
 	servers        ogxlisters.OGXServerLister
 	serverInformer cache.SharedIndexInformer
 	deployments    appslisters.DeploymentLister
@@ -71,9 +74,10 @@ type Caches struct {
 // never by periodic resync) for the given namespaces, or cluster-wide when
 // none is given, plus a name-filtered ConfigMap informer for the operator
 // ConfigMap in the operator namespace. ours are our own field managers, whose
-// managedFields entries the caches keep; takeover are the upstream
-// operator's, whose presence makes a cache keep an object's entries whole
-// (see managedFieldsFilter).
+// managedFields entries the caches keep (the child views only as who has
+// one, see childview.go); takeover are the upstream operator's, whose
+// pending takeover makes a cache keep an object whole (see
+// managedFieldsFilter).
 func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string, ours, takeover []string) *Caches {
 	keep := newManagedFieldsFilter(ours, takeover)
 	c := &Caches{scopes: map[string]*scope{}, operatorNamespace: operatorNamespace, fields: keep}
@@ -123,6 +127,18 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.configMaps = s.watchedFactory.Core().V1().ConfigMaps().Lister()
 	s.secrets = s.watchedFactory.Core().V1().Secrets().Lister()
 	s.adoptedPVCs = s.adoptedFactory.Core().V1().PersistentVolumeClaims().Lister()
+	s.childIndexers = map[string]cache.Indexer{
+		"Deployment":              s.childFactory.Apps().V1().Deployments().Informer().GetIndexer(),
+		"Service":                 s.childFactory.Core().V1().Services().Informer().GetIndexer(),
+		"ServiceAccount":          s.childFactory.Core().V1().ServiceAccounts().Informer().GetIndexer(),
+		"PersistentVolumeClaim":   s.childFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(),
+		"RoleBinding":             s.childFactory.Rbac().V1().RoleBindings().Informer().GetIndexer(),
+		"NetworkPolicy":           s.childFactory.Networking().V1().NetworkPolicies().Informer().GetIndexer(),
+		"Ingress":                 s.childFactory.Networking().V1().Ingresses().Informer().GetIndexer(),
+		"HorizontalPodAutoscaler": s.childFactory.Autoscaling().V2().HorizontalPodAutoscalers().Informer().GetIndexer(),
+		"PodDisruptionBudget":     s.childFactory.Policy().V1().PodDisruptionBudgets().Informer().GetIndexer(),
+		"ConfigMap":               s.watchedFactory.Core().V1().ConfigMaps().Informer().GetIndexer(),
+	}
 	podInformer := s.podFactory.Core().V1().Pods().Informer()
 	// Before the informer starts, adding an index cannot fail.
 	_ = podInformer.AddIndexers(instanceIndexers())
@@ -150,9 +166,10 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 // has an entry of a takeover manager keeps all its entries: the takeover
 // rewrites the whole list, so it must see every entry to keep them (it
 // happens once per object, after which no takeover entry remains). Any other
-// object keeps only our own entries, which the applier extracts; the
-// entries of everyone else (kube-controller-manager's status updates above
-// all) are never read from the cache and would only take memory.
+// object keeps only our own entries (the child views then keep just who has
+// one, see childview.go); the entries of everyone else
+// (kube-controller-manager's status updates above all) are never read from
+// the cache and would only take memory.
 type managedFieldsFilter struct {
 	ours, takeover map[string]bool
 }
@@ -168,10 +185,15 @@ func newManagedFieldsFilter(ours, takeover []string) managedFieldsFilter {
 	return managedFieldsFilter{ours: set(ours), takeover: set(takeover)}
 }
 
-// takeoverPending reports whether m has an entry of a takeover manager.
-func (f managedFieldsFilter) takeoverPending(m metav1.Object) bool {
+// takeoverPending reports whether m has an entry the takeover would merge
+// (see takeoverPatch): an Apply or Update entry of a takeover manager on the
+// given subresource ("" for a child, "status" for an OGXServer). Entries a
+// takeover never touches (say, a status writer that happens to be called
+// "manager") must not keep an object whole for good.
+func (f managedFieldsFilter) takeoverPending(m metav1.Object, subresource string) bool {
 	for _, e := range m.GetManagedFields() {
-		if f.takeover[e.Manager] {
+		if f.takeover[e.Manager] && e.Subresource == subresource &&
+			(e.Operation == metav1.ManagedFieldsOperationApply || e.Operation == metav1.ManagedFieldsOperationUpdate) {
 			return true
 		}
 	}
@@ -180,7 +202,7 @@ func (f managedFieldsFilter) takeoverPending(m metav1.Object) bool {
 
 func (f managedFieldsFilter) transform(obj any) (any, error) {
 	m, ok := obj.(metav1.Object)
-	if !ok || f.takeoverPending(m) {
+	if !ok || f.takeoverPending(m, "") {
 		return obj, nil
 	}
 	entries := m.GetManagedFields()
@@ -211,7 +233,7 @@ func serverView(keep managedFieldsFilter) cache.TransformFunc {
 			delete(a, corev1.LastAppliedConfigAnnotation)
 			m.SetAnnotations(a)
 		}
-		if !keep.takeoverPending(m) {
+		if !keep.takeoverPending(m, "status") {
 			m.SetManagedFields(nil)
 		}
 		return obj, nil
@@ -259,7 +281,7 @@ func stripUserManagedFields(obj any) (any, error) {
 // pvc returns the cached claim, or nil. Most servers have none, so the
 // lookup must not cost a formatted NotFound error as a lister's Get does.
 func (s *scope) pvc(namespace, name string) *corev1.PersistentVolumeClaim {
-	obj, ok, err := s.childFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().GetByKey(namespace + "/" + name)
+	obj, ok, err := s.childIndexers["PersistentVolumeClaim"].GetByKey(namespace + "/" + name)
 	if err != nil || !ok {
 		return nil
 	}

@@ -66,6 +66,7 @@ func TestManagedFieldsFilter(t *testing.T) {
 	}
 	// While the status takeover is due, the server is kept with all entries.
 	s.ManagedFields = entries("kubectl-client-side-apply", "ogx-operator")
+	s.ManagedFields[1].Subresource = "status"
 	out, _ = serverView(f)(s)
 	if diff := cmp.Diff([]string{"kubectl-client-side-apply", "ogx-operator"}, managersOf(out.(*ogxv1beta1.OGXServer).ManagedFields)); diff != "" {
 		t.Errorf("managers with a takeover due (-want +got):\n%s", diff)

@@ -24,7 +24,6 @@ import (
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
@@ -42,7 +41,6 @@ type typedClient[O any, AC any] interface {
 // Extract function for the fields a manager owns.
 func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
 	client func(ns string) typedClient[O, AC],
-	informer func(sc *scope) cache.SharedIndexInformer,
 	extract func(O, string) (AC, error),
 ) *child[O, AC] {
 	gv, _ := schema.ParseGroupVersion(apiVersion)
@@ -61,7 +59,11 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
 			if sc == nil {
 				return zero, fmt.Errorf("namespace %q is not watched", ns)
 			}
-			obj, exists, err := informer(sc).GetIndexer().GetByKey(ns + "/" + name)
+			idx := sc.childIndexers[kind]
+			if idx == nil {
+				return zero, fmt.Errorf("no cache of %s", kind)
+			}
+			obj, exists, err := idx.GetByKey(ns + "/" + name)
 			switch {
 			case err != nil:
 				return zero, err
@@ -124,49 +126,41 @@ func newChildren(kube kubernetes.Interface, c *Caches, takeover []string) *child
 			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
 				return kube.AppsV1().Deployments(ns)
 			},
-			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Apps().V1().Deployments().Informer() },
 			appsv1ac.ExtractDeployment),
 		services: newChild("Service", "v1", c,
 			func(ns string) typedClient[*corev1.Service, *corev1ac.ServiceApplyConfiguration] {
 				return kube.CoreV1().Services(ns)
 			},
-			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Core().V1().Services().Informer() },
 			corev1ac.ExtractService),
 		serviceAccounts: newChild("ServiceAccount", "v1", c,
 			func(ns string) typedClient[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration] {
 				return kube.CoreV1().ServiceAccounts(ns)
 			},
-			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Core().V1().ServiceAccounts().Informer() },
 			corev1ac.ExtractServiceAccount),
 		roleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c,
 			func(ns string) typedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
 				return kube.RbacV1().RoleBindings(ns)
 			},
-			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Rbac().V1().RoleBindings().Informer() },
 			rbacv1ac.ExtractRoleBinding),
 		networkPolicies: newChild("NetworkPolicy", "networking.k8s.io/v1", c,
 			func(ns string) typedClient[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration] {
 				return kube.NetworkingV1().NetworkPolicies(ns)
 			},
-			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Networking().V1().NetworkPolicies().Informer() },
 			networkingv1ac.ExtractNetworkPolicy),
 		ingresses: newChild("Ingress", "networking.k8s.io/v1", c,
 			func(ns string) typedClient[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration] {
 				return kube.NetworkingV1().Ingresses(ns)
 			},
-			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Networking().V1().Ingresses().Informer() },
 			networkingv1ac.ExtractIngress),
 		hpas: newChild("HorizontalPodAutoscaler", "autoscaling/v2", c,
 			func(ns string) typedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration] {
 				return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
 			},
-			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Autoscaling().V2().HorizontalPodAutoscalers().Informer() },
 			autoscalingv2ac.ExtractHorizontalPodAutoscaler),
 		pdbs: newChild("PodDisruptionBudget", "policy/v1", c,
 			func(ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration] {
 				return kube.PolicyV1().PodDisruptionBudgets(ns)
 			},
-			func(sc *scope) cache.SharedIndexInformer { return sc.childFactory.Policy().V1().PodDisruptionBudgets().Informer() },
 			policyv1ac.ExtractPodDisruptionBudget),
 		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so
 		// the watched ConfigMap cache holds them.
@@ -174,7 +168,6 @@ func newChildren(kube kubernetes.Interface, c *Caches, takeover []string) *child
 			func(ns string) typedClient[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration] {
 				return kube.CoreV1().ConfigMaps(ns)
 			},
-			func(sc *scope) cache.SharedIndexInformer { return sc.watchedFactory.Core().V1().ConfigMaps().Informer() },
 			corev1ac.ExtractConfigMap),
 	}
 	ch.deployments.takeover = takeover

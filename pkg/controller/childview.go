@@ -34,9 +34,11 @@ import (
 //     (owner references, managed-by label), the event handlers (owner
 //     references), recentWrites (resourceVersion, UID) and ownedBy (which
 //     of our managers have an entry);
-//   - status, read by the status controller (Deployment, Ingress);
-//   - of a Deployment's spec, replicas and the strategy type (status,
-//     switchStrategy) and whether we own replicas (handOverReplicas).
+//   - the Deployment's status, spec.replicas and strategy type (status,
+//     switchStrategy), whether we own replicas (handOverReplicas) and the
+//     user-config volume of its template (config retention);
+//   - the Ingress's spec and status (status: the external URL);
+//   - the Service's status; HPA and PDB status are not read.
 //
 // An object with an entry of a takeover manager is kept whole: the takeover
 // rewrites managedFields and must see every entry (see managedFieldsFilter).
@@ -56,8 +58,9 @@ const (
 
 // digestOf is the digest of an apply configuration: sha256 of its JSON.
 // encoding/json writes map keys sorted and every quantity in its canonical
-// form, so two configurations get the same digest exactly when they would
-// apply the same fields with the same values.
+// form, so the same fields with the same values get the same digest. The
+// converse is not exact (an integer and its quantity spelling differ), and
+// a false difference costs one apply that changes nothing.
 func digestOf(ac any) (string, error) {
 	b, err := json.Marshal(ac)
 	if err != nil {
@@ -83,7 +86,7 @@ func (v childView) transform(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	if v.fields.takeoverPending(m) {
+	if v.fields.takeoverPending(m, "") {
 		return obj, nil
 	}
 	// Only our own entries are kept (and of those only who has one).
@@ -104,7 +107,10 @@ func (v childView) transform(obj any) (any, error) {
 	case *networkingv1.NetworkPolicy:
 		out, err = viewWith(o, networkingv1ac.ExtractNetworkPolicy, func() *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} })
 	case *networkingv1.Ingress:
-		out, err = viewWith(o, networkingv1ac.ExtractIngress, func() *networkingv1.Ingress { return &networkingv1.Ingress{Status: o.Status} })
+		// Few servers have one, and status reads its TLS and rules.
+		out, err = viewWith(o, networkingv1ac.ExtractIngress, func() *networkingv1.Ingress {
+			return &networkingv1.Ingress{Spec: o.Spec, Status: o.Status}
+		})
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		out, err = viewWith(o, autoscalingv2ac.ExtractHorizontalPodAutoscaler,
 			func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} })
@@ -155,6 +161,13 @@ func deploymentView(d *appsv1.Deployment) (*appsv1.Deployment, error) {
 	out := &appsv1.Deployment{Status: d.Status}
 	out.Spec.Replicas = d.Spec.Replicas
 	out.Spec.Strategy.Type = d.Spec.Strategy.Type
+	// Config retention must not delete the ConfigMap the template mounts.
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if v.Name == render.VolumeUserConfig && v.ConfigMap != nil {
+			out.Spec.Template.Spec.Volumes = append(out.Spec.Template.Spec.Volumes, corev1.Volume{Name: v.Name,
+				VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: v.ConfigMap.LocalObjectReference}}})
+		}
+	}
 	setViewMeta(out, d, extra)
 	return out, nil
 }

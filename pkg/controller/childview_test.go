@@ -16,6 +16,7 @@ import (
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
@@ -202,4 +203,67 @@ func newTestDeploymentChild() *deploymentChild {
 	return &deploymentChild{extract: func(d *appsv1.Deployment) (*appsv1ac.DeploymentApplyConfiguration, error) {
 		return appsv1ac.ExtractDeployment(d, render.FieldManager)
 	}}
+}
+
+// TestChildViewsKeepWhatReadersUse runs the readers of cached children on
+// views: status's external URL (the Ingress's TLS and load balancer),
+// config retention (the Deployment template's user-config volume).
+func TestChildViewsKeepWhatReadersUse(t *testing.T) {
+	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "team-a"}}
+	s.Spec.Network = &ogxv1beta1.NetworkSpec{ExternalAccess: &ogxv1beta1.ExternalAccessSpec{Enabled: true}}
+	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "demo-ingress", Namespace: "team-a"},
+		Spec: networkingv1.IngressSpec{TLS: []networkingv1.IngressTLS{{SecretName: "tls"}}},
+		Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{
+			Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "1.2.3.4"}}}}}
+	want := *externalURL(s, ing)
+	view, err := testViews().transform(ing.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *externalURL(s, view.(*networkingv1.Ingress)); got != want || want != "https://1.2.3.4" {
+		t.Errorf("external URL from the view %q, from the whole Ingress %q", got, want)
+	}
+
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "team-a"}}
+	d.Spec.Template.Spec.Volumes = []corev1.Volume{
+		{Name: render.VolumeUserConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "demo-config-abc"}}}},
+		{Name: "other", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "unrelated"}}}},
+	}
+	out, err := testViews().transform(d.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	protected := map[string]bool{}
+	markMounted(protected, out.(*appsv1.Deployment).Spec.Template.Spec.Volumes)
+	if diff := cmp.Diff(map[string]bool{"demo-config-abc": true}, protected); diff != "" {
+		t.Errorf("retention from the view (-want +got):\n%s", diff)
+	}
+}
+
+// TestTakeoverPendingMatchesTakeover: only entries the takeover merges keep
+// an object whole; a status writer named like a takeover manager does not.
+func TestTakeoverPendingMatchesTakeover(t *testing.T) {
+	f := newManagedFieldsFilter([]string{render.FieldManager}, []string{"manager"})
+	entry := func(sub string, op metav1.ManagedFieldsOperationType) metav1.Object {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{
+			{Manager: "manager", Subresource: sub, Operation: op}}}}
+	}
+	for _, tc := range []struct {
+		obj         metav1.Object
+		subresource string
+		want        bool
+	}{
+		{entry("", metav1.ManagedFieldsOperationUpdate), "", true},
+		{entry("", metav1.ManagedFieldsOperationApply), "", true},
+		{entry("status", metav1.ManagedFieldsOperationUpdate), "", false},
+		{entry("status", metav1.ManagedFieldsOperationUpdate), "status", true},
+		{entry("", metav1.ManagedFieldsOperationUpdate), "status", false},
+	} {
+		if got := f.takeoverPending(tc.obj, tc.subresource); got != tc.want {
+			e := tc.obj.GetManagedFields()[0]
+			t.Errorf("entry %s/%q, takeover of %q: pending = %v, want %v", e.Operation, e.Subresource, tc.subresource, got, tc.want)
+		}
+	}
 }

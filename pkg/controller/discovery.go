@@ -2,8 +2,10 @@ package controller
 
 import (
 	"context"
+	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -53,11 +55,17 @@ func (a *optionalAPIs) discover(d discovery.DiscoveryInterface) (changed bool) {
 
 // optionalCRDs are the CustomResourceDefinitions that serve the optional
 // APIs on the clusters that have them.
+// Their names are built from the group versions discovery asks about, so
+// the two cannot drift apart.
 func optionalCRDs() []string {
+	group := func(gv string) string {
+		parsed, _ := schema.ParseGroupVersion(gv)
+		return parsed.Group
+	}
 	return []string{
-		"servicemonitors.monitoring.coreos.com",
-		"prometheusrules.monitoring.coreos.com",
-		"securitycontextconstraints.security.openshift.io",
+		"servicemonitors." + group(monitoringGroupVersion),
+		"prometheusrules." + group(monitoringGroupVersion),
+		"securitycontextconstraints." + group(openshiftSecurityGV),
 	}
 }
 
@@ -70,17 +78,28 @@ const crdSettle = 3 * time.Second
 var crdsGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // watchOptionalCRDs watches the optional APIs' CRDs, one informer per name
-// (a field selector matches one name), and calls poke on every change after
-// the initial list. The cache keeps only the name: the event is the news.
+// (a field selector matches one name), and calls poke on every event,
+// including those of the initial list: a CRD established while the first
+// check ran is seen then. The cache keeps only the name: the event is the
+// news. A watch the API server forbids (a ClusterRole older than the
+// binary) pokes at every retry of the reflector, which backs off to about
+// 30 s, so the APIs are still re-checked that often; it is logged once.
 func watchOptionalCRDs(ctx context.Context, dyn dynamic.Interface, poke func()) error {
-	h := cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(_ any, initial bool) {
-			if !initial {
-				poke()
-			}
-		},
+	h := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { poke() },
 		UpdateFunc: func(any, any) { poke() },
 		DeleteFunc: func(any) { poke() },
+	}
+	var forbiddenLogged sync.Once
+	onWatchError := func(ctx context.Context, r *cache.Reflector, err error) {
+		if apierrors.IsForbidden(err) {
+			forbiddenLogged.Do(func() {
+				klog.FromContext(ctx).Error(err, "Watching the optional APIs' CRDs is forbidden (is the ClusterRole current?); re-checking at every retry instead")
+			})
+			poke()
+			return
+		}
+		cache.DefaultWatchErrorHandler(ctx, r, err)
 	}
 	for _, name := range optionalCRDs() {
 		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
@@ -88,6 +107,9 @@ func watchOptionalCRDs(ctx context.Context, dyn dynamic.Interface, poke func()) 
 		})
 		inf := f.ForResource(crdsGVR).Informer()
 		if err := inf.SetTransform(nameOnly); err != nil {
+			return err
+		}
+		if err := inf.SetWatchErrorHandlerWithContext(onWatchError); err != nil {
 			return err
 		}
 		if _, err := inf.AddEventHandler(h); err != nil {

@@ -50,8 +50,12 @@ func (r *result) markdown() string {
 	b.WriteString("| Figure | Value |\n|---|---|\n")
 	row("N", "%d", o.n)
 	row("variant", "%s", r.variant())
-	row("raw create: 4N objects created, s", "%s", secs(r.raw.created))
-	row("raw Deployments Available, s", "%s", secs(r.raw.available))
+	if o.raw {
+		row("raw create: 4N objects created, s", "%s", secs(r.raw.created))
+		row("raw Deployments Available, s", "%s", secs(r.raw.available))
+	} else {
+		row("raw phase", "skipped (-raw=false)")
+	}
 	row("ogx OGXServers created, s", "%s", secs(r.ogx.created))
 	row("ogx all children exist, s (× raw create)", "%s (%s)", secs(r.ogx.children), ratio(r.ogx.children, r.raw.created))
 	var kinds []string
