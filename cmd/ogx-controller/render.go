@@ -23,6 +23,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
@@ -546,7 +547,7 @@ func (r *renderRun) renderAll() ([]byte, error) {
 		return nil, err
 	}
 	if bundle != "" {
-		in.CABundleHash = render.H16([]byte(bundle))
+		in.CABundleHash = contenthash.H16([]byte(bundle))
 	}
 
 	var objs []any
@@ -630,7 +631,7 @@ func (r *renderRun) runtimeConfig() (render.RuntimeConfig, *configgen.Result, er
 			r.warn("annotation %s omitted: ConfigMap %s/%s of spec.overrideConfig is not in the input", render.AnnotationUserConfigHash, s.Namespace, ref.Name)
 			return rc, nil, nil
 		}
-		rc.Hash = render.H16([]byte(text))
+		rc.Hash = contenthash.H16([]byte(text))
 		return rc, nil, nil
 	case configgen.ModeGenerated:
 		g, err := r.generate()

@@ -22,6 +22,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
@@ -423,7 +424,7 @@ func TestRenderConsistency(t *testing.T) {
 				return render.Inputs{
 					Image:         image(t, s),
 					RuntimeConfig: generated(s, g),
-					CABundleHash:  render.H16([]byte(bundle)),
+					CABundleHash:  contenthash.H16([]byte(bundle)),
 					SecretEnv:     g.SecretEnv,
 					SecretHash: render.SecretHash([]render.SecretHashEntry{
 						{Env: "OGX_REMOTE_VLLM_API_TOKEN", Secret: "vllm-token", Key: "token", Value: []byte("t0ken")},
@@ -443,7 +444,7 @@ func TestRenderConsistency(t *testing.T) {
 				return render.Inputs{
 					Image: image(t, s),
 					RuntimeConfig: render.RuntimeConfig{Mode: ogxv1beta1.ConfigModeOverride, ConfigMapName: "custom-config",
-						Key: "run.yaml", Hash: render.H16([]byte(cm.Data["run.yaml"]))},
+						Key: "run.yaml", Hash: contenthash.H16([]byte(cm.Data["run.yaml"]))},
 					PVCName:           "custom-pvc",
 					OperatorNamespace: "ogx-system",
 					ClusterDomain:     "cluster.local",

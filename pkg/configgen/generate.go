@@ -5,7 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 )
 
 // Result is a generated config.yaml and what the controllers need besides
@@ -95,7 +95,7 @@ func Generate(spec *v1beta1.OGXServerSpec, baseConfig []byte) (*Result, error) {
 	}
 	res := &Result{
 		ConfigYAML:    data,
-		ContentHash:   render.H16(data),
+		ContentHash:   contenthash.H16(data),
 		Env:           envVars(p.env),
 		SecretEnv:     p.env,
 		ProviderCount: m.providerCount,

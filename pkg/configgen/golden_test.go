@@ -16,7 +16,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 )
 
 var update = flag.Bool("update", false, "rewrite the want-* files of the golden cases")
@@ -91,7 +91,7 @@ func runGolden(t *testing.T, dir string) {
 	if err != nil || !bytes.Equal(again.ConfigYAML, res.ConfigYAML) {
 		t.Fatalf("Generate is not byte-stable (err %v)", err)
 	}
-	if res.ContentHash != render.H16(res.ConfigYAML) {
+	if res.ContentHash != contenthash.H16(res.ConfigYAML) {
 		t.Fatalf("ContentHash %s does not hash the config", res.ContentHash)
 	}
 	envYAML := []byte{}

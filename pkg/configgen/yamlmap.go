@@ -65,14 +65,3 @@ func mapDelete(m any, k string) {
 		delete(t, k)
 	}
 }
-
-// mapLen is the number of keys of a mapping.
-func mapLen(m any) int {
-	switch t := m.(type) {
-	case map[string]any:
-		return len(t)
-	case map[any]any:
-		return len(t)
-	}
-	return 0
-}

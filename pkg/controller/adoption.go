@@ -321,16 +321,6 @@ func serviceSelectorPatch(s *ogxv1beta1.OGXServer, current map[string]string) ma
 	return out
 }
 
-// networkingWasAdopted reports whether status shows NetworkingAdopted=True.
-func networkingWasAdopted(s *ogxv1beta1.OGXServer) bool {
-	for _, c := range s.Status.Conditions {
-		if c.Type == CondNetworkingAdopted {
-			return c.Status == metav1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // classifyWriteErrorOrNil is classifyWriteError that passes nil through.
 func classifyWriteErrorOrNil(kind, name string, err error) error {
 	if err == nil {

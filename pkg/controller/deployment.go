@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
@@ -107,7 +108,7 @@ func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in rende
 	if in.CABundleHash != "" {
 		name := render.CABundleName(s.Name)
 		cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name)
-		if err != nil || render.H16([]byte(cm.Data[render.CABundleKey])) != in.CABundleHash {
+		if err != nil || contenthash.H16([]byte(cm.Data[render.CABundleKey])) != in.CABundleHash {
 			return &WaitingError{Message: fmt.Sprintf("waiting for ConfigMap %s to hold the current CA bundle", name)}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
@@ -82,12 +83,8 @@ func (r *resolver) runtimeConfig(ctx context.Context, s *ogxv1beta1.OGXServer) (
 			return render.RuntimeConfig{}, nil, err
 		}
 		return render.RuntimeConfig{Mode: ogxv1beta1.ConfigModeOverride, ConfigMapName: ref.Name, Key: ref.Key,
-			Hash: render.H16([]byte(text))}, nil, nil
+			Hash: contenthash.H16([]byte(text))}, nil, nil
 	case ogxv1beta1.ConfigModeGenerated:
-		if r.generator == nil {
-			return render.RuntimeConfig{}, nil, NewUserError(ReasonConfigGenFailed,
-				"declarative config generation is not available in this build of ogx-controller")
-		}
 		g, err := r.generator.Generate(ctx, s)
 		if err != nil {
 			return render.RuntimeConfig{}, nil, err
@@ -189,7 +186,7 @@ func (r *resolver) inputs(ctx context.Context, s *ogxv1beta1.OGXServer) (render.
 		return in, err
 	}
 	if bundle.data != "" {
-		in.CABundleHash = render.H16([]byte(bundle.data))
+		in.CABundleHash = contenthash.H16([]byte(bundle.data))
 	}
 	return in, nil
 }

@@ -196,9 +196,6 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	return m, nil
 }
 
-// Caches exposes the informer caches (for tests and the benchmarks).
-func (m *Manager) Caches() *Caches { return m.caches }
-
 // Start starts the informers and waits for them to sync. Every replica does
 // this, leader or not, so a follower that takes over has warm caches.
 func (m *Manager) Start(ctx context.Context) error {

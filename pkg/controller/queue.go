@@ -51,6 +51,9 @@ type queueRunner struct {
 }
 
 func newQueueRunner(name string, sync syncFunc, m *metrics.Metrics) *queueRunner {
+	// Every result series exists from the start, so rates and alerts see
+	// zero instead of nothing before a controller's first pass.
+	m.InitController(name)
 	return &queueRunner{
 		name:    name,
 		metrics: m,
@@ -63,9 +66,6 @@ func newQueueRunner(name string, sync syncFunc, m *metrics.Metrics) *queueRunner
 
 // Enqueue adds a key for a pass.
 func (q *queueRunner) Enqueue(key string) { q.queue.Add(key) }
-
-// EnqueueAfter adds a key after a delay.
-func (q *queueRunner) EnqueueAfter(key string, d time.Duration) { q.queue.AddAfter(key, d) }
 
 // Run starts workers and blocks until ctx is done, then shuts the queue down
 // and waits for in-flight passes to finish.

@@ -604,7 +604,7 @@ func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
 		ObjectMeta: metav1.ObjectMeta{Name: sfName + "-pvc", Namespace: sfNamespace, Labels: map[string]string{
 			render.LabelManagedBy: render.ManagedByValue, render.LabelPartOf: render.PartOfValue,
-			render.LabelWatch: "true", render.LabelInstance: sfName,
+			ogxv1beta1.WatchLabel: "true", render.LabelInstance: sfName,
 		}},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},

@@ -22,10 +22,6 @@ const (
 	CertFileName = tlsserve.CertFileName
 	KeyFileName  = tlsserve.KeyFileName
 
-	// DefaultCertReloadInterval is how often the files in Options.CertDir
-	// are re-read; the spec asks for at least every 10 s.
-	DefaultCertReloadInterval = tlsserve.DefaultReloadInterval
-
 	// selfSignedValidity is the lifetime of the in-memory certificate. Its
 	// clients cannot verify it anyway (nothing else knows it), so this only
 	// needs to outlast the process comfortably.

@@ -161,7 +161,7 @@ func (m *Metrics) Handler() http.Handler {
 
 // InitController creates the series of one controller with value 0 (every
 // result of ogx_controller_reconcile_total and its duration histogram), so
-// rates exist before the first pass. Optional.
+// rates exist before the first pass. Every queue runner calls it.
 func (m *Metrics) InitController(controller string) {
 	if m == nil {
 		return

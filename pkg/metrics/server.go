@@ -59,7 +59,7 @@ type Options struct {
 	CertDir string
 
 	// CertReloadInterval is how often the files of CertDir are re-read;
-	// zero means DefaultCertReloadInterval.
+	// zero means tlsserve.DefaultReloadInterval.
 	CertReloadInterval time.Duration
 
 	// MinTLSVersion is the lowest TLS version accepted; 0 means TLS 1.2.

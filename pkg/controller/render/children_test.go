@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 )
 
 const ownerJSON = `[{"apiVersion":"ogx.io/v1beta1","kind":"OGXServer","name":"demo","uid":"` + testUID + `","controller":true,"blockOwnerDeletion":true}]`
@@ -222,7 +223,7 @@ func TestConfigMaps(t *testing.T) {
 			"ownerReferences":`+ownerJSON+`},
 		"data":{"ca-bundle.crt":"PEM"}}`)
 	cfg := "version: \"2\"\n"
-	name := GeneratedConfigName(testName, H16([]byte(cfg)))
+	name := GeneratedConfigName(testName, contenthash.H16([]byte(cfg)))
 	equalJSON(t, "generated config", GeneratedConfigMap(server(), name, cfg), `{"kind":"ConfigMap","apiVersion":"v1",
 		"metadata":{"name":"`+name+`","namespace":"team-a",
 			"labels":{"app.kubernetes.io/managed-by":"ogx-operator","app.kubernetes.io/instance":"demo","ogx.io/generated-config":"true","ogx.io/watch":"true"},

@@ -1,19 +1,11 @@
 package render
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"sort"
 	"strings"
-)
 
-// H16 is h16 of the specs: the lowercase hex of the first 8 bytes of the
-// SHA-256 of b. It names generated ConfigMaps and fills the rollout
-// annotations, so that only a change of content rolls pods.
-func H16(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
-}
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
+)
 
 // SecretHashEntry is one Secret-backed environment variable as it enters the
 // secret.hash/referenced annotation.
@@ -37,10 +29,10 @@ func SecretHash(entries []SecretHashEntry) string {
 	}
 	parts := make([]string, 0, len(entries))
 	for _, e := range entries {
-		parts = append(parts, e.Env+"="+e.Secret+"/"+e.Key+"@"+H16(e.Value))
+		parts = append(parts, e.Env+"="+e.Secret+"/"+e.Key+"@"+contenthash.H16(e.Value))
 	}
 	sort.Strings(parts)
-	return H16([]byte(strings.Join(parts, "|")))
+	return contenthash.H16([]byte(strings.Join(parts, "|")))
 }
 
 // PairHash is the secret.hash/tls and secret.hash/identity value: h16 of the
@@ -51,5 +43,5 @@ func PairHash(cert, key []byte) string {
 	b = append(b, cert...)
 	b = append(b, 0)
 	b = append(b, key...)
-	return H16(b)
+	return contenthash.H16(b)
 }

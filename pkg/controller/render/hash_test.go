@@ -2,33 +2,9 @@ package render
 
 import (
 	"testing"
-)
 
-func TestH16(t *testing.T) {
-	// Test vector of config spec §11.1.
-	vector := `apis:
-    - inference
-distro_name: demo
-providers:
-    inference:
-        - config:
-            api_token: ${env.OGX_REMOTE_VLLM_API_TOKEN}
-            base_url: http://vllm.demo.svc:8000/v1
-          provider_id: remote-vllm
-          provider_type: remote::vllm
-registered_resources: {}
-server:
-    port: 8321
-version: "2"
-`
-	if got := H16([]byte(vector)); got != "d7fedf0dc718ab56" {
-		t.Errorf("H16(vector) = %s, want d7fedf0dc718ab56", got)
-	}
-	// SHA-256("") starts with e3b0c44298fc1c14.
-	if got := H16(nil); got != "e3b0c44298fc1c14" {
-		t.Errorf("H16(empty) = %s", got)
-	}
-}
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
+)
 
 func TestSecretHash(t *testing.T) {
 	if got := SecretHash(nil); got != "" {
@@ -36,7 +12,7 @@ func TestSecretHash(t *testing.T) {
 	}
 	a := SecretHashEntry{Env: "OGX_A", Secret: "s1", Key: "k", Value: []byte("one")}
 	b := SecretHashEntry{Env: "OGX_B", Secret: "s2", Key: "k", Value: []byte("two")}
-	want := H16([]byte("OGX_A=s1/k@" + H16([]byte("one")) + "|OGX_B=s2/k@" + H16([]byte("two"))))
+	want := contenthash.H16([]byte("OGX_A=s1/k@" + contenthash.H16([]byte("one")) + "|OGX_B=s2/k@" + contenthash.H16([]byte("two"))))
 	if got := SecretHash([]SecretHashEntry{b, a}); got != want {
 		t.Errorf("SecretHash = %s, want %s (order must not matter)", got, want)
 	}
@@ -53,7 +29,7 @@ func TestSecretHash(t *testing.T) {
 }
 
 func TestPairHash(t *testing.T) {
-	if got, want := PairHash([]byte("crt"), []byte("key")), H16([]byte("crt\x00key")); got != want {
+	if got, want := PairHash([]byte("crt"), []byte("key")), contenthash.H16([]byte("crt\x00key")); got != want {
 		t.Errorf("PairHash = %s, want %s", got, want)
 	}
 	if PairHash([]byte("ab"), []byte("c")) == PairHash([]byte("a"), []byte("bc")) {

@@ -1,5 +1,7 @@
 package render
 
+import ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+
 // Label sets of controller spec §5. Each child kind carries an exact set:
 // the upstream operator's sets are kept so that its objects are taken over in
 // place, and a label added to a set changes the selector semantics of
@@ -23,9 +25,9 @@ const (
 // this set.
 func ChildLabels() map[string]string {
 	return map[string]string{
-		LabelManagedBy: ManagedByValue,
-		LabelPartOf:    PartOfValue,
-		LabelWatch:     trueValue,
+		LabelManagedBy:        ManagedByValue,
+		LabelPartOf:           PartOfValue,
+		ogxv1beta1.WatchLabel: trueValue,
 	}
 }
 
@@ -73,10 +75,10 @@ func IngressLabels(name string) map[string]string {
 // before mounting it.
 func CABundleLabels(name string) map[string]string {
 	return map[string]string{
-		LabelManagedBy: ManagedByValue,
-		LabelInstance:  name,
-		LabelComponent: ComponentCABundle,
-		LabelWatch:     trueValue,
+		LabelManagedBy:        ManagedByValue,
+		LabelInstance:         name,
+		LabelComponent:        ComponentCABundle,
+		ogxv1beta1.WatchLabel: trueValue,
 	}
 }
 
@@ -84,10 +86,10 @@ func CABundleLabels(name string) map[string]string {
 // them by the generated-config and instance labels.
 func GeneratedConfigLabels(name string) map[string]string {
 	return map[string]string{
-		LabelManagedBy:       ManagedByValue,
-		LabelInstance:        name,
-		LabelGeneratedConfig: trueValue,
-		LabelWatch:           trueValue,
+		LabelManagedBy:        ManagedByValue,
+		LabelInstance:         name,
+		LabelGeneratedConfig:  trueValue,
+		ogxv1beta1.WatchLabel: trueValue,
 	}
 }
 

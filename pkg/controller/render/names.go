@@ -9,7 +9,6 @@ const (
 	LabelInstance        = "app.kubernetes.io/instance"
 	LabelComponent       = "app.kubernetes.io/component"
 	LabelApp             = "app"
-	LabelWatch           = "ogx.io/watch"
 	LabelGeneratedConfig = "ogx.io/generated-config"
 	LabelAdoptedFrom     = "ogx.io/adopted-from"
 	LabelScrape          = "monitoring.opendatahub.io/scrape"
