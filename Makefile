@@ -47,9 +47,11 @@ test: tools
 unit:
 	$(GO) test ./pkg/... ./cmd/... -count=1
 
-## verify: generated code and CRDs are current, the code is formatted and vetted.
+## verify: generated code and CRDs are current, the code is formatted and
+## vetted, and packages import downward only (test/layering).
 verify: verify-release verify-overlays
 	hack/verify-codegen.sh
+	$(GO) test ./test/layering/ -count=1
 	@bad=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^pkg/generated/')); \
 	  if [ -n "$$bad" ]; then echo "gofmt needed: $$bad"; exit 1; fi
 	$(GO) vet ./...

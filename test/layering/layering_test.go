@@ -1,0 +1,114 @@
+// Package layering checks that the module's packages import downward only.
+// It runs in make verify (and make test) and needs only the go command.
+package layering
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ogx-k8s/ogx-controller/"
+
+// layers orders the production packages, lowest first, by path prefix (the
+// longest prefix wins). A package may import module packages of its own
+// layer or below, never above; nothing outside test/ imports test/, and
+// nothing imports cmd/.
+var layers = []struct {
+	layer    int
+	prefixes []string
+}{
+	// Leaves: the API types and helpers that know nothing of the rest.
+	{0, []string{"pkg/apis/", "pkg/contenthash", "pkg/tlsserve", "pkg/configgen/oci", "pkg/admission/admissiontest", "pkg/webhookcerts"}},
+	// Generated clients, listers and informers of the API types.
+	{1, []string{"pkg/generated/"}},
+	// Pure libraries: config generation, rendering, validation and its
+	// HTTP server, metrics.
+	{2, []string{"pkg/configgen", "pkg/controller/render", "pkg/admission", "pkg/metrics"}},
+	// The legacy migration uses the validator.
+	{3, []string{"pkg/migrate"}},
+	// The controllers.
+	{4, []string{"pkg/controller"}},
+	// Programs.
+	{5, []string{"cmd/"}},
+}
+
+// forbidden are imports the layers alone would allow but the design does
+// not: config generation is a library of its own, used by the controller
+// and the render command, and knows nothing of either.
+var forbidden = []struct{ from, to string }{
+	{"pkg/configgen", "pkg/controller"},
+}
+
+// layerOf returns the layer of a module-relative package path, or -1.
+func layerOf(pkg string) int {
+	best, bestLen := -1, -1
+	for _, l := range layers {
+		for _, p := range l.prefixes {
+			if (pkg == strings.TrimSuffix(p, "/") || strings.HasPrefix(pkg, p)) && len(p) > bestLen {
+				best, bestLen = l.layer, len(p)
+			}
+		}
+	}
+	return best
+}
+
+func TestImportsPointDown(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		if strings.HasPrefix(pkg, "test/") || strings.HasPrefix(pkg, "hack/") {
+			continue
+		}
+		from := layerOf(pkg)
+		if from < 0 {
+			t.Errorf("%s has no layer: add it to layers", pkg)
+			continue
+		}
+		checked++
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module)
+			switch to := layerOf(dep); {
+			case strings.HasPrefix(dep, "test/") || strings.HasPrefix(dep, "cmd/"):
+				t.Errorf("%s imports %s", pkg, dep)
+			case to > from:
+				t.Errorf("%s (layer %d) imports %s (layer %d): layers import downward only", pkg, from, dep, to)
+			}
+			for _, f := range forbidden {
+				if strings.HasPrefix(pkg, f.from) && strings.HasPrefix(dep, f.to) {
+					t.Errorf("%s imports %s: %s must not depend on %s", pkg, dep, f.from, f.to)
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d packages; is the module path right?", checked)
+	}
+}
+
+// TestLayerOf pins the prefix rule the check depends on.
+func TestLayerOf(t *testing.T) {
+	for pkg, want := range map[string]int{
+		"pkg/controller":                    4,
+		"pkg/controller/render":             2,
+		"pkg/configgen":                     2,
+		"pkg/configgen/oci":                 0,
+		"pkg/generated/clientset/versioned": 1,
+		"pkg/apis/ogx/v1beta1":              0,
+		"cmd/ogx-controller":                5,
+		"pkg/unknown":                       -1,
+	} {
+		if got := layerOf(pkg); got != want {
+			t.Errorf("layerOf(%s) = %d, want %d", pkg, got, want)
+		}
+	}
+}
