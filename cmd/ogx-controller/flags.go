@@ -115,7 +115,7 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	// half as many. Status passes read
 	// caches and write rarely, so many workers keep the time from a
 	// Deployment becoming Available to Ready short at fleet scale.
-	fs.IntVar(&o.workers, "workers", 4, "workers per child controller (the deployment controller runs twice as many, the service controller half as many)")
+	fs.IntVar(&o.workers, "workers", 2, "workers per child controller (the deployment controller runs twice as many, the service controller half as many but at least 2)")
 	fs.IntVar(&o.statusWorkers, "status-workers", 16, "workers of the status controller")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "cluster DNS suffix")
 	fs.BoolVar(&o.serverProbe, "server-probe", true, "probe OGX servers over HTTP")

@@ -235,8 +235,9 @@ func (m *Manager) Run(ctx context.Context) {
 			// Service creates contend in the API server (cluster IP
 			// allocation): at fleet scale more of them at once made each
 			// slower and the fleet later (docs/performance.md), so this
-			// controller runs half as many.
-			workers = max(1, workers/2)
+			// controller runs half as many, but at least two: Services
+			// are the last children of a fleet start.
+			workers = max(2, workers/2)
 		}
 		run(c.queueRunner, workers)
 	}
