@@ -10,10 +10,13 @@ import (
 
 const module = "github.com/ogx-k8s/ogx-controller/"
 
-// layers orders the production packages, lowest first, by path prefix (the
-// longest prefix wins). A package may import module packages of its own
-// layer or below, never above; nothing outside test/ imports test/, and
-// nothing imports cmd/.
+// layers orders the production packages, lowest first, by path: a prefix
+// ending in "/" covers the packages below it, any other names one package
+// and its sub-packages (the longest match wins). A package, and its tests,
+// may import module packages of its own layer or below, never above and
+// never one without a layer; nothing under pkg/ or cmd/ imports test/, and
+// nothing imports cmd/. test/ and hack/ hold tests and tools, which may
+// import anything.
 var layers = []struct {
 	layer    int
 	prefixes []string
@@ -45,7 +48,8 @@ func layerOf(pkg string) int {
 	best, bestLen := -1, -1
 	for _, l := range layers {
 		for _, p := range l.prefixes {
-			if (pkg == strings.TrimSuffix(p, "/") || strings.HasPrefix(pkg, p)) && len(p) > bestLen {
+			base := strings.TrimSuffix(p, "/")
+			if (pkg == base || strings.HasPrefix(pkg, base+"/")) && len(p) > bestLen {
 				best, bestLen = l.layer, len(p)
 			}
 		}
@@ -54,7 +58,7 @@ func layerOf(pkg string) int {
 }
 
 func TestImportsPointDown(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...")
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}`, module+"...")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
@@ -80,6 +84,8 @@ func TestImportsPointDown(t *testing.T) {
 			switch to := layerOf(dep); {
 			case strings.HasPrefix(dep, "test/") || strings.HasPrefix(dep, "cmd/"):
 				t.Errorf("%s imports %s", pkg, dep)
+			case to < 0:
+				t.Errorf("%s imports %s, which has no layer", pkg, dep)
 			case to > from:
 				t.Errorf("%s (layer %d) imports %s (layer %d): layers import downward only", pkg, from, dep, to)
 			}
