@@ -32,8 +32,8 @@ import (
 //
 //   - metadata without managedFields field sets: the ownership guard
 //     (owner references, managed-by label), the event handlers (owner
-//     references), recentWrites (resourceVersion, UID) and ownedBy (which
-//     of our managers have an entry);
+//     references), recentWrites (resourceVersion, UID) and
+//     hasManagerEntry (which of our managers have an entry);
 //   - the Deployment's status, spec.replicas and strategy type (status,
 //     switchStrategy), whether we own replicas (handOverReplicas) and the
 //     user-config volume of its template (config retention);

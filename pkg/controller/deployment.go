@@ -144,7 +144,7 @@ func (c *DeploymentController) switchStrategy(ctx context.Context, live *appsv1.
 	switch {
 	case wantRecreate && !isRecreate:
 		patch = map[string]any{"spec": map[string]any{"strategy": map[string]any{"type": "Recreate", "rollingUpdate": nil}}}
-	case !wantRecreate && isRecreate && ownedBy(live.ManagedFields, strategyFieldManager):
+	case !wantRecreate && isRecreate && hasManagerEntry(live.ManagedFields, strategyFieldManager):
 		patch = map[string]any{"spec": map[string]any{"strategy": map[string]any{"type": "RollingUpdate"}}}
 	default:
 		return nil
@@ -186,8 +186,9 @@ func (c *DeploymentController) handOverReplicas(ctx context.Context, live *appsv
 	return nil
 }
 
-// ownedBy reports whether manager has a non-status entry in managedFields.
-func ownedBy(entries []metav1.ManagedFieldsEntry, manager string) bool {
+// hasManagerEntry reports whether manager has a non-status entry in
+// managedFields.
+func hasManagerEntry(entries []metav1.ManagedFieldsEntry, manager string) bool {
 	for _, e := range entries {
 		if e.Manager == manager && e.Subresource == "" {
 			return true

@@ -149,13 +149,13 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	in.pvcName, _ = c.resolver.effectivePVCName(ctx, s)
 	in.facts = c.board.Facts(s.UID)
 	sc := c.caches.For(s.Namespace)
-	if d, ok := c.children.deployments.current(s.Namespace, s.Name); ok && ownedBy0(d, s) {
+	if d, ok := c.children.deployments.current(s.Namespace, s.Name); ok && controlledBy(d, s) {
 		in.deployment = d
 	}
-	if svc, ok := c.children.services.current(s.Namespace, render.ServiceName(s.Name)); ok && ownedBy0(svc, s) {
+	if svc, ok := c.children.services.current(s.Namespace, render.ServiceName(s.Name)); ok && controlledBy(svc, s) {
 		in.serviceExists = true
 	}
-	if ing, ok := c.children.ingresses.current(s.Namespace, render.IngressName(s.Name)); ok && ownedBy0(ing, s) {
+	if ing, ok := c.children.ingresses.current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing, s) {
 		in.ingress = ing
 	}
 	in.pvc = sc.pvc(s.Namespace, in.pvcName)
@@ -190,9 +190,9 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	return in
 }
 
-// ownedBy0 reports whether obj is controlled by s; status only counts our
+// controlledBy reports whether obj is controlled by s; status only counts our
 // own children.
-func ownedBy0(obj metav1.Object, s *ogxv1beta1.OGXServer) bool {
+func controlledBy(obj metav1.Object, s *ogxv1beta1.OGXServer) bool {
 	ref := metav1.GetControllerOfNoCopy(obj)
 	return ref != nil && ref.UID == s.UID
 }
