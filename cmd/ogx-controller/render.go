@@ -18,9 +18,9 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/admission"
 	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
@@ -139,7 +139,7 @@ func (r *renderRun) run(args []string) ([]byte, error) {
 	// defaulted object too.
 	ogxv1beta1.ApplySchemaDefaults(s)
 	if r.opts.validate {
-		if errs := admission.Validate(s); len(errs) > 0 {
+		if errs := validation.Validate(s); len(errs) > 0 {
 			msgs := make([]string, 0, len(errs))
 			for _, e := range errs {
 				msgs = append(msgs, e.Error())
@@ -603,7 +603,7 @@ func (r *renderRun) effectivePVCName() string {
 	s := r.server
 	if legacy := s.Annotations[ogxv1beta1.AnnotationAdoptStorage]; legacy != "" {
 		valid := true
-		for _, e := range admission.ValidateAdoption(s) {
+		for _, e := range validation.ValidateAdoption(s) {
 			if strings.Contains(e.Field, ogxv1beta1.AnnotationAdoptStorage) {
 				valid = false
 			}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 )
 
 const (
@@ -75,7 +76,7 @@ type HandlerOptions struct {
 // and 404 for every other path. The handler makes no API calls; it logs with
 // the logger of the request context (klog.FromContext).
 func NewHandler(opts HandlerOptions) http.Handler {
-	h := &handler{observe: opts.Observe, validate: Validate}
+	h := &handler{observe: opts.Observe, validate: validation.Validate}
 	mux := http.NewServeMux()
 	mux.HandleFunc(ValidatePath, h.serveValidate)
 	mux.HandleFunc(HealthPath, func(w http.ResponseWriter, _ *http.Request) {

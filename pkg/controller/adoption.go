@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/admission"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
@@ -40,7 +40,7 @@ func adoptionSource(s *ogxv1beta1.OGXServer, annotation string) string {
 	if v == "" {
 		return ""
 	}
-	for _, e := range admission.ValidateAdoption(s) {
+	for _, e := range validation.ValidateAdoption(s) {
 		if strings.Contains(e.Field, annotation) {
 			return ""
 		}

@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/admission"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 )
 
 // reconcileFunc converges one kind of child for one OGXServer. It receives a
@@ -94,9 +94,9 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 // specErrors runs the admission validator except the adoption checks A4/A5,
 // whose failures only disable adoption (API spec §6.6).
 func specErrors(s *ogxv1beta1.OGXServer) field.ErrorList {
-	all := admission.Validate(s)
+	all := validation.Validate(s)
 	adoption := map[string]bool{}
-	for _, e := range admission.ValidateAdoption(s) {
+	for _, e := range validation.ValidateAdoption(s) {
 		adoption[e.Error()] = true
 	}
 	var out field.ErrorList

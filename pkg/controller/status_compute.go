@@ -13,9 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/admission"
-
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
@@ -376,7 +375,7 @@ func setAdoption(s *ogxv1beta1.OGXServer, in statusInputs, set func(string, meta
 		}
 	}
 	var problems []string
-	for _, e := range admission.ValidateAdoption(s) {
+	for _, e := range validation.ValidateAdoption(s) {
 		key := strings.TrimSuffix(strings.TrimPrefix(e.Field, "metadata.annotations["), "]")
 		problems = append(problems, adoptionProblem(key, e))
 	}

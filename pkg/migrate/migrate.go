@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/admission"
 	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 )
 
 // legacyMountPath is where the legacy operator mounted storage by default.
@@ -123,7 +123,7 @@ func (c *converter) run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	c.network(s, l.Spec.Network)
-	if errs := admission.Validate(s); len(errs) > 0 {
+	if errs := validation.Validate(s); len(errs) > 0 {
 		return c.res, &ValidationError{Errs: errs.ToAggregate().Error()}
 	}
 	return c.res, nil
@@ -140,13 +140,13 @@ func (e *ValidationError) Error() string {
 func defaultName(legacy string) string {
 	const suffix = "-ogx"
 	base := legacy
-	if max := admission.MaxNameLength - len(suffix); len(base) > max {
+	if max := validation.MaxNameLength - len(suffix); len(base) > max {
 		base = strings.TrimRight(base[:max], "-")
 	}
 	if base == "" || base[0] < 'a' || base[0] > 'z' {
 		base = "s" + base
-		if len(base) > admission.MaxNameLength-len(suffix) {
-			base = strings.TrimRight(base[:admission.MaxNameLength-len(suffix)], "-")
+		if len(base) > validation.MaxNameLength-len(suffix) {
+			base = strings.TrimRight(base[:validation.MaxNameLength-len(suffix)], "-")
 		}
 	}
 	return base + suffix

@@ -18,6 +18,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/admission"
 	"github.com/ogx-k8s/ogx-controller/pkg/admission/admissiontest"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 )
 
 const unknownDistribution = `unknown distribution "nope"; available distributions: meta-reference-gpu, postgres-demo, remote-vllm, starter`
@@ -100,7 +101,7 @@ func TestShippedManifests(t *testing.T) {
 func TestInvalidCreatesAreDenied(t *testing.T) {
 	e := newEnv(t)
 	e.register(t)
-	long := strings.Repeat("a", admission.MaxNameLength+1)
+	long := strings.Repeat("a", validation.MaxNameLength+1)
 	tests := []struct {
 		name    string
 		obj     *ogxv1beta1.OGXServer
@@ -159,7 +160,7 @@ func TestValidCreatesAreAdmitted(t *testing.T) {
 				Vllm: []ogxv1beta1.VLLMProvider{{Endpoint: "http://a"}, {ID: "second", Endpoint: "http://b"}}}}}
 			s.Spec.Resources = &ogxv1beta1.ResourcesSpec{Models: []ogxv1beta1.ModelSpec{{Name: "m", Provider: "second"}}}
 		}),
-		newServer(strings.Repeat("b", admission.MaxNameLength)),
+		newServer(strings.Repeat("b", validation.MaxNameLength)),
 	} {
 		if _, err := e.servers.Create(t.Context(), obj, metav1.CreateOptions{}); err != nil {
 			t.Errorf("creating %s: %v", obj.Name, err)
@@ -185,7 +186,7 @@ func TestGeneratedNameIsChecked(t *testing.T) {
 
 	tooLong := newServer("")
 	// 42 characters and 5 random ones: one more than allowed.
-	tooLong.GenerateName = strings.Repeat("g", admission.MaxNameLength-5) + "-"
+	tooLong.GenerateName = strings.Repeat("g", validation.MaxNameLength-5) + "-"
 	_, err = e.servers.Create(t.Context(), tooLong, metav1.CreateOptions{})
 	var status apierrors.APIStatus
 	if err == nil || !apierrors.IsInvalid(err) {

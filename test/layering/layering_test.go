@@ -28,7 +28,7 @@ var layers = []struct {
 	// Pure libraries: config generation, rendering, validation and its
 	// HTTP server, metrics.
 	{2, []string{"pkg/configgen", "pkg/controller/render", "pkg/admission", "pkg/metrics"}},
-	// The legacy migration uses the validator.
+	// The legacy migration.
 	{3, []string{"pkg/migrate"}},
 	// The controllers.
 	{4, []string{"pkg/controller"}},
@@ -38,9 +38,15 @@ var layers = []struct {
 
 // forbidden are imports the layers alone would allow but the design does
 // not: config generation is a library of its own, used by the controller
-// and the render command, and knows nothing of either.
+// and the render command, and knows nothing of either; the controllers
+// and migrate validate with pkg/apis/ogx/v1beta1/validation, not through
+// the webhook's package.
 var forbidden = []struct{ from, to string }{
 	{"pkg/configgen", "pkg/controller"},
+	// The validator is a leaf of the API; the webhook's HTTP server is
+	// for the binary alone.
+	{"pkg/controller", "pkg/admission"},
+	{"pkg/migrate", "pkg/admission"},
 }
 
 // layerOf returns the layer of a module-relative package path, or -1.

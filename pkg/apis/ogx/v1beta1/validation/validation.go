@@ -1,4 +1,9 @@
-package admission
+// Package validation holds the OGXServer checks that need more than the
+// CRD schema and its CEL rules: the admission webhook runs them before an
+// object is stored, the controllers again on every pass (an object stored
+// while the webhook was down must not be acted on), and migrate on what it
+// converts. It depends on the API types only.
+package validation
 
 import (
 	"encoding/json"
