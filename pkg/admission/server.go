@@ -50,7 +50,7 @@ type ServerOptions struct {
 	EnableHTTP2 bool
 
 	// ReloadInterval is how often the certificate files are re-read; zero
-	// means DefaultReloadInterval.
+	// means tlsserve.DefaultReloadInterval.
 	ReloadInterval time.Duration
 
 	// Handler serves the requests; nil means NewHandler(HandlerOptions{}).
@@ -66,7 +66,7 @@ type ServerOptions struct {
 // metrics server.
 type Server struct {
 	opts  ServerOptions
-	certs *CertReloader
+	certs *tlsserve.CertReloader
 	srv   *http.Server
 	life  *tlsserve.Server
 }
@@ -88,8 +88,8 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if opts.Handler == nil {
 		opts.Handler = NewHandler(HandlerOptions{})
 	}
-	certs := NewCertReloader(filepath.Join(opts.CertDir, CertFileName),
-		filepath.Join(opts.CertDir, KeyFileName), opts.ReloadInterval)
+	certs := tlsserve.NewCertReloader(filepath.Join(opts.CertDir, tlsserve.CertFileName),
+		filepath.Join(opts.CertDir, tlsserve.KeyFileName), opts.ReloadInterval)
 	s := &Server{opts: opts, certs: certs}
 	s.srv = &http.Server{
 		Handler: opts.Handler,
@@ -136,7 +136,7 @@ func (s *Server) Addr() net.Addr { return s.life.Addr() }
 func (s *Server) Ready() bool { return s.life.Serving() && s.certs.Ready() }
 
 // Certificates returns the server's certificate reloader.
-func (s *Server) Certificates() *CertReloader { return s.certs }
+func (s *Server) Certificates() *tlsserve.CertReloader { return s.certs }
 
 // Shutdown stops accepting connections, lets in-flight reviews finish for
 // up to ShutdownTimeout (or until ctx is done, if sooner), then closes the

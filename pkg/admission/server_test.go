@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/admission/admissiontest"
+	"github.com/ogx-k8s/ogx-controller/pkg/tlsserve"
 )
 
 // eventually polls cond every 10 ms until it holds or the deadline passes.
@@ -236,9 +237,9 @@ func TestServerReloadsCertificate(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	third := issue(t, ts.ca)
 	for name, files := range map[string]map[string][]byte{
-		"garbage":       {CertFileName: []byte("garbage"), KeyFileName: []byte("more garbage")},
-		"mismatched":    {CertFileName: third.CertPEM, KeyFileName: second.KeyPEM},
-		"key not a key": {CertFileName: third.CertPEM, KeyFileName: third.CertPEM},
+		"garbage":       {tlsserve.CertFileName: []byte("garbage"), tlsserve.KeyFileName: []byte("more garbage")},
+		"mismatched":    {tlsserve.CertFileName: third.CertPEM, tlsserve.KeyFileName: second.KeyPEM},
+		"key not a key": {tlsserve.CertFileName: third.CertPEM, tlsserve.KeyFileName: third.CertPEM},
 	} {
 		writeVolume(t, ts.dir, files)
 		if err := ts.Certificates().Load(ctx); err == nil {
@@ -277,12 +278,12 @@ func TestCertReloaderPlainFiles(t *testing.T) {
 		}
 	}
 	_, ctx := ktesting.NewTestContext(t)
-	r := NewCertReloader(certFile, keyFile, 0)
+	r := tlsserve.NewCertReloader(certFile, keyFile, 0)
 	if r.Ready() {
 		t.Fatal("Ready before any load")
 	}
-	if _, err := r.GetCertificate(nil); !errors.Is(err, ErrNoCertificate) {
-		t.Errorf("GetCertificate before load: %v, want ErrNoCertificate", err)
+	if _, err := r.GetCertificate(nil); !errors.Is(err, tlsserve.ErrNoCertificate) {
+		t.Errorf("GetCertificate before load: %v, want tlsserve.ErrNoCertificate", err)
 	}
 	if err := r.Load(ctx); err == nil || !strings.Contains(err.Error(), "c.pem") {
 		t.Errorf("Load without files = %v, want an error naming the file", err)
@@ -321,7 +322,7 @@ func TestCertReloaderRun(t *testing.T) {
 	ca := newCA(t)
 	a := issue(t, ca)
 	writeVolume(t, dir, a.Files())
-	r := NewCertReloader(filepath.Join(dir, CertFileName), filepath.Join(dir, KeyFileName), 10*time.Millisecond)
+	r := tlsserve.NewCertReloader(filepath.Join(dir, tlsserve.CertFileName), filepath.Join(dir, tlsserve.KeyFileName), 10*time.Millisecond)
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -12,16 +12,9 @@ import (
 	"net"
 	"os"
 	"time"
-
-	"github.com/ogx-k8s/ogx-controller/pkg/tlsserve"
 )
 
 const (
-	// CertFileName and KeyFileName are the names of the serving pair in
-	// Options.CertDir (the keys of a kubernetes.io/tls Secret).
-	CertFileName = tlsserve.CertFileName
-	KeyFileName  = tlsserve.KeyFileName
-
 	// selfSignedValidity is the lifetime of the in-memory certificate. Its
 	// clients cannot verify it anyway (nothing else knows it), so this only
 	// needs to outlast the process comfortably.

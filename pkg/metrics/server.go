@@ -139,8 +139,8 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.Secure {
 		s.srv.TLSConfig = &tls.Config{MinVersion: opts.MinTLSVersion}
 		if opts.CertDir != "" {
-			s.files = tlsserve.NewCertReloader(filepath.Join(opts.CertDir, CertFileName),
-				filepath.Join(opts.CertDir, KeyFileName), opts.CertReloadInterval)
+			s.files = tlsserve.NewCertReloader(filepath.Join(opts.CertDir, tlsserve.CertFileName),
+				filepath.Join(opts.CertDir, tlsserve.KeyFileName), opts.CertReloadInterval)
 			s.srv.TLSConfig.GetCertificate = s.files.GetCertificate
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/tlsserve"
 )
 
 // fakeAPI answers TokenReviews and SubjectAccessReviews from tables and
@@ -468,10 +470,10 @@ func writePair(t *testing.T, dir, cn string) {
 	}
 	// Write the key first, then the certificate: a reader may see a
 	// mismatched pair in between, which must be kept out.
-	if err := os.WriteFile(filepath.Join(dir, KeyFileName), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tlsserve.KeyFileName), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, CertFileName), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tlsserve.CertFileName), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -504,7 +506,7 @@ func TestServeCertDirAndReload(t *testing.T) {
 	}
 
 	// A broken pair is ignored; the previous one stays.
-	if err := os.WriteFile(filepath.Join(dir, CertFileName), []byte("garbage"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tlsserve.CertFileName), []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.files.Load(klog.NewContext(context.Background(), klog.Background())); err == nil {
