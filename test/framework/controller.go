@@ -3,10 +3,7 @@ package framework
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -14,10 +11,7 @@ import (
 // StartController, for `make run` (hack/localcluster) and the benchmark
 // (test/bench).
 type ControllerProcess struct {
-	cmd     *exec.Cmd
-	logPath string
-	done    chan struct{} // closed once the process has been reaped
-	waitErr error         // read only after done is closed
+	p *process
 }
 
 // StartController runs bin with args, its output appended to logPath. It
@@ -25,82 +19,56 @@ type ControllerProcess struct {
 // calling program, which then stops the controller before the control
 // plane; and Pdeathsig, so it never outlives the caller.
 func StartController(bin string, args []string, logPath string) (*ControllerProcess, error) {
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	p, err := startProcess("ogx-controller", bin, args, logPath)
 	if err != nil {
-		return nil, fmt.Errorf("opening ogx-controller log: %w", err)
+		return nil, err
 	}
-	defer logFile.Close() // the child has its own descriptor
-	fmt.Fprintf(logFile, "=== %s %s %s\n", time.Now().Format(time.RFC3339Nano), bin, strings.Join(args, " "))
-
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
-	}
-	p := &ControllerProcess{cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
+	return &ControllerProcess{p: p}, nil
 }
 
 // Pid is the controller's process id.
-func (p *ControllerProcess) Pid() int { return p.cmd.Process.Pid }
+func (c *ControllerProcess) Pid() int { return c.p.cmd.Process.Pid }
 
 // Exited reports whether the controller has terminated.
-func (p *ControllerProcess) Exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (c *ControllerProcess) Exited() bool { return c.p.exited() }
 
 // Stop sends SIGTERM, which ogx-controller answers with a graceful
 // shutdown, and SIGKILL if it is still running after grace. A controller
 // that had already exited is not an error here; callers report that
-// separately.
-func (p *ControllerProcess) Stop(grace time.Duration) error {
-	if p.Exited() {
+// separately. Unlike a control-plane component, a controller that exits
+// with an error on SIGTERM, or has to be killed, is reported: its shutdown
+// is part of what is tested.
+func (c *ControllerProcess) Stop(grace time.Duration) error {
+	if c.p.exited() {
 		return nil
 	}
-	if err := signalGroup(p.cmd.Process.Pid, syscall.SIGTERM); err != nil {
-		return fmt.Errorf("stopping ogx-controller: %w", err)
+	if err := c.p.stop(grace); err != nil {
+		return err
 	}
-	timer := time.NewTimer(grace)
-	defer timer.Stop()
-	select {
-	case <-p.done:
-		if p.waitErr != nil {
-			return fmt.Errorf("ogx-controller exited with %v on shutdown; see %s", p.waitErr, p.logPath)
-		}
-		return nil
-	case <-timer.C:
+	if c.p.killed {
+		return fmt.Errorf("ogx-controller did not stop within %s after SIGTERM and was killed", grace)
 	}
-	_ = signalGroup(p.cmd.Process.Pid, syscall.SIGKILL)
-	<-p.done
-	return fmt.Errorf("ogx-controller did not stop within %s after SIGTERM and was killed", grace)
+	if c.p.waitErr != nil {
+		return fmt.Errorf("ogx-controller exited with %v on shutdown; see %s", c.p.waitErr, c.p.logPath)
+	}
+	return nil
 }
 
 // DumpLog writes the last n lines of the controller's log to w.
-func (p *ControllerProcess) DumpLog(w io.Writer, n int) {
-	lines, err := tailLines(p.logPath, n)
+func (c *ControllerProcess) DumpLog(w io.Writer, n int) {
+	lines, err := tailLines(c.p.logPath, n)
 	if err != nil {
 		fmt.Fprintf(w, "(cannot read ogx-controller log: %v)\n", err)
 		return
 	}
-	fmt.Fprintf(w, "===== last %d lines of %s =====\n%s\n", len(lines), p.logPath, strings.Join(lines, "\n"))
+	fmt.Fprintf(w, "===== last %d lines of %s =====\n%s\n", len(lines), c.p.logPath, strings.Join(lines, "\n"))
 }
 
 // Done is closed once the controller has exited.
-func (p *ControllerProcess) Done() <-chan struct{} { return p.done }
+func (c *ControllerProcess) Done() <-chan struct{} { return c.p.done }
 
 // Err is how the controller exited; valid once Done is closed.
-func (p *ControllerProcess) Err() error {
-	<-p.done
-	return p.waitErr
+func (c *ControllerProcess) Err() error {
+	<-c.p.done
+	return c.p.waitErr
 }

@@ -29,6 +29,7 @@ type process struct {
 	logPath string
 	done    chan struct{} // closed once the program has exited and been reaped
 	waitErr error         // the exit status; read only after done is closed
+	killed  bool          // stop had to send SIGKILL
 }
 
 // startProcess runs binary with args, appending its stdout and stderr to
@@ -105,6 +106,7 @@ func (p *process) stop(grace time.Duration) error {
 		return nil
 	case <-timer.C:
 	}
+	p.killed = true
 	if err := signalGroup(p.cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("killing %s after %s: %w", p.name, grace, err)
 	}
