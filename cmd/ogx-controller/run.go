@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -68,6 +69,7 @@ func restConfig(o *options) (*rest.Config, error) {
 
 func run(ctx context.Context, o *options) error {
 	logger := klog.FromContext(ctx)
+	setGCPercent(o.gcPercent, os.Getenv("GOGC"))
 	cfg, err := restConfig(o)
 	if err != nil {
 		return err
@@ -392,4 +394,12 @@ func stopMetrics(srv *metrics.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), metrics.ShutdownTimeout)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
+}
+
+// setGCPercent applies --gc-percent unless GOGC is set: an explicit runtime
+// setting in the environment is the operator's choice and stays.
+func setGCPercent(percent int, gogc string) {
+	if gogc == "" {
+		debug.SetGCPercent(percent)
+	}
 }

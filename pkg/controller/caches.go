@@ -113,7 +113,7 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.podFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = podSelector }),
-		informers.WithTransform(digestView))
+		informers.WithTransform(newPodView))
 	watchSelector := labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"}).String()
 	s.watchedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
@@ -205,6 +205,13 @@ func (f managedFieldsFilter) transform(obj any) (any, error) {
 	if !ok || f.takeoverPending(m, "") {
 		return obj, nil
 	}
+	f.filter(m)
+	internMeta(m)
+	return obj, nil
+}
+
+// filter drops every managedFields entry but our own.
+func (f managedFieldsFilter) filter(m metav1.Object) {
 	entries := m.GetManagedFields()
 	kept := entries[:0]
 	for _, e := range entries {
@@ -216,7 +223,6 @@ func (f managedFieldsFilter) transform(obj any) (any, error) {
 		kept = nil
 	}
 	m.SetManagedFields(kept)
-	return obj, nil
 }
 
 // serverView is the OGXServer cache transform: no managedFields (nothing
@@ -236,31 +242,9 @@ func serverView(keep managedFieldsFilter) cache.TransformFunc {
 		if !keep.takeoverPending(m, "status") {
 			m.SetManagedFields(nil)
 		}
+		internMeta(m)
 		return obj, nil
 	}
-}
-
-// digestView is the pod cache transform: a pod is kept only as what
-// podImageDigest reads (identity, the instance label the index and the
-// event handler use, the ogx container's name, image, imageID and
-// readiness), a few hundred bytes instead of several KiB.
-func digestView(obj any) (any, error) {
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
-	}
-	out := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
-		Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
-		Labels: map[string]string{render.LabelInstance: pod.Labels[render.LabelInstance]},
-	}}
-	for _, cs := range pod.Status.ContainerStatuses {
-		if cs.Name == render.ContainerName {
-			out.Status.ContainerStatuses = append(out.Status.ContainerStatuses, corev1.ContainerStatus{
-				Name: cs.Name, Image: cs.Image, ImageID: cs.ImageID, Ready: cs.Ready,
-			})
-		}
-	}
-	return out, nil
 }
 
 // stripUserManagedFields drops managedFields from watched ConfigMaps and
@@ -275,6 +259,7 @@ func stripUserManagedFields(obj any) (any, error) {
 		return obj, nil
 	}
 	m.SetManagedFields(nil)
+	internMeta(m)
 	return obj, nil
 }
 
@@ -356,17 +341,17 @@ func (c *Caches) Servers() []*ogxv1beta1.OGXServer {
 	return out
 }
 
-// podsOf returns the cached pods of one OGXServer instance (the digest
-// view), found through the instance index.
-func (c *Caches) podsOf(namespace, instance string) []*corev1.Pod {
+// podsOf returns the cached pods of one OGXServer instance (podView),
+// found through the instance index.
+func (c *Caches) podsOf(namespace, instance string) []*podView {
 	sc := c.For(namespace)
 	if sc == nil {
 		return nil
 	}
 	objs, _ := sc.podIndexer.ByIndex(indexInstance, Key(namespace, instance))
-	pods := make([]*corev1.Pod, 0, len(objs))
+	pods := make([]*podView, 0, len(objs))
 	for _, o := range objs {
-		if p, ok := o.(*corev1.Pod); ok {
+		if p, ok := o.(*podView); ok {
 			pods = append(pods, p)
 		}
 	}

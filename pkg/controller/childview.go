@@ -90,9 +90,7 @@ func (v childView) transform(obj any) (any, error) {
 		return obj, nil
 	}
 	// Only our own entries are kept (and of those only who has one).
-	if _, err := v.fields.transform(obj); err != nil {
-		return obj, err
-	}
+	v.fields.filter(m)
 	var out metav1.Object
 	var err error
 	switch o := obj.(type) {
@@ -120,10 +118,12 @@ func (v childView) transform(obj any) (any, error) {
 	default:
 		// PVCs are created once and never applied again: kept as they
 		// are, with managedFields filtered.
+		internMeta(m)
 		return obj, nil
 	}
 	if err != nil {
 		// Kept whole: the applier extracts from it as from a live object.
+		internMeta(m)
 		return obj, nil
 	}
 	return out, nil
@@ -201,6 +201,7 @@ func setViewMeta(view, from metav1.Object, extra map[string]string) {
 		entries = append(entries, e)
 	}
 	view.SetManagedFields(entries)
+	internMeta(view)
 }
 
 // ownsReplicas reports whether ogx-controller owns spec.replicas of d, a

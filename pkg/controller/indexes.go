@@ -99,10 +99,6 @@ func instanceIndexers() cache.Indexers {
 		if !ok {
 			return nil, nil
 		}
-		inst := m.GetLabels()[render.LabelInstance]
-		if inst == "" {
-			return nil, nil
-		}
-		return []string{Key(m.GetNamespace(), inst)}, nil
+		return byInstance(m), nil
 	}}
 }

@@ -384,7 +384,7 @@ func (m *Manager) registerHandlers() error {
 		add(f.Core().V1().PersistentVolumeClaims().Informer(), handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status))
 		// A pod's ogx container turning ready or reporting its image
 		// digest changes status.resolvedDistribution.image.
-		add(sc.podFactory.Core().V1().Pods().Informer(), handler(byInstance, digestViewChanged, status))
+		add(sc.podFactory.Core().V1().Pods().Informer(), handler(byInstance, podViewChanged, status))
 		add(sc.adoptedFactory.Core().V1().PersistentVolumeClaims().Informer(),
 			handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status))
 		add(f.Networking().V1().NetworkPolicies().Informer(), observing(ch.networkPolicies.observe,
@@ -429,24 +429,13 @@ func (m *Manager) registerHandlers() error {
 	return nil
 }
 
-// byInstance maps a pod to the OGXServer named by its instance label.
+// byInstance maps a pod (a podView) to the OGXServer named by its instance
+// label.
 func byInstance(o metav1.Object) []string {
-	if n := o.GetLabels()[render.LabelInstance]; n != "" {
-		return []string{Key(o.GetNamespace(), n)}
+	if p, ok := o.(*podView); ok && p.Instance != "" {
+		return []string{Key(p.Namespace, p.Instance)}
 	}
 	return nil
-}
-
-// digestViewChanged filters pod updates to those the image digest can see:
-// the ogx container's readiness, image or imageID (digestView keeps nothing
-// else of the status).
-func digestViewChanged(old, cur any) bool {
-	o, ok1 := old.(*corev1.Pod)
-	c, ok2 := cur.(*corev1.Pod)
-	if !ok1 || !ok2 {
-		return true
-	}
-	return !reflect.DeepEqual(o.Status.ContainerStatuses, c.Status.ContainerStatuses)
 }
 
 // pvcOwners maps a PVC to its OGXServer: the instance label, else a name

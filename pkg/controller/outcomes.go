@@ -110,7 +110,11 @@ func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Ou
 		}
 	}
 	if !found {
-		b.outcomes[uid] = append(list, recordedOutcome{controller: controller, Outcome: o})
+		// Grown by exactly one: append's doubling would leave a server
+		// with room for 16 outcomes where about ten are ever recorded.
+		grown := make([]recordedOutcome, len(list), len(list)+1)
+		copy(grown, list)
+		b.outcomes[uid] = append(grown, recordedOutcome{controller: controller, Outcome: o})
 	}
 	notify := b.onChange
 	b.mu.Unlock()

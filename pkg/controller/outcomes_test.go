@@ -56,3 +56,17 @@ func TestOutcomeBoard(t *testing.T) {
 		t.Errorf("outcomes left after Forget: %v", b.outcomes)
 	}
 }
+
+func TestOutcomeBoardHoldsNoSpareRoom(t *testing.T) {
+	b := NewOutcomeBoard(nil)
+	for _, c := range []string{"a", "b", "c", "d", "e"} {
+		b.Record("ns/s", "u", c, Outcome{Class: OutcomeOK})
+	}
+	b.Record("ns/s", "u", "c", Outcome{Class: OutcomeOK, Generation: 2})
+	if got := cap(b.outcomes["u"]); got != 5 {
+		t.Errorf("capacity %d for 5 outcomes", got)
+	}
+	if got := b.Get("u")["c"].Generation; got != 2 {
+		t.Errorf("outcome of c: generation %d, want 2", got)
+	}
+}
