@@ -228,8 +228,10 @@ func (f managedFieldsFilter) filter(m metav1.Object) {
 // serverView is the OGXServer cache transform: no managedFields (nothing
 // reads ours: status is applied whole) unless the status takeover is due,
 // which needs them whole, and no last-applied annotation (a copy of the
-// whole object kubectl keeps, never read here).
+// whole object kubectl keeps, never read here); shared strings and the map
+// of available distributions are interned (intern.go).
 func serverView(keep managedFieldsFilter) cache.TransformFunc {
+	distributions := &mapSharer{}
 	return func(obj any) (any, error) {
 		m, ok := obj.(metav1.Object)
 		if !ok {
@@ -243,6 +245,9 @@ func serverView(keep managedFieldsFilter) cache.TransformFunc {
 			m.SetManagedFields(nil)
 		}
 		internMeta(m)
+		if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
+			internStatus(&s.Status, distributions)
+		}
 		return obj, nil
 	}
 }

@@ -159,6 +159,12 @@ func deploymentView(d *appsv1.Deployment) (*appsv1.Deployment, error) {
 		extra[viewOwnsReplicas] = "true"
 	}
 	out := &appsv1.Deployment{Status: d.Status}
+	for i := range out.Status.Conditions {
+		// Messages name ReplicaSets, so only the rest is shared.
+		c := &out.Status.Conditions[i]
+		c.Type, c.Reason = appsv1.DeploymentConditionType(intern(string(c.Type))), intern(c.Reason)
+		c.Status = corev1.ConditionStatus(intern(string(c.Status)))
+	}
 	out.Spec.Replicas = d.Spec.Replicas
 	out.Spec.Strategy.Type = d.Spec.Strategy.Type
 	// Config retention must not delete the ConfigMap the template mounts.
@@ -185,16 +191,6 @@ func setViewMeta(view, from metav1.Object, extra map[string]string) {
 	view.SetLabels(from.GetLabels())
 	view.SetOwnerReferences(from.GetOwnerReferences())
 	view.SetFinalizers(from.GetFinalizers())
-	annotations := make(map[string]string, len(from.GetAnnotations())+len(extra))
-	for k, val := range from.GetAnnotations() {
-		if k != corev1.LastAppliedConfigAnnotation {
-			annotations[k] = val
-		}
-	}
-	for k, val := range extra {
-		annotations[k] = val
-	}
-	view.SetAnnotations(annotations)
 	var entries []metav1.ManagedFieldsEntry
 	for _, e := range from.GetManagedFields() {
 		e.FieldsV1 = nil
@@ -202,6 +198,17 @@ func setViewMeta(view, from metav1.Object, extra map[string]string) {
 	}
 	view.SetManagedFields(entries)
 	internMeta(view)
+	// Set after interning, with canonical keys, so the map is built once.
+	annotations := make(map[string]string, len(from.GetAnnotations())+len(extra))
+	for k, val := range from.GetAnnotations() {
+		if k != corev1.LastAppliedConfigAnnotation {
+			annotations[intern(k)] = val
+		}
+	}
+	for k, val := range extra {
+		annotations[k] = val
+	}
+	view.SetAnnotations(annotations)
 }
 
 // ownsReplicas reports whether ogx-controller owns spec.replicas of d, a

@@ -1,9 +1,13 @@
 package controller
 
 import (
+	"maps"
+	"sync"
 	"unique"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
 // The decoders allocate every string of every cached object on its own, so
@@ -61,4 +65,57 @@ func internMeta(m metav1.Object) {
 		entries[i].FieldsType = intern(entries[i].FieldsType)
 		entries[i].Subresource = intern(entries[i].Subresource)
 	}
+}
+
+// internStatus replaces the shared strings of an OGXServer status with
+// canonical copies, in place: condition types, statuses, reasons and
+// messages (a fleet in the same state says the same things), the phase,
+// versions, images and distribution names. The map of available
+// distributions, the same for every server of one operator version, is
+// shared through shared.
+func internStatus(st *ogxv1beta1.OGXServerStatus, shared *mapSharer) {
+	st.Phase = ogxv1beta1.Phase(intern(string(st.Phase)))
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		c.Type, c.Reason, c.Message = intern(c.Type), intern(c.Reason), intern(c.Message)
+		c.Status = metav1.ConditionStatus(intern(string(c.Status)))
+	}
+	st.Version.OperatorVersion = intern(st.Version.OperatorVersion)
+	st.Version.ServerVersion = intern(st.Version.ServerVersion)
+	dc := &st.DistributionConfig
+	dc.ActiveDistribution = intern(dc.ActiveDistribution)
+	dc.AvailableDistributions = shared.share(dc.AvailableDistributions)
+	for i := range dc.Providers {
+		p := &dc.Providers[i]
+		p.API, p.ProviderID, p.ProviderType = intern(p.API), intern(p.ProviderID), intern(p.ProviderType)
+		p.Health.Status, p.Health.Message = intern(p.Health.Status), intern(p.Health.Message)
+	}
+	if r := st.ResolvedDistribution; r != nil {
+		r.Image, r.ConfigSource = intern(r.Image), intern(r.ConfigSource)
+	}
+}
+
+// mapSharer hands out one map for equal string maps seen in a row. It holds
+// the last map it was given: a cache sees the same map on object after
+// object (every OGXServer's available distributions), and a different one
+// simply takes its place. Cached objects are never modified, so sharing a
+// map between them is safe.
+type mapSharer struct {
+	mu   sync.Mutex
+	last map[string]string
+}
+
+// share returns the last map if it equals m, otherwise m with canonical
+// strings, which becomes the last map.
+func (s *mapSharer) share(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if maps.Equal(s.last, m) {
+		return s.last
+	}
+	s.last = internMap(m, true)
+	return s.last
 }

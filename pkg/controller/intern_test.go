@@ -1,10 +1,12 @@
 package controller
 
 import (
+	"reflect"
 	"testing"
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,5 +52,39 @@ func TestInternMetaSharesStringsAndKeepsValues(t *testing.T) {
 	// Annotation values are left as they are (rarely shared).
 	if unsafe.StringData(a.Annotations["note"]) == unsafe.StringData(b.Annotations["note"]) {
 		t.Errorf("annotation value interned")
+	}
+}
+
+func TestInternStatusSharesAndKeepsValues(t *testing.T) {
+	status := func() ogxv1beta1.OGXServerStatus {
+		return ogxv1beta1.OGXServerStatus{
+			Phase:      ogxv1beta1.Phase(fresh("Ready")),
+			Conditions: []metav1.Condition{{Type: fresh("Ready"), Status: metav1.ConditionStatus(fresh("True")), Reason: fresh("Available"), Message: fresh("1/1 replicas available")}},
+			DistributionConfig: ogxv1beta1.DistributionConfig{
+				ActiveDistribution:     fresh("starter"),
+				AvailableDistributions: map[string]string{fresh("starter"): fresh("docker.io/ogxai/distribution-starter:latest")},
+			},
+			ResolvedDistribution: &ogxv1beta1.ResolvedDistribution{Image: fresh("docker.io/ogxai/distribution-starter:latest")},
+		}
+	}
+	shared := &mapSharer{}
+	a, b, want := status(), status(), status()
+	internStatus(&a, shared)
+	internStatus(&b, shared)
+	if diff := cmp.Diff(want, a); diff != "" {
+		t.Fatalf("interning changed the status (-want +got):\n%s", diff)
+	}
+	if unsafe.StringData(a.Conditions[0].Message) != unsafe.StringData(b.Conditions[0].Message) {
+		t.Errorf("condition messages not shared")
+	}
+	if reflect.ValueOf(a.DistributionConfig.AvailableDistributions).UnsafePointer() !=
+		reflect.ValueOf(b.DistributionConfig.AvailableDistributions).UnsafePointer() {
+		t.Errorf("equal available-distribution maps not shared")
+	}
+	other := status()
+	other.DistributionConfig.AvailableDistributions["custom"] = "example.com/custom:1"
+	internStatus(&other, shared)
+	if len(other.DistributionConfig.AvailableDistributions) != 2 || len(a.DistributionConfig.AvailableDistributions) != 1 {
+		t.Errorf("a different map must not be replaced: %v, %v", other.DistributionConfig.AvailableDistributions, a.DistributionConfig.AvailableDistributions)
 	}
 }
