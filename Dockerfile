@@ -8,6 +8,8 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY cmd/ cmd/
 COPY pkg/ pkg/
+# The CRDs are embedded for the offline commands (config/crd/crd.go).
+COPY config/crd/ config/crd/
 ARG VERSION=dev
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
     -ldflags "-s -w -X main.version=${VERSION}" \

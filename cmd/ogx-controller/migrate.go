@@ -5,12 +5,26 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ogx-k8s/ogx-controller/config/crd"
 	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
+	"github.com/ogx-k8s/ogx-controller/pkg/crdschema"
 	"github.com/ogx-k8s/ogx-controller/pkg/migrate"
 )
 
-// Exit codes of the offline commands (config spec §15).
+// Exit codes of the offline commands (migrate and render):
+//
+//	0  the output was printed
+//	1  an internal failure (the output could not be encoded)
+//	2  usage: bad flags, an unreadable file, an unsupported kind, not
+//	   exactly one object
+//	3  the input is invalid (an unknown field, a value the conversion
+//	   cannot carry), or its result would be rejected by the API server
 const (
 	exitOK         = 0
 	exitFailed     = 1
@@ -24,16 +38,34 @@ type stringList []string
 func (s *stringList) String() string     { return fmt.Sprint(*s) }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
+// legacyCRD names the legacy CRD and version whose schema migrate reads.
+const (
+	legacyCRD     = "llamastackdistributions.llamastack.io"
+	legacyVersion = "v1alpha1"
+)
+
 // runMigrate is `ogx-controller migrate -f llsd.yaml [--name N]`: it prints
 // the OGXServer equivalent to one LlamaStackDistribution, with adoption
 // annotations, and a warning on stderr for every field it cannot carry over.
+// The input is read as the API server reads it, with the legacy CRD's
+// schema: unknown fields are errors (with the nearest valid name) and
+// absent fields get the schema's defaults (replicas: 1). The output carries
+// the input's namespace, or none.
 func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ogx-controller migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var files stringList
 	fs.Var(&files, "f", "file with the LlamaStackDistribution (- for stdin); repeatable")
 	name := fs.String("name", "", "name of the OGXServer (default <legacy name>-ogx)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: ogx-controller migrate -f FILE [--name NAME]")
+		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "exit codes: 0 printed, 1 internal failure, 2 usage, 3 invalid input or output")
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
 		return exitUsage
 	}
 	if len(files) == 0 || fs.NArg() > 0 {
@@ -45,36 +77,41 @@ func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitUsage
 	}
-	var found []*llsdv1alpha1.LlamaStackDistribution
-	for _, d := range docs {
-		gvk := d.GroupVersionKind()
-		if gvk.Group != llsdv1alpha1.GroupName || gvk.Kind != "LlamaStackDistribution" {
-			fmt.Fprintf(stderr, "error: unsupported kind %s %s/%s: migrate takes LlamaStackDistributions\n", gvk.GroupVersion(), gvk.Kind, d.GetName())
-			return exitUsage
-		}
-		l := &llsdv1alpha1.LlamaStackDistribution{}
-		if err := fromUnstructured(d, l); err != nil {
-			fmt.Fprintf(stderr, "error: decoding %s: %v\n", d.GetName(), err)
-			return exitUsage
-		}
-		if l.Namespace == "" {
-			l.Namespace = "default"
-		}
-		found = append(found, l)
-	}
-	if len(found) != 1 {
-		fmt.Fprintf(stderr, "error: found %d LlamaStackDistributions, want exactly one\n", len(found))
+	if len(docs) != 1 {
+		fmt.Fprintf(stderr, "error: found %d objects, want exactly one LlamaStackDistribution\n", len(docs))
 		return exitUsage
 	}
-	res, err := migrate.Convert(found[0], migrate.Options{Name: *name})
+	d := docs[0]
+	if gvk := d.GroupVersionKind(); gvk.Group != llsdv1alpha1.GroupName || gvk.Kind != "LlamaStackDistribution" {
+		fmt.Fprintf(stderr, "error: unsupported kind %s %s/%s: migrate takes LlamaStackDistributions\n", gvk.GroupVersion(), gvk.Kind, d.GetName())
+		return exitUsage
+	}
+	schema, err := crd.Schema(legacyCRD, legacyVersion)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitFailed
+	}
+	l, problems, err := decodeLegacy(d, schema)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitFailed
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "error: %s\n", p)
+		}
+		return exitValidation
+	}
+	res, err := migrate.Convert(l, migrate.Options{Name: *name})
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 	}
 	var verr *migrate.ValidationError
+	var cerr *migrate.Error
 	switch {
-	case errors.As(err, &verr):
+	case errors.As(err, &verr), errors.As(err, &cerr):
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitValidation
 	case err != nil:
@@ -88,4 +125,39 @@ func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	_, _ = stdout.Write(out)
 	return exitOK
+}
+
+// decodeLegacy reads a LlamaStackDistribution as the API server would, with
+// the legacy CRD's schema:
+// fields its CRD's schema does not define are returned as problems (each
+// with its path and the nearest valid name), and the schema's defaults are
+// applied to the spec. Top-level fields other than apiVersion, kind,
+// metadata, spec and status are problems too; status is ignored.
+func decodeLegacy(d *unstructured.Unstructured, schema *apiextensionsv1.JSONSchemaProps) (*llsdv1alpha1.LlamaStackDistribution, []string, error) {
+	var problems []string
+	for _, k := range slices.Sorted(maps.Keys(d.Object)) {
+		if _, ok := schema.Properties[k]; !ok {
+			problems = append(problems, crdschema.UnknownField{Path: k, Suggestion: crdschema.Nearest(k, schema.Properties)}.String())
+		}
+	}
+	specSchema := schema.Properties["spec"]
+	spec, ok := d.Object["spec"]
+	if !ok {
+		problems = append(problems, "spec: required (a LlamaStackDistribution needs at least spec.server.distribution)")
+	}
+	for _, u := range crdschema.Unknown(spec, &specSchema, "spec") {
+		problems = append(problems, u.String())
+	}
+	if len(problems) > 0 {
+		return nil, problems, nil
+	}
+	if err := crdschema.Default(spec, &specSchema); err != nil {
+		return nil, nil, fmt.Errorf("applying the legacy CRD's defaults: %w", err)
+	}
+	l := &llsdv1alpha1.LlamaStackDistribution{}
+	if err := fromUnstructured(d, l); err != nil {
+		// A value of the wrong type (replicas: "two").
+		return nil, []string{fmt.Sprintf("decoding %s: %v", d.GetName(), err)}, nil
+	}
+	return l, nil, nil
 }

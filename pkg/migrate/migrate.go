@@ -271,6 +271,12 @@ func (c *converter) autoscaling(w *ogxv1beta1.WorkloadSpec, a *llsdv1alpha1.Auto
 }
 
 func (c *converter) sameNamespace(field, ns string) error {
+	if ns != "" && c.l.Namespace == "" {
+		// The output carries no namespace either: applied elsewhere, the
+		// reference would break.
+		return errorf("%s.configMapNamespace is %q but the LlamaStackDistribution has no metadata.namespace; add metadata.namespace: %s to it (an OGXServer references objects of its own namespace only)",
+			field, ns, ns)
+	}
 	if ns != "" && ns != c.l.Namespace {
 		return errorf("%s is in namespace %q; an OGXServer only references objects of its own namespace %q (copy it there first)",
 			field, ns, c.l.Namespace)
