@@ -6,6 +6,8 @@ package migrate
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -84,6 +86,7 @@ func (c *converter) run(opts Options) (*Result, error) {
 		},
 	}
 	c.res.Server = s
+	c.metadata(s)
 	srv := &l.Spec.Server
 	if err := c.distribution(s, srv.Distribution); err != nil {
 		return nil, err
@@ -168,6 +171,20 @@ func (c *converter) distribution(s *ogxv1beta1.OGXServer, d llsdv1alpha1.Distrib
 		return errorf("spec.server.distribution names neither a name nor an image")
 	}
 	return nil
+}
+
+// metadata carries the legacy object's labels over and names each of its
+// annotations, which may mean something only to the legacy operator, in a
+// warning (kubectl's last-applied copy aside).
+func (c *converter) metadata(s *ogxv1beta1.OGXServer) {
+	if len(c.l.Labels) > 0 {
+		s.Labels = maps.Clone(c.l.Labels)
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.l.Annotations)) {
+		if k != corev1.LastAppliedConfigAnnotation {
+			c.warn("metadata.annotations[%s] not carried over: copy it to the OGXServer if ogx-controller or your tools should see it", k)
+		}
+	}
 }
 
 func (c *converter) container(s *ogxv1beta1.OGXServer, w *ogxv1beta1.WorkloadSpec, cs *llsdv1alpha1.ContainerSpec) {

@@ -40,6 +40,8 @@ func TestConvertEveryField(t *testing.T) {
 	res := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
 	l := legacy(func(l *llsdv1alpha1.LlamaStackDistribution) {
 		l.Spec.Replicas = 3
+		l.Labels = map[string]string{"team": "search"}
+		l.Annotations = map[string]string{"example.com/owner": "ops", corev1.LastAppliedConfigAnnotation: "{}"}
 		l.Spec.Network = &llsdv1alpha1.NetworkSpec{ExposeRoute: true, AllowedFrom: &llsdv1alpha1.AllowedFromSpec{
 			Namespaces: []string{"web", "*"}, Labels: []string{"team"}}}
 		l.Spec.Server = llsdv1alpha1.ServerSpec{
@@ -63,8 +65,8 @@ func TestConvertEveryField(t *testing.T) {
 	img := "quay.io/x/y:1"
 	want := &ogxv1beta1.OGXServer{
 		TypeMeta: metav1.TypeMeta{APIVersion: "ogx.io/v1beta1", Kind: "OGXServer"},
-		ObjectMeta: metav1.ObjectMeta{Name: "llsd-ogx", Namespace: "team", Annotations: map[string]string{
-			"ogx.io/adopt-storage": "llsd", "ogx.io/adopt-networking": "llsd"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "llsd-ogx", Namespace: "team", Labels: map[string]string{"team": "search"},
+			Annotations: map[string]string{"ogx.io/adopt-storage": "llsd", "ogx.io/adopt-networking": "llsd"}},
 		Spec: ogxv1beta1.OGXServerSpec{
 			Distribution: ogxv1beta1.DistributionSpec{Image: &img},
 			Network: &ogxv1beta1.NetworkSpec{Port: 9000, ExternalAccess: &ogxv1beta1.ExternalAccessSpec{Enabled: true},
@@ -90,10 +92,13 @@ func TestConvertEveryField(t *testing.T) {
 	if diff := cmp.Diff(want, got.Server); diff != "" {
 		t.Errorf("Convert (-want +got):\n%s", diff)
 	}
-	for _, w := range []string{"containerSpec.name", "terminationGracePeriodSeconds", "ConfigMap cfg", "ConfigMap ca"} {
+	for _, w := range []string{"containerSpec.name", "terminationGracePeriodSeconds", "ConfigMap cfg", "ConfigMap ca", "metadata.annotations[example.com/owner]"} {
 		if !strings.Contains(strings.Join(got.Warnings, "\n"), w) {
 			t.Errorf("no warning mentions %q: %v", w, got.Warnings)
 		}
+	}
+	if strings.Contains(strings.Join(got.Warnings, "\n"), corev1.LastAppliedConfigAnnotation) {
+		t.Errorf("kubectl's last-applied annotation is not the user's: %v", got.Warnings)
 	}
 }
 
