@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"k8s.io/klog/v2"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/webhookcerts"
@@ -154,11 +156,11 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	if !o.leaderElectSet {
 		o.leaderElect = o.kubeconfig == ""
 	}
-	for _, ns := range strings.Split(*watch, ",") {
-		if ns = strings.TrimSpace(ns); ns != "" {
-			o.watchNamespaces = append(o.watchNamespaces, ns)
-		}
+	namespaces, err := parseNamespaceList(*watch)
+	if err != nil {
+		return nil, fmt.Errorf("--watch-namespaces: %w", err)
 	}
+	o.watchNamespaces = namespaces
 	if o.operatorNamespace == "" {
 		b, err := readFile(saNamespaceFile)
 		if err != nil || strings.TrimSpace(string(b)) == "" {
@@ -199,3 +201,30 @@ func orDefault(v, d string) string {
 
 // readFile is os.ReadFile, a parameter of parseFlags for tests.
 func readFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+// parseNamespaceList splits a comma-separated namespace list ("" is none:
+// every namespace). Spaces around a name are allowed; an empty entry, a
+// duplicate or a name that is not a valid namespace name is an error that
+// names it.
+func parseNamespaceList(v string) ([]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i, ns := range strings.Split(v, ",") {
+		ns = strings.TrimSpace(ns)
+		switch {
+		case ns == "":
+			return nil, fmt.Errorf("entry %d of %q is empty", i+1, v)
+		case seen[ns]:
+			return nil, fmt.Errorf("%q is listed twice", ns)
+		}
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return nil, fmt.Errorf("%q is not a namespace name: %s", ns, strings.Join(errs, "; "))
+		}
+		seen[ns] = true
+		out = append(out, ns)
+	}
+	return out, nil
+}

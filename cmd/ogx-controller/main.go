@@ -30,6 +30,12 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
+	case "help":
+		if len(args) > 0 && args[0] != "help" && args[0] != "version" {
+			return dispatch([]string{args[0], "-h"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return 0
@@ -42,9 +48,20 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	case "render":
 		return runRender(args, os.Stdin, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "unknown command %q; usage: ogx-controller [run|migrate|render|version] [flags]\n", cmd)
+	fmt.Fprintf(stderr, "unknown command %q\n%s", cmd, usage)
 	return 2
 }
+
+// usage is the command list `help` prints.
+const usage = `usage: ogx-controller [command] [flags]
+
+commands:
+  run       run the controller (the default)
+  migrate   print the OGXServer for a LlamaStackDistribution (-f FILE)
+  render    print every child object of an OGXServer, offline (-f FILE)
+  version   print the build version
+  help      this list; help COMMAND lists the command's flags
+`
 
 // signalContext is cancelled on the first SIGTERM or SIGINT; a second signal
 // exits at once with code 1.

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -134,23 +132,15 @@ func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // applied to the spec. Top-level fields other than apiVersion, kind,
 // metadata, spec and status are problems too; status is ignored.
 func decodeLegacy(d *unstructured.Unstructured, schema *apiextensionsv1.JSONSchemaProps) (*llsdv1alpha1.LlamaStackDistribution, []string, error) {
-	var problems []string
-	for _, k := range slices.Sorted(maps.Keys(d.Object)) {
-		if _, ok := schema.Properties[k]; !ok {
-			problems = append(problems, crdschema.UnknownField{Path: k, Suggestion: crdschema.Nearest(k, schema.Properties)}.String())
-		}
-	}
-	specSchema := schema.Properties["spec"]
+	problems := unknownFields(d, schema)
 	spec, ok := d.Object["spec"]
 	if !ok {
 		problems = append(problems, "spec: required (a LlamaStackDistribution needs at least spec.server.distribution)")
 	}
-	for _, u := range crdschema.Unknown(spec, &specSchema, "spec") {
-		problems = append(problems, u.String())
-	}
 	if len(problems) > 0 {
 		return nil, problems, nil
 	}
+	specSchema := schema.Properties["spec"]
 	if err := crdschema.Default(spec, &specSchema); err != nil {
 		return nil, nil, fmt.Errorf("applying the legacy CRD's defaults: %w", err)
 	}

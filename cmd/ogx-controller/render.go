@@ -18,6 +18,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ogx-k8s/ogx-controller/config/crd"
 	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
@@ -74,13 +75,16 @@ func failedf(format string, args ...any) error { return failed(fmt.Errorf(format
 // validationErr carries every admission error of --validate.
 type validationErr struct{ msgs []string }
 
+// serverCRD is the OGXServer CRD's name, for its schema (config/crd).
+const serverCRD = "ogxservers.ogx.io"
+
 func (e *validationErr) Error() string { return strings.Join(e.msgs, "\n") }
 
 // newRenderOCIResolver builds the resolver of --fetch-base; tests may
 // replace it.
 var newRenderOCIResolver = oci.NewResolver
 
-// runRender is `ogx-controller render` (config spec §15): it prints every
+// runRender is `ogx-controller render` (docs/cli.md, render): it prints every
 // child object the controllers would converge for one OGXServer, computed
 // offline by the controllers' own render and generation functions. stdout
 // receives output only on success.
@@ -274,6 +278,13 @@ func (r *renderRun) readInputs() error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	// Unknown fields are reported with their paths from the CRD's schema,
+	// as the API server would drop them, before the strict decoder names
+	// only the key.
+	serverSchema, err := crd.Schema(serverCRD, ogxv1beta1.SchemeGroupVersion.Version)
+	if err != nil {
+		return err
+	}
 	var servers []*ogxv1beta1.OGXServer
 	var cms []*corev1.ConfigMap
 	var secrets []*corev1.Secret
@@ -284,6 +295,9 @@ func (r *renderRun) readInputs() error {
 		case gvk.Group == ogxv1beta1.SchemeGroupVersion.Group && gvk.Kind == render.OGXServerKind:
 			if gvk.Version != ogxv1beta1.SchemeGroupVersion.Version {
 				return usageErr("unsupported apiVersion %s for OGXServer %s: render takes %s", d.obj.GetAPIVersion(), id, ogxv1beta1.SchemeGroupVersion)
+			}
+			if problems := unknownFields(d.obj, serverSchema); len(problems) > 0 {
+				return &validationErr{msgs: problems}
 			}
 			s, err := configgen.ParseServer(d.json)
 			if err != nil {
@@ -426,9 +440,9 @@ func (r *renderRun) renderConfig() ([]byte, error) {
 	return g.ConfigYAML, nil
 }
 
-// generate runs the pipeline of config spec §2 in the order the controller
-// does: spec checks (no I/O), base resolution, then Generate. Its warnings
-// go to stderr.
+// generate runs the generation pipeline (docs/config-generation.md, Pipeline)
+// in the order the controller does: spec checks (no I/O), base resolution,
+// then Generate. Its warnings go to stderr.
 func (r *renderRun) generate() (*configgen.Result, error) {
 	s := r.server
 	if err := configgen.ValidateSpec(&s.Spec); err != nil {
@@ -452,9 +466,9 @@ func (r *renderRun) generate() (*configgen.Result, error) {
 	return g, nil
 }
 
-// resolveBase picks the base config in the order of config spec §3.1 for
-// render: --base, the spec.baseConfig ConfigMap among the inputs, the image's
-// OCI labels with --fetch-base.
+// resolveBase picks the base config in the order of docs/config-generation.md,
+// Base config, for render: --base, the spec.baseConfig ConfigMap among the
+// inputs, the image's OCI labels with --fetch-base.
 func (r *renderRun) resolveBase() ([]byte, error) {
 	s := r.server
 	if r.baseBytes != nil {

@@ -82,10 +82,10 @@ func readCase(t *testing.T, dir string) (args []string, stdin []byte) {
 }
 
 // TestRenderGolden runs every case of testdata/render and compares stdout,
-// stderr and the exit code with the want.* files (-update rewrites them).
-// It also checks the stream contracts of config spec §15: nothing on stdout
-// on error, every stderr line is a warning or an error, and a second run
-// gives byte-identical stdout.
+// stderr and the exit code with the want.* files (-update rewrites them). It
+// also checks the stream contracts of docs/cli.md, render: nothing on stdout
+// on error, every stderr line is a warning or an error, and a second run gives
+// byte-identical stdout.
 func TestRenderGolden(t *testing.T) {
 	entries, err := os.ReadDir(renderTestdata)
 	if err != nil {
@@ -312,7 +312,7 @@ func templateAnnotations(t *testing.T, name string) map[string]string {
 	return v.Spec.Template.Metadata.Annotations
 }
 
-// TestRenderKindOrder checks the document order of config spec §15 on the
+// TestRenderKindOrder checks the document order of docs/cli.md, Output, on the
 // case that prints every kind.
 func TestRenderKindOrder(t *testing.T) {
 	dir := filepath.Join(renderTestdata, "generated-base-in-input")
@@ -581,9 +581,9 @@ func inputConfigMap(t *testing.T, name, cmName string) *corev1.ConfigMap {
 }
 
 // TestRenderOnlyConfigMatchesConfiggenGolden runs `render --only=config` on
-// every configgen golden case (config spec §14): exit 0 with exactly the
-// bytes Generate returns for the schema-defaulted spec, or exit 1 with the
-// want-err text.
+// every configgen golden case (docs/config-generation.md, Golden tests): exit
+// 0 with exactly the bytes Generate returns for the schema-defaulted spec, or
+// exit 1 with the want-err text.
 func TestRenderOnlyConfigMatchesConfiggenGolden(t *testing.T) {
 	root := filepath.Join("..", "..", "pkg", "configgen", "testdata")
 	dirs, err := os.ReadDir(root)
@@ -771,5 +771,34 @@ func TestRenderDispatch(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := dispatch([]string{"render", "--only=bogus", "-f", "x"}, &out, &errb); code != exitUsage {
 		t.Errorf("dispatch render: exit %d, stderr %s", code, errb.String())
+	}
+}
+
+// TestRenderUnknownFieldsNamePaths: a misspelt field is reported with its
+// full YAML path and the valid name (exit 3), not as the JSON decoder's bare
+// key.
+func TestRenderUnknownFieldsNamePaths(t *testing.T) {
+	in := `apiVersion: ogx.io/v1beta1
+kind: OGXServer
+metadata: {name: s}
+spec:
+  distribution: {name: starter}
+  workload:
+    replica: 2
+    overrides:
+      env: [{nmae: A, value: "1"}]
+`
+	var out, stderr bytes.Buffer
+	code := runRender([]string{"-f", "-"}, strings.NewReader(in), &out, &stderr)
+	for _, want := range []string{
+		"error: spec.workload.overrides.env[0].nmae: unknown field (did you mean name?)",
+		"error: spec.workload.replica: unknown field (did you mean replicas?)",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if code != exitValidation || out.Len() != 0 {
+		t.Errorf("exit %d with %d bytes of output; want %d and none", code, out.Len(), exitValidation)
 	}
 }

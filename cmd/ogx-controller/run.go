@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -35,6 +36,9 @@ import (
 // runtime failure, 2 on bad flags.
 func runController(ctx context.Context, args []string, stderr io.Writer) int {
 	o, err := parseFlags(args, os.Getenv, readFile)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ogx-controller:", err)
 		return 2

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func parseTestFlags(args ...string) (*options, error) {
+	env := func(string) string { return "" }
+	noFile := func(string) ([]byte, error) { return nil, errors.New("no file") }
+	return parseFlags(append([]string{"--operator-namespace=ogx-system"}, args...), env, noFile)
+}
+
+func TestWatchNamespaces(t *testing.T) {
+	for _, tc := range []struct {
+		value, wantErr string
+		want           []string
+	}{
+		{value: "", want: nil},
+		{value: "a", want: []string{"a"}},
+		{value: " a , team-b ", want: []string{"a", "team-b"}},
+		{value: "Bad_NS", wantErr: `"Bad_NS" is not a namespace name`},
+		{value: "a,,b", wantErr: `entry 2 of "a,,b" is empty`},
+		{value: "a b", wantErr: `"a b" is not a namespace name`},
+		{value: "a,a", wantErr: `"a" is listed twice`},
+	} {
+		o, err := parseTestFlags("--watch-namespaces=" + tc.value)
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), "--watch-namespaces: "+tc.wantErr) {
+				t.Errorf("%q: error %v, want one naming %s", tc.value, err, tc.wantErr)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tc.value, err)
+		default:
+			if diff := cmp.Diff(tc.want, o.watchNamespaces); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tc.value, diff)
+			}
+		}
+	}
+}
+
+func TestFlagChecks(t *testing.T) {
+	if _, err := parseTestFlags("-h"); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+	if _, err := parseTestFlags("--gc-percent=0"); err == nil || !strings.Contains(err.Error(), "--gc-percent") {
+		t.Errorf("--gc-percent=0: %v", err)
+	}
+	o, err := parseTestFlags()
+	if err != nil || o.gcPercent != 50 {
+		t.Errorf("defaults: %v, gc percent %d", err, o.gcPercent)
+	}
+}
+
+// TestHelpExitsZero: -h, --help and help COMMAND exit 0 for every command;
+// an unknown command exits 2 with the command list.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"run", "-h"}, {"migrate", "-h"}, {"render", "-h"},
+		{"help"}, {"help", "run"}, {"help", "migrate"}, {"help", "render"}} {
+		var out, errOut bytes.Buffer
+		if code := dispatch(args, &out, &errOut); code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := dispatch([]string{"frobnicate"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "commands:") {
+		t.Errorf("unknown command: exit %d: %s", code, errOut.String())
+	}
+}
