@@ -70,7 +70,8 @@ type HandlerOptions struct {
 // NewHandler returns the admission HTTP handler. It serves
 //
 //   - POST ValidatePath: an admission.k8s.io/v1 AdmissionReview for an
-//     ogx.io/v1beta1 OGXServer, answered per API spec §6.2 and §6.4;
+//     ogx.io/v1beta1 OGXServer, answered as docs/admission.md (Request
+//     handling, Denials) describes;
 //   - HealthPath: 200 "ok";
 //
 // and 404 for every other path. The handler makes no API calls; it logs with
@@ -231,7 +232,7 @@ func (h *handler) review(logger klog.Logger, req *admissionv1.AdmissionRequest) 
 	if errs := h.validate(obj); len(errs) > 0 {
 		status := apierrors.NewInvalid(ogxServerGK, name, errs).ErrStatus
 		// The API server prefixes the webhook name; the message is the bare
-		// aggregated field-error text, as API spec §6.4 shows it.
+		// aggregated field-error text (docs/admission.md, Denials).
 		status.Message = errs.ToAggregate().Error()
 		return deny(&status)
 	}

@@ -70,8 +70,9 @@ func post(h http.Handler, path string, body []byte) *httptest.ResponseRecorder {
 	return w
 }
 
-// answer posts a review and returns the decoded response, failing unless
-// the HTTP exchange is a well-formed review answer (§6.2).
+// answer posts a review and returns the decoded response, failing unless the
+// HTTP exchange is a well-formed review answer (docs/admission.md, Request
+// handling).
 func answer(t *testing.T, h http.Handler, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 	t.Helper()
 	w := post(h, ValidatePath, reviewBody(t, req))

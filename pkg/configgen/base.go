@@ -10,7 +10,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// base is a parsed and validated base config (config spec §4).
+// base is a parsed and validated base config (docs/config-generation.md, Base
+// parsing).
 type base struct {
 	// doc is the whole top-level mapping, decoded by yaml.v3 into generic
 	// values; nothing is post-processed.

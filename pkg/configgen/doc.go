@@ -1,5 +1,7 @@
 // Package configgen generates the OGX server's config.yaml from an OGXServer
-// spec and a base config (config spec §1–§11).
+// spec and a base config; docs/config-generation.md describes the rules. The
+// error and warning IDs in comments (E1–E21, W1–W6) are those of its section
+// Errors and warnings.
 //
 // The package is pure: no clock, no environment, no network. The only I/O of
 // the pipeline, resolving the base config, is done by the caller (a ConfigMap

@@ -6,9 +6,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// SpecError is every problem ValidateSpec found in the spec alone (config
-// spec §2 step 2). Errs keeps the field paths for admission; Error joins the
-// messages, which carry the exact texts of config spec §13.
+// SpecError is every problem ValidateSpec found in the spec alone (pipeline
+// step 2 of docs/config-generation.md). Errs keeps the field paths for
+// admission; Error joins the messages, which carry the texts listed in
+// docs/config-generation.md, Errors and warnings.
 type SpecError struct {
 	Errs field.ErrorList
 }
@@ -26,7 +27,7 @@ func problem(path *field.Path, msg string) *field.Error {
 	return &field.Error{Type: field.ErrorTypeInvalid, Field: path.String(), Detail: msg}
 }
 
-// specPath is a field path as config spec messages spell it: without the
+// specPath is a field path as the generator's messages spell it: without the
 // leading "spec.".
 func specPath(p *field.Path) string {
 	return strings.TrimPrefix(p.String(), "spec.")

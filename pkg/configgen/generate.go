@@ -8,16 +8,16 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 )
 
-// Result is a generated config.yaml and what the controllers need besides
-// the bytes (config spec §2).
+// Result is a generated config.yaml and what the controllers need besides the
+// bytes (docs/config-generation.md, Pipeline).
 type Result struct {
-	// ConfigYAML is the serialized config (config spec §11.1), exactly the
-	// data of the generated ConfigMap.
+	// ConfigYAML is the serialized config, exactly the data of the generated
+	// ConfigMap.
 	ConfigYAML []byte
 	// ContentHash is h16 of ConfigYAML: 16 lowercase hex characters.
 	ContentHash string
 	// Env are the Secret-backed variables as secretKeyRef entries, sorted by
-	// name (config spec §9.2).
+	// name (docs/config-generation.md, Secret env vars).
 	Env []corev1.EnvVar
 	// SecretEnv is Env with the field path of each variable's first
 	// reference, in the same order, for the secret.hash/referenced
@@ -31,12 +31,14 @@ type Result struct {
 	ConfigVersion int
 	// Warnings never fail generation (W1–W4); each is worth one event.
 	Warnings []string
-	// SQLiteBackend reports that a storage backend of the output is sqlite,
-	// so the Deployment sets SQLITE_STORE_DIR (config spec §8).
+	// SQLiteBackend reports that a storage backend of the output is sqlite, so
+	// the Deployment sets SQLITE_STORE_DIR (docs/config-generation.md,
+	// Storage).
 	SQLiteBackend bool
 }
 
-// plan is everything derived from the spec alone (pipeline step 2).
+// plan is everything derived from the spec alone (step 2 of the pipeline in
+// docs/config-generation.md).
 type plan struct {
 	providers map[string][]any
 	entries   []v1beta1.ProviderEntry
@@ -72,10 +74,10 @@ func planSpec(spec *v1beta1.OGXServerSpec) (*plan, error) {
 	return &plan{providers: lists, entries: entries, env: env, storage: storage}, nil
 }
 
-// Generate runs the pipeline of config spec §2 on a spec and the resolved
-// base config bytes. It is deterministic: equal inputs give byte-identical
-// ConfigYAML. It reads no clock, environment or network, and it does not
-// modify spec.
+// Generate runs the pipeline (docs/config-generation.md, Pipeline) on a spec
+// and the resolved base config bytes. It is deterministic: equal inputs give
+// byte-identical ConfigYAML. It reads no clock, environment or network, and it
+// does not modify spec.
 func Generate(spec *v1beta1.OGXServerSpec, baseConfig []byte) (*Result, error) {
 	p, err := planSpec(spec)
 	if err != nil {
@@ -110,7 +112,7 @@ func Generate(spec *v1beta1.OGXServerSpec, baseConfig []byte) (*Result, error) {
 }
 
 // envVars turns the collected variables into container env entries, with
-// no `optional` (config spec §9.2).
+// no `optional`.
 func envVars(vars []v1beta1.SecretEnvVar) []corev1.EnvVar {
 	if len(vars) == 0 {
 		return nil

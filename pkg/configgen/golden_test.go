@@ -21,7 +21,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the want-* files of the golden cases")
 
-// Files of a golden case directory (config spec §14).
+// Files of a golden case directory (docs/config-generation.md, Golden tests).
 const (
 	fileCR       = "cr.yaml"
 	fileBase     = "base.yaml"

@@ -15,14 +15,15 @@ type mergeResult struct {
 	warnings      []string
 }
 
-// ownedKeys are the top-level keys the merge produces; every other base key
-// is copied verbatim (config spec §5).
+// ownedKeys are the top-level keys the merge produces; every other base key is
+// copied verbatim.
 var ownedKeys = map[string]bool{
 	"version": true, "distro_name": true, "apis": true, "providers": true,
 	"registered_resources": true, "vector_stores": true, "server": true, "storage": true,
 }
 
-// merge builds the output tree by the table of config spec §5.
+// merge builds the output tree key by key, as the table of
+// docs/config-generation.md, Merge, lists.
 func merge(spec *v1beta1.OGXServerSpec, p *plan, b *base) (*mergeResult, error) {
 	r := &mergeResult{out: make(map[string]any, len(b.doc)+4)}
 	for k, v := range b.doc {

@@ -6,7 +6,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// Mode is where the server's config.yaml comes from (config spec §1).
+// Mode is where the server's config.yaml comes from
+// (docs/config-generation.md, Config modes).
 type Mode = v1beta1.ConfigMode
 
 // The three modes. They alias the API package's constants so that the
@@ -24,7 +25,8 @@ var (
 	ErrInactiveMode = errors.New("nothing to generate: set spec.providers, spec.resources, spec.storage, spec.disabledAPIs or spec.network.tls")
 )
 
-// ModeOf applies the mode gate of config spec §1. A nil spec is inactive.
+// ModeOf applies the mode gate (docs/config-generation.md, Config modes). A
+// nil spec is inactive.
 func ModeOf(spec *v1beta1.OGXServerSpec) Mode {
 	if spec == nil {
 		return ModeInactive

@@ -7,8 +7,9 @@ import (
 )
 
 // userModels builds registered_resources.models from spec.resources.models
-// (config spec §7). inference is the merged inference list (base entries
-// included) and ids every provider ID of the merged config, for W3.
+// (docs/config-generation.md, Models). inference is the merged inference list
+// (base entries included) and ids every provider ID of the merged config, for
+// W3.
 func userModels(specModels []v1beta1.ModelSpec, inference []any, ids map[string]bool) ([]any, []string, error) {
 	var (
 		out      = make([]any, 0, len(specModels))

@@ -24,8 +24,8 @@ func ParseServer(data []byte) (*v1beta1.OGXServer, error) {
 }
 
 // BaseFromConfigMap returns the base config of spec.baseConfig from its
-// ConfigMap: data[key], else binaryData[key] (config spec §3.2). An empty
-// value is returned as is; Generate reports it as a parse error.
+// ConfigMap: data[key], else binaryData[key]. An empty value is returned as
+// is; Generate reports it as a parse error.
 func BaseFromConfigMap(cm *corev1.ConfigMap, key string) ([]byte, error) {
 	if v, ok := cm.Data[key]; ok {
 		return []byte(v), nil

@@ -6,14 +6,15 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// apiOrder is the canonical order of the seven provider APIs (config spec
-// §6.1); it is also the order of the env collection and of warnings.
+// apiOrder is the canonical order of the seven provider APIs
+// (docs/config-generation.md, Layout, IDs and order); it is also the order of
+// the env collection and of warnings.
 var apiOrder = []string{
 	v1beta1.APIInference, v1beta1.APIVectorIO, v1beta1.APIToolRuntime, v1beta1.APIFiles,
 	v1beta1.APIBatches, v1beta1.APIResponses, v1beta1.APIFileProcessors,
 }
 
-// Mount paths of the TLS material (config spec §10).
+// Mount paths of the TLS material (docs/config-generation.md, TLS).
 const (
 	serverCertFile = "/etc/ogx-tls/server/tls.crt"
 	serverKeyFile  = "/etc/ogx-tls/server/tls.key"
@@ -45,8 +46,9 @@ func expandProviders(spec *v1beta1.OGXServerSpec) (map[string][]any, []v1beta1.P
 	return lists, entries, errs
 }
 
-// envRef is S(FIELD) of config spec §9: the variable without a default, so a
-// missing variable fails server startup loudly.
+// envRef is the config value of a Secret field, ${env.OGX_<NORM(id)>_<FIELD>}
+// (docs/config-generation.md, Secret env vars): the variable without a
+// default, so a missing variable fails server startup loudly.
 func envRef(providerID, suffix string) string {
 	return "${env.OGX_" + v1beta1.NormEnvName(providerID) + "_" + suffix + "}"
 }
@@ -93,8 +95,8 @@ func refSet(r v1beta1.SecretKeyRef) bool {
 	return r.Name != "" || r.Key != ""
 }
 
-// Setters for "if set" (config spec conventions): strings when non-empty,
-// optional numbers and booleans when present, lists when non-empty.
+// Setters for "if set" (docs/config-generation.md, Typed kinds): strings when
+// non-empty, optional numbers and booleans when present, lists when non-empty.
 
 func setStr(m map[string]any, k, v string) {
 	if v != "" {

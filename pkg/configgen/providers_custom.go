@@ -12,9 +12,10 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// custom copies a custom provider's settings into its config (config spec
-// §6.8); the secretRefs keys are filled by providerConfig from the entry's
-// Secret fields, so only the overlap check is needed here.
+// custom copies a custom provider's settings into its config
+// (docs/config-generation.md, Custom providers); the secretRefs keys are
+// filled by providerConfig from the entry's Secret fields, so only the overlap
+// check is needed here.
 func (b *configBuilder) custom(p *v1beta1.CustomProvider) {
 	settings, err := decodeSettings(p.Settings)
 	if err != nil {

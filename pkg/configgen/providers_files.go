@@ -3,7 +3,7 @@ package configgen
 import "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 
 // filesAndProcessors fills the singleton kinds of files, batches, responses
-// and file_processors (config spec §6.6, §6.7).
+// and file_processors (docs/config-generation.md, Typed kinds).
 func (b *configBuilder) filesAndProcessors() {
 	c := b.cfg
 	switch p := b.entry.Provider.(type) {

@@ -2,8 +2,9 @@ package configgen
 
 import "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 
-// inference fills the config of the six typed inference kinds (config spec
-// §6.3) and reports whether the entry was one of them.
+// inference fills the config of the six typed inference kinds
+// (docs/config-generation.md, Typed kinds) and reports whether the entry was
+// one of them.
 func (b *configBuilder) inference(identity bool) bool {
 	c := b.cfg
 	var common *v1beta1.RemoteInferenceCommon
@@ -63,7 +64,8 @@ func bedrock(c map[string]any, p *v1beta1.BedrockProvider) {
 
 // networkBlock builds a typed inference provider's network map from its
 // non-empty parts only. With a client identity (spec.tls.identity), the
-// mounted certificate and key are merged into network.tls (config spec §10).
+// mounted certificate and key are merged into network.tls
+// (docs/config-generation.md, TLS).
 func networkBlock(n *v1beta1.RemoteNetworkConfig, identity bool) map[string]any {
 	out := map[string]any{}
 	tls := map[string]any{}

@@ -2,7 +2,8 @@ package configgen
 
 import "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 
-// tools fills the typed tool_runtime kinds (config spec §6.5).
+// tools fills the typed tool_runtime kinds (docs/config-generation.md, Typed
+// kinds).
 func (b *configBuilder) tools() bool {
 	switch p := b.entry.Provider.(type) {
 	case *v1beta1.SearchToolProvider:
@@ -20,10 +21,10 @@ func (b *configBuilder) tools() bool {
 	return true
 }
 
-// vsc maps a VectorStoresConfig (config spec §6.5, VSC mapping). Every spec
-// object that is present becomes a map even when empty; the decimal strings
-// (temperature, rrfImpactFactor, weightedSearchAlpha) stay strings, so the
-// encoder quotes them.
+// vsc maps a VectorStoresConfig to snake_case keys. Every spec object that is
+// present becomes a map even when empty; the decimal strings (temperature,
+// rrfImpactFactor, weightedSearchAlpha) stay strings, so the encoder quotes
+// them.
 func vsc(v *v1beta1.VectorStoresConfig) map[string]any {
 	m := map[string]any{}
 	setStr(m, "default_provider_id", v.DefaultProviderID)

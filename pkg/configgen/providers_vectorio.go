@@ -2,7 +2,8 @@ package configgen
 
 import "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 
-// vectorIO fills the typed vector_io kinds (config spec §6.4).
+// vectorIO fills the typed vector_io kinds (docs/config-generation.md, Typed
+// kinds).
 func (b *configBuilder) vectorIO() bool {
 	c := b.cfg
 	switch p := b.entry.Provider.(type) {

@@ -8,9 +8,9 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// marshalConfig serializes the merged tree with yaml.v3's defaults (config
-// spec §11.1): 4-space indent, no wrapping, the encoder's own key order. All
-// maps are plain Go maps so that order applies everywhere.
+// marshalConfig serializes the merged tree with yaml.v3's defaults: 4-space
+// indent, no wrapping, the encoder's own key order. All maps are plain Go maps
+// so that order applies everywhere.
 func marshalConfig(tree map[string]any) (data []byte, err error) {
 	// yaml.v3 reports some unencodable values by panicking; a base config
 	// must never crash a controller.

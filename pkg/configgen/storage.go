@@ -17,8 +17,8 @@ const (
 )
 
 // storageBlock is the storage section written when spec.storage is set
-// (config spec §8): both backends and exactly the four stores. Everything in
-// the base storage is discarded.
+// (docs/config-generation.md, Storage): both backends and exactly the four
+// stores. Everything in the base storage is discarded.
 func storageBlock(st *v1beta1.StateStorageSpec) (map[string]any, field.ErrorList) {
 	var errs field.ErrorList
 	kv := map[string]any{"type": "kv_sqlite", "db_path": sqliteKVPath}

@@ -6,7 +6,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// The test vector of config spec §11.1: exact bytes and hash.
+// The test vector of docs/config-generation.md, Serialization and hash: exact
+// bytes and hash.
 const vectorYAML = `apis:
     - inference
 distro_name: demo

@@ -23,7 +23,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
-// Condition reasons and types of legacy adoption (API spec §8.4).
+// Condition reasons and types of legacy adoption (docs/status.md, Conditions).
 const (
 	ReasonStorageAdopted    = "StorageAdopted"
 	ReasonNetworkingAdopted = "NetworkingAdopted"
@@ -96,8 +96,8 @@ func mergePatch(resourceVersion string, body map[string]any) ([]byte, error) {
 func adoptedAt(now time.Time) string { return now.UTC().Format(time.RFC3339) }
 
 // storageAdoption runs the storage adoption of the pvc controller
-// (controller spec §9.2). It returns the conditions to show and an error
-// (WaitingError while legacy pods run).
+// (docs/controllers.md, Storage adoption). It returns the conditions to show
+// and an error (WaitingError while legacy pods run).
 func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
 	pvcName := render.PVCName(legacy)
 	pvcs := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace)

@@ -1,7 +1,9 @@
 package controller
 
-// The ownership guard (controller spec §3.4.3, invariant I-23) and the
-// admission re-validation of a pass (§3.3 step 2), on fake clientsets.
+// The ownership guard (docs/controllers.md, Ownership guard: an object with a
+// child's name owned by something else is never modified) and the admission
+// re-validation of a pass (docs/controllers.md, The pass of a child
+// controller, step 3), on fake clientsets.
 
 import (
 	"errors"

@@ -19,10 +19,11 @@ import (
 // mutate.
 type reconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error)
 
-// childController runs the steps every child controller shares (controller
-// spec §3.3): read the OGXServer from the cache, skip it while it is being
-// deleted, re-run the admission validator, call the kind's reconcile and
-// record the outcome for the status controller.
+// childController runs the steps every child controller shares
+// (docs/controllers.md, The pass of a child controller): read the OGXServer
+// from the cache, skip it while it is being deleted, re-run the admission
+// validator, call the kind's reconcile and record the outcome for the status
+// controller.
 type childController struct {
 	*queueRunner
 	events    *eventSink
@@ -92,7 +93,8 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 }
 
 // specErrors runs the admission validator except the adoption checks A4/A5,
-// whose failures only disable adoption (API spec §6.6).
+// whose failures only disable adoption (docs/admission.md, Re-validation in
+// the controllers).
 func specErrors(s *ogxv1beta1.OGXServer) field.ErrorList {
 	all := validation.Validate(s)
 	adoption := map[string]bool{}

@@ -18,7 +18,8 @@ import (
 )
 
 // Field managers of the two targeted writes that precede the main apply of a
-// Deployment (controller spec §6.3.1, §6.3.2).
+// Deployment: the strategy switch and the replica hand-over to the HPA
+// (docs/children.md, Before the apply).
 const (
 	strategyFieldManager = "ogx-controller-strategy"
 	handoverFieldManager = "ogx-controller-hpa-handover"

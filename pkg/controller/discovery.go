@@ -17,7 +17,8 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// Group versions and resources of the optional APIs (controller spec §1.10).
+// Group versions and resources of the optional APIs (docs/controllers.md,
+// Optional APIs).
 const (
 	monitoringGroupVersion = "monitoring.coreos.com/v1"
 	openshiftSecurityGV    = "security.openshift.io/v1"

@@ -59,8 +59,9 @@ func ImageOverrides(data string) (overrides map[string]string, problems []string
 	return overrides, problems
 }
 
-// ResolveImage picks the server image (controller spec §4.2): an explicit
-// image verbatim; a distribution name through the overrides, then the table.
+// ResolveImage picks the server image (docs/controllers.md, Image resolution):
+// an explicit image verbatim; a distribution name through the overrides, then
+// the table.
 func (t DistributionTable) ResolveImage(spec *ogxv1beta1.OGXServerSpec, overrides map[string]string) (string, error) {
 	if spec.Distribution.Image != nil {
 		if *spec.Distribution.Image == "" {

@@ -9,7 +9,7 @@ import (
 
 // TestImagePrecedence: an override of the operator ConfigMap wins over
 // RELATED_IMAGE_*, which wins over the built-in table; an explicit image is
-// used verbatim; invalid overrides are dropped and reported (I-17).
+// used verbatim; invalid overrides are dropped and reported.
 func TestImagePrecedence(t *testing.T) {
 	env := map[string]string{"RELATED_IMAGE_STARTER": "registry.example/starter:env", "RELATED_IMAGE_REMOTE_VLLM": ""}
 	table := NewDistributionTable(func(k string) string { return env[k] })

@@ -8,7 +8,7 @@ import (
 )
 
 // Index names on the OGXServer informer: NS/name of a ConfigMap or Secret to
-// the OGXServers referencing it (controller spec §3.2).
+// the OGXServers referencing it (docs/controllers.md, Reference indexes).
 const (
 	indexConfigMaps = "configmaps"
 	indexSecrets    = "secrets"

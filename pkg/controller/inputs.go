@@ -36,7 +36,8 @@ type GeneratedConfig struct {
 	Warnings []string
 }
 
-// optionalAPIs records what discovery last found (controller spec §1.10).
+// optionalAPIs records what discovery last found (docs/controllers.md,
+// Optional APIs).
 type optionalAPIs struct {
 	monitoring atomic.Bool
 	openshift  atomic.Bool

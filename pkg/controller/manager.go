@@ -176,8 +176,8 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	m.ingress = newOptionalController("ingress", "Ingress", d, d.children.ingresses,
 		render.IngressName, render.WantIngress, render.Ingress, ingressAdoption(d))
 	m.monitoring = newMonitoringController(d)
-	// The fixed order in which their errors are reported (controller spec
-	// §10.4).
+	// The fixed order in which their errors are reported (docs/status.md,
+	// Terminal reasons).
 	m.childControllers = []*childController{
 		m.configMap.childController, m.pvc.childController, m.service.childController, m.networkPolicy,
 		m.deployment.childController, m.hpa, m.pdb, m.ingress, m.monitoring.childController,
@@ -330,8 +330,8 @@ func byOwner(m metav1.Object) []string {
 	return nil
 }
 
-// registerHandlers wires informer events to the controllers (controller
-// spec §3.1).
+// registerHandlers wires informer events to the controllers
+// (docs/controllers.md, Enqueue rules).
 func (m *Manager) registerHandlers() error {
 	status := m.status.Enqueue
 	var errs []error

@@ -22,7 +22,7 @@ import (
 )
 
 // The monitoring.coreos.com kinds written by the monitoring controller
-// (controller spec 6.11-6.13).
+// (docs/children.md, ServiceMonitor and PrometheusRule).
 var (
 	serviceMonitorsGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
 	prometheusRulesGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}
@@ -35,8 +35,8 @@ type unstructuredChild = child[*unstructured.Unstructured, *unstructured.Unstruc
 
 // MonitoringController converges the ServiceMonitor N-service-monitor and the
 // PrometheusRule N-prometheus-rules of every OGXServer while the monitoring
-// API is served (controller spec 6.13). Without it every pass records ok and
-// writes nothing.
+// API is served (docs/children.md, ServiceMonitor and PrometheusRule). Without
+// it every pass records ok and writes nothing.
 type MonitoringController struct {
 	*childController
 	d       *deps
@@ -123,7 +123,7 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		child      *unstructuredChild
 		desired    func() *unstructured.Unstructured
 	}
-	// ServiceMonitor first (6.13).
+	// ServiceMonitor first, then PrometheusRule.
 	items := []item{
 		{render.KindServiceMonitor, render.ServiceMonitorName(s.Name), c.serviceMonitors,
 			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.serverCA(s)) }},

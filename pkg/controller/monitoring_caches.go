@@ -23,11 +23,11 @@ import (
 // informers are stopped or not yet synced.
 var errMonitoringNotRunning = errors.New("the monitoring informers are not running")
 
-// monitoringCaches are the ServiceMonitor and PrometheusRule informers
-// (label managed-by=ogx-operator, one factory per watched namespace or one
+// monitoringCaches are the ServiceMonitor and PrometheusRule informers (label
+// managed-by=ogx-operator, one factory per watched namespace or one
 // cluster-wide), which exist only while the monitoring API is served
-// (controller spec 1.7, 1.10). A stopped informer or a shut-down factory
-// cannot be started again, so every start builds new factories.
+// (docs/controllers.md, Optional APIs). A stopped informer or a shut-down
+// factory cannot be started again, so every start builds new factories.
 type monitoringCaches struct {
 	dyn        dynamic.Interface
 	namespaces []string

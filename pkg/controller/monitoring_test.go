@@ -1,9 +1,10 @@
 package controller
 
-// The monitoring controller (controller spec 6.13, 1.7, 1.10; invariant
-// I-26) on a fake dynamic client whose field-managed object tracker uses the
-// same OpenAPI document the controller extracts owned fields with, so
-// applies record managedFields as an API server would.
+// The monitoring controller (docs/children.md, ServiceMonitor and
+// PrometheusRule; docs/controllers.md, Optional APIs) on a fake dynamic client
+// whose field-managed object tracker uses the same OpenAPI document the
+// controller extracts owned fields with, so applies record managedFields as an
+// API server would.
 
 import (
 	"context"
@@ -511,7 +512,8 @@ func monObject(kind, name string, lbls map[string]string, owners []metav1.OwnerR
 	return u
 }
 
-// The ownership guard (3.4.3) for the unstructured kinds.
+// The ownership guard (docs/controllers.md, Ownership guard) for the
+// unstructured kinds.
 func TestMonitoringGuard(t *testing.T) {
 	smName := render.ServiceMonitorName(sfName)
 	cases := []struct {
@@ -557,7 +559,8 @@ func TestMonitoringGuard(t *testing.T) {
 }
 
 // An orphan with our label (the upstream operator's object) is adopted, and
-// the fields of the upstream managers are taken over first (3.4.4).
+// the fields of the upstream managers are taken over first
+// (docs/controllers.md, Takeover).
 func TestMonitoringTakeover(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newMonEnv(t, true, nil, nil, s)

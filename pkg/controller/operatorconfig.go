@@ -12,11 +12,11 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
-// ensureOperatorConfigMap makes sure the operator ConfigMap exists and
-// carries the watch label (controller spec §7.1): it applies only the label,
-// so the data users put there is never touched. The apply is skipped when
-// the cached object already has the label; failures are retried every 30 s
-// and are never fatal.
+// ensureOperatorConfigMap makes sure the operator ConfigMap exists and carries
+// the watch label (docs/controllers.md, Operator ConfigMap): it applies only
+// the label, so the data users put there is never touched. The apply is
+// skipped when the cached object already has the label; failures are retried
+// every 30 s and are never fatal.
 func (m *Manager) ensureOperatorConfigMap(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	wait.UntilWithContext(ctx, func(ctx context.Context) {

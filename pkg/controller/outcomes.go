@@ -12,7 +12,7 @@ import (
 )
 
 // OutcomeClass classifies the result of one pass of a child controller
-// (controller spec §3.6).
+// (docs/controllers.md, Outcomes).
 type OutcomeClass string
 
 // The outcome classes.

@@ -1,7 +1,7 @@
 package controller
 
-// The server probe against net/http/httptest servers (controller spec
-// §10.5, invariant I-24).
+// The server probe against net/http/httptest servers (docs/status.md, Server
+// probe).
 
 import (
 	"context"
@@ -243,9 +243,9 @@ func (r *phRedirect) Probe(ctx context.Context, t ProbeTarget) ProbeResult {
 	return r.inner.Probe(ctx, t)
 }
 
-// TestProbeHTTPHealthCheckFollowsProbe (I-24) runs the status controller on
-// fakes with the probe on: 503 gives HealthCheck False with the HTTP code,
-// 200 gives True, and Ready stays True throughout.
+// TestProbeHTTPHealthCheckFollowsProbe runs the status controller on fakes
+// with the probe on: 503 gives HealthCheck False with the HTTP code, 200 gives
+// True, and Ready stays True throughout.
 func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	srv := newPHServer(503, `{"version":"0.9.0"}`, phProviders)
 	ts := httptest.NewServer(srv)

@@ -1,6 +1,7 @@
 package controller
 
-// Status reasons a controller records with an outcome (API spec §8.4, §8.5).
+// Status reasons a controller records with an outcome (docs/status.md,
+// Terminal reasons).
 const (
 	ReasonInvalidSpec           = "InvalidSpec"
 	ReasonReferenceNotFound     = "ReferenceNotFound"

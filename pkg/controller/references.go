@@ -12,7 +12,8 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// Message prefixes kept from the upstream operator (controller spec §8).
+// Message prefixes kept from the upstream operator (docs/controllers.md,
+// Referenced objects).
 const (
 	prefixConfigMap   = "failed to find referenced ConfigMap"
 	prefixBaseConfig  = "failed to find referenced base ConfigMap"

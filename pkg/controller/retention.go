@@ -21,10 +21,10 @@ import (
 const minGeneratedKept = 2
 
 // collectGenerated deletes superseded generated ConfigMaps of an OGXServer
-// (controller spec §7.3). It never deletes the current one, the one status
-// names, or one that the Deployment or any of its ReplicaSets still mounts,
-// keeps at least two, and deletes the oldest first. Errors are logged, never
-// returned: collection must not fail a pass.
+// (docs/children.md, Config retention). It never deletes the current one, the
+// one status names, or one that the Deployment or any of its ReplicaSets still
+// mounts, keeps at least two, and deletes the oldest first. Errors are logged,
+// never returned: collection must not fail a pass.
 func (c *ConfigMapController) collectGenerated(ctx context.Context, s *ogxv1beta1.OGXServer, current string) {
 	logger := klog.FromContext(ctx)
 	sc := c.d.caches.For(s.Namespace)

@@ -9,7 +9,8 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// serverTLSNotConfigured is the Warning of config spec §10.
+// serverTLSNotConfigured is the note of the ServerTLSNotConfigured Warning
+// (docs/config-generation.md, TLS).
 const serverTLSNotConfigured = "spec.network.tls is set but the override config does not set server.tls_certfile; " +
 	"use ${env.OGX_TLS_CERTFILE} and ${env.OGX_TLS_KEYFILE}"
 

@@ -18,8 +18,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
-// Condition types, in the fixed order status lists them (controller spec
-// §10.1).
+// Condition types, in the fixed order status lists them (docs/status.md,
+// Conditions).
 const (
 	CondConfigGenerated       = "ConfigGenerated"
 	CondDeploymentReady       = "DeploymentReady"
@@ -39,7 +39,7 @@ func conditionOrder() []string {
 		CondReady, CondReconciling, CondStalled, CondStorageAdopted, CondNetworkingAdopted, CondAdoptionConfigInvalid}
 }
 
-// maxConditionMessage caps condition messages (API spec §8.2).
+// maxConditionMessage caps condition messages (docs/status.md, Write rules).
 const maxConditionMessage = 32768
 
 // statusInputs is everything the status is computed from; gathering it is
@@ -391,7 +391,8 @@ func setAdoption(s *ogxv1beta1.OGXServer, in statusInputs, set func(string, meta
 }
 
 // adoptionProblem words an A4/A5 failure for the AdoptionConfigInvalid
-// condition: "<annotation>: value "<v>" ..." (controller spec §9.1).
+// condition: "<annotation>: value "<v>" ..." (docs/controllers.md, Annotation
+// validation).
 func adoptionProblem(annotation string, e *field.Error) string {
 	detail := e.Detail
 	if strings.HasPrefix(detail, "adoption annotation value must not equal the CR name") {

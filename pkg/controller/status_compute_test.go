@@ -1,7 +1,7 @@
 package controller
 
-// Table tests of the pure computeStatus (controller spec §10, API spec §8).
-// Every case compares the complete statusResult with go-cmp.
+// Table tests of the pure computeStatus (docs/status.md). Every case compares
+// the complete statusResult with go-cmp.
 
 import (
 	"fmt"
@@ -35,8 +35,8 @@ const (
 	scSvcConf = "Service demo-service exists and is not managed by this OGXServer"
 )
 
-// scControllers is the fixed controller order of controller spec §10.4 (of
-// the controllers the Manager runs).
+// scControllers is the fixed controller order of docs/status.md, Terminal
+// reasons (of the controllers the Manager runs).
 var scControllers = []string{"configmap", "pvc", "service", "networkpolicy", "deployment", "hpa", "pdb", "ingress"}
 
 func scAllOK() map[string]Outcome {
@@ -604,8 +604,8 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 }
 
 // TestStatusComputeConditionBookkeeping covers order, presence of
-// Reconciling/Stalled, lastTransitionTime (I-9), observedGeneration and
-// version.lastUpdated.
+// Reconciling/Stalled, lastTransitionTime (changed only on a flip),
+// observedGeneration and version.lastUpdated.
 func TestStatusComputeConditionBookkeeping(t *testing.T) {
 	scaling := func(a, d int) string { return fmt.Sprintf("Deployment is scaling: %d/%d replicas available", a, d) }
 	rollingAt := func(msg string, t metav1.Time) ogxv1beta1.OGXServerStatus {

@@ -643,9 +643,9 @@ func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 	}
 }
 
-// TestSyncFakePVCVerbAudit (I-12): across creation, resize, storage removal,
-// deletion and a foreign claim, no request other than create is ever sent
-// for a PVC, by any controller.
+// TestSyncFakePVCVerbAudit (no code path deletes or patches a PVC's spec):
+// across creation, resize, storage removal, deletion and a foreign claim, no
+// request other than create is ever sent for a PVC, by any controller.
 func TestSyncFakePVCVerbAudit(t *testing.T) {
 	foreign := &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: "other-pvc", Namespace: sfNamespace},
@@ -903,11 +903,11 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 	}
 }
 
-// TestSyncFakeStatusOnlyUpdateTriggersNoPass (I-8): a status-only or
-// unrelated metadata update of an OGXServer enqueues no controller; a
-// generation change enqueues all. A later spec change of a second OGXServer
-// is the sentinel: the informer delivers events to a handler in order, so once
-// the sentinel is queued the earlier update has been handled.
+// TestSyncFakeStatusOnlyUpdateTriggersNoPass: a status-only or unrelated
+// metadata update of an OGXServer enqueues no controller; a generation change
+// enqueues all. A later spec change of a second OGXServer is the sentinel: the
+// informer delivers events to a handler in order, so once the sentinel is
+// queued the earlier update has been handled.
 func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	sentinel := sfServer(sfNamespace, "sentinel", "uid-sentinel")

@@ -14,11 +14,11 @@ import (
 )
 
 // takeoverPatch builds the JSON patch that hands the fields owned by the
-// upstream operator's managers over to ogx-controller (controller spec
-// §3.4.4): their non-status Apply and Update entries are merged into one
+// upstream operator's managers over to ogx-controller (docs/controllers.md,
+// Takeover): their non-status Apply and Update entries are merged into one
 // Apply entry of ogx-controller, so the next apply removes whatever they set
-// that ogx-controller no longer renders. It returns nil when no listed
-// manager owns anything. The patch is guarded by resourceVersion.
+// that ogx-controller no longer renders. It returns nil when no listed manager
+// owns anything. The patch is guarded by resourceVersion.
 //
 // subresource selects the entries: "" for the object, "status" for the
 // status takeover of the OGXServer itself.

@@ -1,5 +1,5 @@
 // Package metrics holds the controller's Prometheus metrics and the metrics
-// listener (spec controller §1.2, §1.6).
+// listener (docs/controllers.md, Metrics endpoint).
 //
 // A Metrics value owns its own prometheus.Registry (the global default
 // registry is never used) with:

@@ -192,7 +192,8 @@ func (m *Metrics) CountWrite(kind, verb string) {
 }
 
 // CountApplySkipped counts one apply of an object of kind that was skipped
-// because the object already matched (spec §3.4.2).
+// because the object already matched (docs/controllers.md, No-op skip and
+// drift).
 func (m *Metrics) CountApplySkipped(kind string) {
 	if m == nil {
 		return
@@ -200,8 +201,8 @@ func (m *Metrics) CountApplySkipped(kind string) {
 	m.applySkipped.WithLabelValues(kind).Inc()
 }
 
-// CountProbe counts one server probe (spec §10.5) with its result, for
-// example ProbeSuccess or ProbeFailure.
+// CountProbe counts one server probe (docs/status.md, Server probe) with its
+// result, for example ProbeSuccess or ProbeFailure.
 func (m *Metrics) CountProbe(result string) {
 	if m == nil {
 		return

@@ -1,7 +1,7 @@
 // Package migrate converts a legacy LlamaStackDistribution into the
-// equivalent OGXServer (API spec §10.3), with the adoption annotations set so
-// that applying the result takes over the legacy PVC, Service and Ingress
-// instead of starting from nothing.
+// equivalent OGXServer (docs/cli.md, migrate), with the adoption annotations
+// set so that applying the result takes over the legacy PVC, Service and
+// Ingress instead of starting from nothing.
 package migrate
 
 import (

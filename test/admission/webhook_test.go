@@ -23,8 +23,8 @@ import (
 
 const unknownDistribution = `unknown distribution "nope"; available distributions: meta-reference-gpu, postgres-demo, remote-vllm, starter`
 
-// TestShippedManifests checks config/webhook against API spec §6.1 and has
-// the API server validate the objects (dry run).
+// TestShippedManifests checks config/webhook against docs/admission.md,
+// Registration, and has the API server validate the objects (dry run).
 func TestShippedManifests(t *testing.T) {
 	vwc := shippedWebhookConfiguration(t)
 	if vwc.Name != "ogx-controller-validating-webhook-configuration" || len(vwc.Webhooks) != 1 {

@@ -36,12 +36,12 @@ var (
 // hour, so only the watch on the CRDs can make it in time.
 const monDiscoveryInterval = 2 * time.Second
 
-// TestMonitoring proves I-26: without the monitoring CRDs nothing is written
+// TestMonitoring proves that without the monitoring CRDs nothing is written
 // and the OGXServer is Ready; once they are installed (after start) the
 // ServiceMonitor and PrometheusRule appear within a few discovery intervals;
 // each ServiceMonitor selects only its own Service; monitoring.enabled=false
-// deletes both; a converged controller writes nothing; removing the CRDs
-// again reports no error.
+// deletes both; a converged controller writes nothing; removing the CRDs again
+// reports no error.
 //
 // The CRDs are cluster-scoped and shared by the package, so they are
 // installed only here and deleted when the test ends (other tests then see

@@ -9,14 +9,15 @@ import (
 // minimal valid item per provider kind, so a case can break exactly one rule
 // of an otherwise valid object.
 
-// listKind is a multi-instance provider kind (§4.1) with a minimal valid
-// item.
+// listKind is a multi-instance provider kind (docs/config-generation.md,
+// Layout, IDs and order) with a minimal valid item.
 type listKind struct {
 	path string // under spec
 	item string // YAML of a minimal valid item
 }
 
-// typedListKinds are the 13 typed list kinds of api.md §4.2.
+// typedListKinds are the 13 typed list kinds (docs/config-generation.md,
+// Layout, IDs and order).
 var typedListKinds = []listKind{
 	{"providers.inference.remote.vllm", `{endpoint: "http://vllm:8000/v1"}`},
 	{"providers.inference.remote.openai", `{apiKey: {name: openai, key: api-key}}`},
@@ -38,7 +39,8 @@ var typedListKinds = []listKind{
 var remoteInferenceKinds = typedListKinds[:6]
 
 // providerAPIs are the seven provider API keys with their disabledAPIs
-// spelling, in canonical order (§4.1).
+// spelling, in canonical order (docs/config-generation.md, Layout, IDs and
+// order).
 var providerAPIs = []struct{ key, disabled string }{
 	{"inference", "inference"},
 	{"vectorIo", "vector_io"},

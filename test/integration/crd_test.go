@@ -155,14 +155,15 @@ func checkPublishedDescriptions(dc *discovery.DiscoveryClient) error {
 }
 
 // celRuleCount is the number of x-kubernetes-validations entries of the
-// OGXServer schema (api.md §5).
+// OGXServer schema (docs/admission.md, Schema rules).
 const celRuleCount = 125
 
 var indexRe = regexp.MustCompile(`\[\d+\]`)
 
 // TestInvalidCasesCoverEveryCELRule makes sure the invalid table keeps
 // breaking every CEL entry of the installed OGXServer CRD at least once, and
-// that the CRD has the number of entries api.md §5 specifies.
+// that the CRD has the expected number of entries (docs/admission.md, Schema
+// rules).
 func TestInvalidCasesCoverEveryCELRule(t *testing.T) {
 	crd := getCRD(t, "ogxservers.ogx.io")
 	type rule struct{ node, message string }
@@ -188,7 +189,7 @@ func TestInvalidCasesCoverEveryCELRule(t *testing.T) {
 	}
 	walk(crd.Spec.Versions[0].Schema.OpenAPIV3Schema, "")
 	if len(rules) != celRuleCount {
-		t.Errorf("the OGXServer CRD has %d CEL entries, api.md §5 specifies %d", len(rules), celRuleCount)
+		t.Errorf("the OGXServer CRD has %d CEL entries, want %d", len(rules), celRuleCount)
 	}
 
 	covered := map[rule]bool{}

@@ -40,17 +40,18 @@ const (
 func gte(n int) string { return fmt.Sprintf("should be greater than or equal to %d", n) }
 func lte(n int) string { return fmt.Sprintf("should be less than or equal to %d", n) }
 
-// nonEmpty is the message of the §5.1 "non-empty if present" family.
+// nonEmpty is the message of the "non-empty if present" CEL family
+// (docs/admission.md, Schema rules).
 func nonEmpty(f string) string { return f + " must not be empty if specified" }
 
 const customPrefixMsg = "type must have a 'remote::' or 'inline::' prefix (e.g., 'remote::llama-guard', 'inline::my-provider')"
 
-// invalidCase is an OGXServer that breaks exactly one rule of api.md. patch
-// is merged (RFC 7386) into the base spec {distribution: {name: starter}};
-// want lists every error the apiserver must report, and nothing else may be
-// reported (apart from notCheckedNote). A rule that cannot be broken alone
-// (an empty doclingServe.baseUrl fails both minLength and its CEL rule)
-// lists both.
+// invalidCase is an OGXServer that breaks exactly one schema, CEL or validator
+// rule (docs/admission.md). patch is merged (RFC 7386) into the base spec
+// {distribution: {name: starter}}; want lists every error the apiserver must
+// report, and nothing else may be reported (apart from notCheckedNote). A rule
+// that cannot be broken alone (an empty doclingServe.baseUrl fails both
+// minLength and its CEL rule) lists both.
 type invalidCase struct {
 	name  string
 	patch string
@@ -59,9 +60,10 @@ type invalidCase struct {
 
 const baseSpec = `distribution: {name: starter}`
 
-// handWrittenInvalidCases cover §2–§5 one rule at a time.
+// handWrittenInvalidCases cover the schema and CEL rules one at a time,
+// grouped by the part of the spec they check.
 var handWrittenInvalidCases = []invalidCase{
-	// §3.1 / §3.2 top level and distribution.
+	// Top level and spec.distribution.
 	{"distribution-missing", `distribution: null`, []want{schemaErr("spec.distribution", required)}},
 	{"distribution-name-and-image", `distribution: {image: "quay.io/ogx/distribution:1.0"}`,
 		[]want{celErr("spec.distribution", "only one of name or image can be specified")}},
@@ -70,7 +72,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"distribution-neither", `distribution: {name: null}`,
 		[]want{celErr("spec.distribution", "one of name or image must be specified")}},
 
-	// §5.2 overrideConfig exclusions.
+	// overrideConfig exclusions.
 	{"overrideConfig-with-providers", `{overrideConfig: {name: cfg, key: config.yaml}, providers: {}}`,
 		[]want{celErr("spec", "overrideConfig and providers are mutually exclusive")}},
 	{"overrideConfig-with-resources", `{overrideConfig: {name: cfg, key: config.yaml}, resources: {}}`,
@@ -82,7 +84,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"overrideConfig-with-baseConfig", `{overrideConfig: {name: cfg, key: config.yaml}, baseConfig: {name: base, key: config.yaml}}`,
 		[]want{celErr("spec", "overrideConfig and baseConfig are mutually exclusive")}},
 
-	// §3.1 disabledAPIs and registryRefreshIntervalSeconds.
+	// disabledAPIs and registryRefreshIntervalSeconds.
 	{"disabledAPIs-unknown-api", `disabledAPIs: [safety]`, []want{schemaErr("spec.disabledAPIs[0]", enum)}},
 	{"disabledAPIs-camelCase-spelling", `disabledAPIs: [vectorIo]`, []want{schemaErr("spec.disabledAPIs[0]", enum)}},
 	{"disabledAPIs-more-than-7", `disabledAPIs: [files, files, files, files, files, files, files, files]`,
@@ -91,7 +93,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"registryRefreshIntervalSeconds-zero", `registryRefreshIntervalSeconds: 0`,
 		[]want{schemaErr("spec.registryRefreshIntervalSeconds", gte(1))}},
 
-	// §2 reference types.
+	// Reference types (SecretKeyRef, ConfigMapKeyRef).
 	{"baseConfig-key-missing", `baseConfig: {name: base}`, []want{schemaErr("spec.baseConfig.key", required)}},
 	{"baseConfig-name-missing", `baseConfig: {key: config.yaml}`, []want{schemaErr("spec.baseConfig.name", required)}},
 	{"baseConfig-name-empty", `baseConfig: {name: "", key: config.yaml}`, []want{schemaErr("spec.baseConfig.name", minLen1)}},
@@ -109,7 +111,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"secretKeyRef-key-missing", listPatch("providers.vectorIo.remote.pgvector", `{password: {name: pgvector}}`),
 		[]want{schemaErr("spec.providers.vectorIo.remote.pgvector[0].password.key", required)}},
 
-	// §3.3 resources.
+	// spec.resources.
 	{"models-empty-list", `resources: {models: []}`, []want{schemaErr("spec.resources.models", minItems1)}},
 	{"model-name-missing", `resources: {models: [{provider: vllm}]}`, []want{schemaErr("spec.resources.models[0].name", required)}},
 	{"model-name-empty", `resources: {models: [{name: ""}]}`, []want{schemaErr("spec.resources.models[0].name", minLen1)}},
@@ -122,7 +124,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"model-second-item-provider-empty", `resources: {models: [{name: a}, {name: b, provider: ""}]}`,
 		[]want{celErr("spec.resources.models[1]", nonEmpty("provider"))}},
 
-	// §3.4 storage.
+	// spec.storage.
 	{"kv-type-unknown", `storage: {kv: {type: memcached}}`, []want{schemaErr("spec.storage.kv.type", enum)}},
 	{"kv-redis-without-endpoint", `storage: {kv: {type: redis}}`,
 		[]want{celErr("spec.storage.kv", "endpoint is required when type is redis")}},
@@ -138,7 +140,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"sql-sqlite-with-connectionString", `storage: {sql: {connectionString: {name: pg, key: dsn}}}`,
 		[]want{celErr("spec.storage.sql", "connectionString is only valid when type is postgres")}},
 
-	// §3.5 network.
+	// spec.network.
 	{"network-port-zero", `network: {port: 0}`, []want{schemaErr("spec.network.port", gte(1))}},
 	{"network-port-65536", `network: {port: 65536}`, []want{schemaErr("spec.network.port", lte(65535))}},
 	{"network-tls-secretName-missing", `network: {tls: {}}`, []want{schemaErr("spec.network.tls.secretName", required)}},
@@ -152,7 +154,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"policy-egress-peer-wrong-type", `network: {policy: {egress: [{to: [{ipBlock: {cidr: 10}}]}]}}`,
 		[]want{schemaErr("spec.network.policy.egress[0].to[0].ipBlock.cidr", "must be of type string")}},
 
-	// §3.6 outbound TLS.
+	// spec.tls (outbound TLS).
 	{"trust-caCertificates-empty-list", `tls: {trust: {caCertificates: []}}`,
 		[]want{schemaErr("spec.tls.trust.caCertificates", minItems1)}},
 	{"trust-caCertificate-key-bad", `tls: {trust: {caCertificates: [{name: ca, key: "ca bundle.crt"}]}}`,
@@ -162,7 +164,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"identity-cert-missing", `tls: {identity: {key: {name: client, key: tls.key}}}`,
 		[]want{schemaErr("spec.tls.identity.cert", required)}},
 
-	// §3.7 workload.
+	// spec.workload.
 	{"replicas-negative", `workload: {replicas: -1}`, []want{schemaErr("spec.workload.replicas", gte(0))}},
 	{"workers-zero", `workload: {workers: 0}`, []want{schemaErr("spec.workload.workers", gte(1))}},
 	{"resourceClaims-empty-list", `workload: {resourceClaims: []}`, []want{schemaErr("spec.workload.resourceClaims", minItems1)}},
@@ -226,11 +228,11 @@ var handWrittenInvalidCases = []invalidCase{
 	{"overrides-volumeMount-mountPath-missing", `workload: {overrides: {volumeMounts: [{name: data}]}}`,
 		[]want{schemaErr("spec.workload.overrides.volumeMounts[0].mountPath", required)}},
 
-	// §3.8 monitoring.
+	// spec.monitoring.
 	{"metricsPort-zero", `monitoring: {metricsPort: 0}`, []want{schemaErr("spec.monitoring.metricsPort", gte(1))}},
 	{"metricsPort-70000", `monitoring: {metricsPort: 70000}`, []want{schemaErr("spec.monitoring.metricsPort", lte(65535))}},
 
-	// §4.3 / §4.4 inference.
+	// Inference providers.
 	{"vllm-endpoint-missing", listPatch("providers.inference.remote.vllm", `{maxTokens: 10}`),
 		[]want{schemaErr("spec.providers.inference.remote.vllm[0].endpoint", required)}},
 	{"vllm-endpoint-empty", listPatch("providers.inference.remote.vllm", `{endpoint: ""}`),
@@ -284,7 +286,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"watsonx-timeout-zero", listPatch("providers.inference.remote.watsonx", typedListKinds[5].item, `{timeout: 0}`),
 		[]want{schemaErr("spec.providers.inference.remote.watsonx[0].timeout", gte(1))}},
 
-	// §4.4 vectorIo.
+	// vectorIo providers.
 	{"pgvector-password-missing", listPatch("providers.vectorIo.remote.pgvector", `{host: pg}`),
 		[]want{schemaErr("spec.providers.vectorIo.remote.pgvector[0].password", required)}},
 	{"pgvector-host-empty", listPatch("providers.vectorIo.remote.pgvector", typedListKinds[6].item, `{host: ""}`),
@@ -326,7 +328,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"qdrant-timeout-zero", listPatch("providers.vectorIo.remote.qdrant", typedListKinds[8].item, `{timeout: 0}`),
 		[]want{schemaErr("spec.providers.vectorIo.remote.qdrant[0].timeout", gte(1))}},
 
-	// §4.4 toolRuntime and §4.5 VectorStoresConfig.
+	// toolRuntime providers and VectorStoresConfig.
 	{"braveSearch-apiKey-missing", listPatch("providers.toolRuntime.remote.braveSearch", `{maxResults: 3}`),
 		[]want{schemaErr("spec.providers.toolRuntime.remote.braveSearch[0].apiKey", required)}},
 	{"tavilySearch-maxResults-zero", listPatch("providers.toolRuntime.remote.tavilySearch", typedListKinds[10].item, `{maxResults: 0}`),
@@ -358,7 +360,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"builtin-defaultCompactThreshold-zero", `providers: {responses: {inline: {builtin: {compactionConfig: {defaultCompactThreshold: 0}}}}}`,
 		[]want{schemaErr("spec.providers.responses.inline.builtin.compactionConfig.defaultCompactThreshold", gte(1))}},
 
-	// §4.4 files, batches.
+	// files and batches providers.
 	{"s3-bucketName-missing", `providers: {files: {remote: {s3: {region: us-east-1}}}}`,
 		[]want{schemaErr("spec.providers.files.remote.s3.bucketName", required)}},
 	{"s3-region-empty", `providers: {files: {remote: {s3: {bucketName: b, region: ""}}}}`,
@@ -370,7 +372,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"reference-maxConcurrentBatches-zero", `providers: {batches: {inline: {reference: {maxConcurrentBatches: 0}}}}`,
 		[]want{schemaErr("spec.providers.batches.inline.reference.maxConcurrentBatches", gte(1))}},
 
-	// §4.4 fileProcessors.
+	// fileProcessors providers.
 	{"doclingServe-baseUrl-missing", `providers: {fileProcessors: {remote: {doclingServe: {defaultChunkSizeTokens: 512}}}}`,
 		[]want{schemaErr("spec.providers.fileProcessors.remote.doclingServe.baseUrl", required)}},
 	{"doclingServe-baseUrl-empty", `providers: {fileProcessors: {remote: {doclingServe: {baseUrl: ""}}}}`,
@@ -389,7 +391,7 @@ var handWrittenInvalidCases = []invalidCase{
 	{"docling-chunkSize-4097", `providers: {fileProcessors: {inline: {docling: {defaultChunkSizeTokens: 4097}}}}`,
 		[]want{schemaErr("spec.providers.fileProcessors.inline.docling.defaultChunkSizeTokens", lte(4096))}},
 
-	// §4.3 custom providers (the CEL rules of every location are generated below).
+	// Custom providers (the CEL rules of every location are generated below).
 	{"custom-type-missing", listPatch("providers.inference.remote.custom", `{id: guard}`),
 		[]want{schemaErr("spec.providers.inference.remote.custom[0].type", required)}},
 	{"custom-type-empty", listPatch("providers.inference.remote.custom", `{type: ""}`),
@@ -405,8 +407,8 @@ var handWrittenInvalidCases = []invalidCase{
 		[]want{schemaErr("spec.providers.batches.remote.custom", tooMany)}},
 }
 
-// generatedInvalidCases cover the CEL entries repeated on many nodes, so
-// every one of the 125 entries of §5 is exercised: id on every list kind,
+// generatedInvalidCases cover the CEL entries repeated on many nodes, so every
+// one of the 125 CEL entries of the CRD is exercised: id on every list kind,
 // the four proxy strings on every remote inference kind, the custom type
 // prefix and id on all 14 custom locations, and the disabledAPIs/providers
 // pairs.

@@ -16,8 +16,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 )
 
-// fullLLSD sets every field of the legacy spec (§10.1), including the ones
-// with schema defaults, so the stored spec must equal it exactly.
+// fullLLSD sets every field of the legacy spec, including the ones with schema
+// defaults, so the stored spec must equal it exactly.
 func fullLLSD(name string) *llsdv1alpha1.LlamaStackDistribution {
 	return &llsdv1alpha1.LlamaStackDistribution{
 		ObjectMeta: metav1.ObjectMeta{Name: name},

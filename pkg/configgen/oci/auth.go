@@ -94,7 +94,8 @@ func bearer(chs []challenge) (challenge, bool) {
 	return challenge{}, false
 }
 
-// tokenKey identifies a cached token (config spec §3.4 step 8).
+// tokenKey identifies a cached token: realm, service and scope of the
+// challenge.
 type tokenKey struct{ realm, service, scope string }
 
 type cachedToken struct {

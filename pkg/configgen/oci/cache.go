@@ -5,7 +5,8 @@ import (
 	"sync"
 )
 
-// cacheSize is the number of resolutions kept (config spec §3.6).
+// cacheSize is the number of resolutions kept (docs/config-generation.md,
+// Resolution cache).
 const cacheSize = 64
 
 // entry is one cached resolution. Only successes are cached; the

@@ -1,5 +1,7 @@
-// Package oci reads a distribution's base config.yaml from the labels of
-// its container image (config spec §3.3–§3.8).
+// Package oci reads a distribution's base config.yaml from the labels of its
+// container image (docs/config-generation.md, From image labels and the
+// sections after it; the error and warning IDs in comments are those of its
+// section Errors and warnings).
 //
 // It speaks the OCI Distribution v2 protocol with net/http only: anonymous
 // bearer tokens, tag-to-digest resolution with one HEAD, image index to

@@ -7,9 +7,10 @@ import (
 	"net"
 )
 
-// UnavailableError is every failure of a resolution, in the wording of
-// config spec §3.8; the controller reports it with reason
-// BaseConfigUnavailable. Err is the cause.
+// UnavailableError is every failure of a resolution, worded to tell the user
+// to set spec.baseConfig (docs/config-generation.md, When the base cannot be
+// read); the controller reports it with reason BaseConfigUnavailable. Err is
+// the cause.
 type UnavailableError struct {
 	Image string
 	Err   error

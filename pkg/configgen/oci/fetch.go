@@ -55,7 +55,8 @@ func (s *session) fetch(method, path, accept string, limit int64, tooBig string)
 	return out, nil
 }
 
-// status maps a final status code (config spec §3.4 step 9).
+// status maps a final status code to its error (docs/config-generation.md,
+// Registry access).
 func (s *session) status(code int, url string) error {
 	switch {
 	case code >= 200 && code <= 299:
@@ -97,9 +98,9 @@ func (s *session) send(method, path, accept string) (*http.Response, string, err
 	return resp, url, nil
 }
 
-// attempt sends one request over HTTPS, or, for loopback and insecure
-// hosts, over plain HTTP after an HTTPS transport failure (config spec
-// §3.4 step 2). A host once reached over HTTP is contacted over HTTP next.
+// attempt sends one request over HTTPS, or, for loopback and insecure hosts,
+// over plain HTTP after an HTTPS transport failure. A host once reached over
+// HTTP is contacted over HTTP next.
 func (s *session) attempt(method, path, accept, token string) (*http.Response, string, error) {
 	host := s.ref.host
 	schemes := []string{"https"}

@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// The label contract of config spec §3.3.
+// The labels a distribution image carries its base config in
+// (docs/config-generation.md, From image labels).
 const (
 	LabelDefaultConfig = "com.ogx.distribution.default-config"
 	LabelConfigPrefix  = "com.ogx.config."

@@ -10,7 +10,8 @@ import (
 	"strings"
 )
 
-// Manifest media types (config spec §3.4 step 5).
+// Manifest media types, the Accept list of manifest requests and the body
+// limits (docs/config-generation.md, Registry access).
 const (
 	mtOCIIndex        = "application/vnd.oci.image.index.v1+json"
 	mtDockerList      = "application/vnd.docker.distribution.manifest.list.v2+json"
@@ -130,9 +131,10 @@ func genericType(mt string) bool {
 	return false
 }
 
-// selectPlatform picks an index entry (config spec §3.5): an exact os/arch
-// match (variant too when both sides give one), else the first linux entry
-// with a warning. Attestations (unknown/unknown) are never picked.
+// selectPlatform picks an index entry (docs/config-generation.md, Platform
+// selection): an exact os/arch match (variant too when both sides give one),
+// else the first linux entry with a warning. Attestations (unknown/unknown)
+// are never picked.
 func selectPlatform(entries []descriptor, want platform, image string) (descriptor, string, error) {
 	var fallback *descriptor
 	for i := range entries {

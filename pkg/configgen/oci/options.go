@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// Defaults of config spec §3.5 and §3.7.
+// Defaults (docs/config-generation.md, Platform selection, Limits and
+// timeouts).
 const (
 	DefaultPlatform = "linux/amd64"
 	DefaultTimeout  = 30 * time.Second
@@ -50,7 +51,7 @@ var dialControl func(network, address string, c syscall.RawConn) error
 
 // NewHTTPClient is the client used when Options.Client is nil: the proxy of
 // the environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and the dial, TLS
-// handshake and response-header timeouts of config spec §3.7. Redirects are
+// handshake and response-header timeouts (5 s, 5 s, 10 s). Redirects are
 // limited by the Resolver.
 func NewHTTPClient(roots *x509.CertPool) *http.Client {
 	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second, Control: dialControl}

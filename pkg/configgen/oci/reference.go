@@ -21,7 +21,8 @@ type imageRef struct {
 	tag, digest string
 }
 
-// parseReference applies config spec §3.4 step 1.
+// parseReference parses an image reference: docker.io is contacted as
+// registry-1.docker.io, the default tag is latest, a digest wins over a tag.
 func parseReference(s string) (*imageRef, error) {
 	named, err := reference.ParseNormalizedNamed(s)
 	if err != nil {

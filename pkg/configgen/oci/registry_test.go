@@ -24,8 +24,9 @@ const (
 )
 
 // fakeRegistry is an OCI Distribution v2 registry on loopback with a switch
-// for each scenario of config spec §3.9. It counts requests per
-// "METHOD path".
+// for each scenario the resolver tests cover (auth modes, indexes, digest
+// mismatches, sizes, slowness, status codes, labels, redirects). It counts
+// requests per "METHOD path".
 type fakeRegistry struct {
 	t   *testing.T
 	srv *httptest.Server

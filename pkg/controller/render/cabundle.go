@@ -9,9 +9,10 @@ import (
 	"strings"
 )
 
-// Limits of the assembled CA bundle (controller spec 7.2). The size limit is
-// the API server's limit on a ConfigMap's data: a larger bundle could never
-// be written. The count limit bounds the work of every TLS client in the pod.
+// Limits of the assembled CA bundle (docs/children.md, CA bundle ConfigMap).
+// The size limit is the API server's limit on a ConfigMap's data: a larger
+// bundle could never be written. The count limit bounds the work of every TLS
+// client in the pod.
 const (
 	MaxCABundleBytes        = 1 << 20
 	MaxCABundleCertificates = 1000
@@ -81,9 +82,10 @@ func AssembleCABundle(sources []CASource) (bundle string, count int, warnings []
 	return bundle, len(certs), warnings, nil
 }
 
-// extractCertificates applies the per-key rule of controller spec 7.2. Empty
-// or whitespace-only data contributes nothing (a trusted-CA ConfigMap without
-// custom CAs is normal); other data must yield at least one certificate.
+// extractCertificates applies the per-key rule of docs/children.md, CA bundle
+// ConfigMap. Empty or whitespace-only data contributes nothing (a trusted-CA
+// ConfigMap without custom CAs is normal); other data must yield at least one
+// certificate.
 func extractCertificates(key, data string) ([]string, error) {
 	rest := []byte(data)
 	if len(bytes.TrimSpace(rest)) == 0 {

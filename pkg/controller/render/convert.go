@@ -32,10 +32,11 @@ func toApply[T any](v any) *T {
 
 // The functions below write, on deep copies of user input, the defaults the
 // API server would add inside atomic structs and lists. Extract<Kind> returns
-// an atomic value whole, defaults included, so without them a converged
-// object would never compare equal to the desired one and every pass would
-// send a no-op apply (controller spec 3.4.2). Defaults of granular fields need
-// no such treatment: they are not part of ogx-controller's field set.
+// an atomic value whole, defaults included, so without them a converged object
+// would never compare equal to the desired one and every pass would send a
+// no-op apply (docs/controllers.md, No-op skip and drift). Defaults of
+// granular fields need no such treatment: they are not part of
+// ogx-controller's field set.
 
 // defaultFieldRef fills apiVersion of an ObjectFieldSelector (an atomic
 // struct) as the API server does.

@@ -17,9 +17,9 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// Managed volumes of the pod (controller spec 6.3.4). Their names are
-// reserved: a user volume of the same name is an InvalidSpecError even when
-// the managed volume is absent, so that switching a feature on never
+// Managed volumes of the pod (docs/children.md, Volumes and mounts). Their
+// names are reserved: a user volume of the same name is an InvalidSpecError
+// even when the managed volume is absent, so that switching a feature on never
 // collides with a user volume.
 const (
 	VolumeStorage        = "ogx-storage"
@@ -29,8 +29,9 @@ const (
 	VolumeClientIdentity = "client-identity"
 )
 
-// Mount paths and files inside the server container. The env variables of
-// 6.3.6 point at these paths, and override configs may reference them.
+// Mount paths and files inside the server container. The env variables of the
+// Environment section of docs/children.md point at these paths, and override
+// configs may reference them.
 const (
 	UserConfigMountPath     = "/etc/ogx/"
 	UserConfigFile          = "config.yaml"
@@ -44,7 +45,8 @@ const (
 	HealthPath              = "/v1/health"
 )
 
-// Environment variable names set by ogx-controller (controller spec 6.3.6).
+// Environment variable names set by ogx-controller (docs/children.md,
+// Environment).
 const (
 	EnvHFHome                  = "HF_HOME"
 	EnvSSLCertFile             = "SSL_CERT_FILE"
@@ -120,8 +122,8 @@ func identity(spec *ogxv1beta1.OGXServerSpec) *ogxv1beta1.ClientIdentitySpec {
 	return spec.TLS.Identity
 }
 
-// Deployment renders the Deployment N (controller spec 6.3). It returns an
-// *InvalidSpecError for the render-time user errors of 6.3.4 (reserved or
+// Deployment renders the Deployment N (docs/children.md, Deployment). It
+// returns an *InvalidSpecError for the render-time user errors (reserved or
 // duplicate volume names, duplicate mount paths, duplicate spread-constraint
 // keys): the API server would answer such an apply with HTTP 500, which the
 // controller would retry forever as a transient error.
@@ -164,7 +166,8 @@ func Deployment(s *ogxv1beta1.OGXServer, in *Inputs) (*appsv1ac.DeploymentApplyC
 		WithSpec(ds), nil
 }
 
-// templateAnnotations are the rollout annotations of 6.3.5 that apply.
+// templateAnnotations are the rollout annotations that apply
+// (docs/children.md, Rollout annotations).
 func templateAnnotations(spec *ogxv1beta1.OGXServerSpec, in *Inputs) map[string]string {
 	ann := map[string]string{}
 	set := func(cond bool, key, value string) {
@@ -272,10 +275,10 @@ func container(s *ogxv1beta1.OGXServer, in *Inputs) *corev1ac.ContainerApplyConf
 	return c
 }
 
-// containerResources applies the defaults of 6.3.3 to a deep copy of
-// workload.resources (claims kept): requests of W cores and 1Gi where missing
-// or zero, and, only when workers is given, limits equal to the requests
-// where missing or zero.
+// containerResources applies the resource defaults (docs/children.md,
+// Container) to a deep copy of workload.resources (claims kept): requests of W
+// cores and 1Gi where missing or zero, and, only when workers is given, limits
+// equal to the requests where missing or zero.
 func containerResources(spec *ogxv1beta1.OGXServerSpec) corev1.ResourceRequirements {
 	var r corev1.ResourceRequirements
 	if spec.Workload != nil && spec.Workload.Resources != nil {
@@ -302,7 +305,8 @@ func containerResources(spec *ogxv1beta1.OGXServerSpec) corev1.ResourceRequireme
 	return r
 }
 
-// volumes lists the pod volumes in the order of 6.3.4.
+// volumes lists the pod volumes in the order of docs/children.md, Volumes
+// and mounts.
 func volumes(s *ogxv1beta1.OGXServer, in *Inputs) []*corev1ac.VolumeApplyConfiguration {
 	spec := &s.Spec
 	var out []*corev1ac.VolumeApplyConfiguration
@@ -364,14 +368,14 @@ func volumes(s *ogxv1beta1.OGXServer, in *Inputs) []*corev1ac.VolumeApplyConfigu
 	return out
 }
 
-// managedMount is one mount of 6.3.4 with the condition that makes it
+// managedMount is one managed mount with the condition that makes it
 // present.
 type managedMount struct {
 	volume, path string
 	readOnly     bool
 }
 
-// managedMounts lists the managed mounts present, in the order of 6.3.4
+// managedMounts lists the managed mounts present, in the documented order
 // (which differs from the volume order: user-config comes before ca-bundle).
 func managedMounts(spec *ogxv1beta1.OGXServerSpec, in *Inputs) []managedMount {
 	out := []managedMount{{volume: VolumeStorage, path: spec.MountPath()}}
@@ -405,11 +409,11 @@ func volumeMounts(spec *ogxv1beta1.OGXServerSpec, in *Inputs) []*corev1ac.Volume
 	return out
 }
 
-// env builds the container environment in the exact order of 6.3.6 and
-// applies the override rule: a user entry replaces every managed entry of
-// the same name and moves to the end, and of repeated user names only the
-// last occurrence is kept (env is a keyed list for apply, so a repeated name
-// would be rejected).
+// env builds the container environment in the exact order of docs/children.md,
+// Environment, and applies the override rule: a user entry replaces every
+// managed entry of the same name and moves to the end, and of repeated user
+// names only the last occurrence is kept (env is a keyed list for apply, so a
+// repeated name would be rejected).
 func env(spec *ogxv1beta1.OGXServerSpec, in *Inputs) []*corev1ac.EnvVarApplyConfiguration {
 	type kv struct{ name, value string }
 	mp := spec.MountPath()
@@ -483,9 +487,9 @@ func env(spec *ogxv1beta1.OGXServerSpec, in *Inputs) []*corev1ac.EnvVarApplyConf
 	return out
 }
 
-// checkPodLists finds the render-time user errors of 6.3.4: duplicate keys
-// in the keyed lists of the pod template that come from the user, and user
-// volumes that take a managed volume's name.
+// checkPodLists finds the render-time user errors (docs/children.md,
+// Render-time errors): duplicate keys in the keyed lists of the pod template
+// that come from the user, and user volumes that take a managed volume's name.
 func checkPodLists(spec *ogxv1beta1.OGXServerSpec, in *Inputs) error {
 	ov := overrides(spec)
 	reserved := managedVolumeNames()

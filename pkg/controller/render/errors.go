@@ -4,8 +4,8 @@ package render
 // admission but would make the API server reject the apply (for example a
 // duplicate key in a keyed list, which the API server answers with HTTP 500
 // and the controller would otherwise retry forever as transient). Controllers
-// classify it as a user error with reason InvalidSpec (controller spec 3.6,
-// 6.3.4).
+// classify it as a user error with reason InvalidSpec (docs/children.md,
+// Render-time errors).
 type InvalidSpecError struct {
 	// Field is the path of the offending spec field, relative to spec, for
 	// example "workload.overrides.volumes[2]".

@@ -18,8 +18,8 @@ type SecretHashEntry struct {
 	Value []byte
 }
 
-// SecretHash is the secret.hash/referenced value (controller spec 6.3.5,
-// config spec 11.4): h16 of the sorted, "|"-joined entries
+// SecretHash is the secret.hash/referenced value (docs/children.md, Rollout
+// annotations): h16 of the sorted, "|"-joined entries
 // "<ENV>=<secret>/<key>@<h16 of the value>". It is empty without entries,
 // which means the annotation is omitted. Only the value's hash enters the
 // string, so the annotation never reveals Secret content.

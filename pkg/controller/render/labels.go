@@ -2,12 +2,13 @@ package render
 
 import ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 
-// Label sets of controller spec §5. Each child kind carries an exact set:
-// the upstream operator's sets are kept so that its objects are taken over in
-// place, and a label added to a set changes the selector semantics of
-// whoever selects on it (the ServiceMonitor selects Services by instance), so
-// every set is spelled out here instead of being assembled ad hoc by callers.
-// Every function returns a fresh map the caller may modify.
+// Label sets of the children (docs/children.md, Labels). Each child kind
+// carries an exact set: the upstream operator's sets are kept so that its
+// objects are taken over in place, and a label added to a set changes the
+// selector semantics of whoever selects on it (the ServiceMonitor selects
+// Services by instance), so every set is spelled out here instead of being
+// assembled ad hoc by callers. Every function returns a fresh map the caller
+// may modify.
 
 const (
 	// LabelKubernetesName is the namespace name label the API server sets on

@@ -8,11 +8,12 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// The monitoring.coreos.com kinds (controller spec 6.11, 6.12). No Go types
-// or applyconfigurations exist for them in this module, so they are rendered
-// as unstructured objects holding only JSON-compatible values (string, int64,
-// bool, map[string]any, []any), which keeps them deep-copyable and makes
-// their JSON byte-identical for equal inputs (encoding/json sorts map keys).
+// The monitoring.coreos.com kinds (docs/children.md, ServiceMonitor and
+// PrometheusRule). No Go types or applyconfigurations exist for them in this
+// module, so they are rendered as unstructured objects holding only
+// JSON-compatible values (string, int64, bool, map[string]any, []any), which
+// keeps them deep-copyable and makes their JSON byte-identical for equal
+// inputs (encoding/json sorts map keys).
 const (
 	MonitoringAPIVersion = "monitoring.coreos.com/v1"
 	KindServiceMonitor   = "ServiceMonitor"
@@ -38,15 +39,16 @@ var apiInfoRules = []struct{ api, series string }{
 	{"agentic", "ogx_responses_agentic_calls_total"},
 }
 
-// ServiceMonitor renders N-service-monitor (controller spec 6.11). It selects
-// Services by managed-by, part-of and instance, so only N-service matches:
-// adopted L-service objects and other instances' Services lack one of them.
+// ServiceMonitor renders N-service-monitor (docs/children.md, ServiceMonitor
+// and PrometheusRule). It selects Services by managed-by, part-of and
+// instance, so only N-service matches: adopted L-service objects and other
+// instances' Services lack one of them.
 //
 // serverCA reports that the server TLS Secret has a ca.crt key; it matters
 // only when the metrics are served on the TLS-protected API port (M = P with
 // spec.network.tls): the scrape then verifies against that CA with the
 // Service's DNS name, or skips verification without a CA, as the status probe
-// does (10.5).
+// does (docs/status.md, Server probe).
 func ServiceMonitor(s *ogxv1beta1.OGXServer, _ *Inputs, serverCA bool) *unstructured.Unstructured {
 	spec := &s.Spec
 	endpoint := map[string]any{
@@ -88,9 +90,9 @@ func scrapeTLSConfig(s *ogxv1beta1.OGXServer, secretName string, serverCA bool) 
 	}
 }
 
-// PrometheusRule renders N-prometheus-rules (controller spec 6.12): one
-// group of recording rules that turn the presence of each API's series into
-// ogx:api_info:max{api=...} 0 or 1.
+// PrometheusRule renders N-prometheus-rules (docs/children.md, ServiceMonitor
+// and PrometheusRule): one group of recording rules that turn the presence of
+// each API's series into ogx:api_info:max{api=...} 0 or 1.
 func PrometheusRule(s *ogxv1beta1.OGXServer, _ *Inputs) *unstructured.Unstructured {
 	rules := make([]any, 0, len(apiInfoRules))
 	for _, r := range apiInfoRules {

@@ -12,8 +12,8 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// The ServiceMonitor and PrometheusRule (controller spec 6.11, 6.12,
-// invariant I-26).
+// The ServiceMonitor and PrometheusRule (docs/children.md, ServiceMonitor and
+// PrometheusRule).
 
 func monitoring(s *ogxv1beta1.OGXServerSpec) *ogxv1beta1.MonitoringSpec {
 	if s.Monitoring == nil {
@@ -181,8 +181,8 @@ func TestServiceMonitorSelectsOnlyItsService(t *testing.T) {
 	}
 }
 
-// Equal arguments give byte-identical JSON (invariant I-3), and the objects
-// survive a deep copy (only JSON-compatible values).
+// Equal arguments give byte-identical JSON (render is deterministic), and the
+// objects survive a deep copy (only JSON-compatible values).
 func TestMonitoringDeterministic(t *testing.T) {
 	muts := []func(*ogxv1beta1.OGXServerSpec){serverTLS, func(s *ogxv1beta1.OGXServerSpec) {
 		monitoring(s).MetricsPort = ptr.To[int32](8321)

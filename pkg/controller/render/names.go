@@ -1,8 +1,7 @@
 package render
 
-// Contract labels and annotations (API spec §9, controller spec §5). Values
-// are kept from the upstream operator so its children are taken over in
-// place.
+// Contract labels and annotations (docs/children.md, Labels). Values are kept
+// from the upstream operator so its children are taken over in place.
 const (
 	LabelManagedBy       = "app.kubernetes.io/managed-by"
 	LabelPartOf          = "app.kubernetes.io/part-of"

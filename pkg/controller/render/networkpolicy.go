@@ -22,7 +22,7 @@ const (
 	policyGroupMonitoring = "monitoring"
 )
 
-// NetworkPolicy renders N-network-policy (controller spec 6.6).
+// NetworkPolicy renders N-network-policy (docs/children.md, NetworkPolicy).
 //
 // The default ingress rules always come first, whatever the user adds: rule A
 // admits the server port from this namespace, the controller's namespace (the

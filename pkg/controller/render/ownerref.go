@@ -27,7 +27,7 @@ func OwnerReference(s *ogxv1beta1.OGXServer) *metav1ac.OwnerReferenceApplyConfig
 // ownerRefs returns the owner reference as a variadic list, or nothing when
 // the OGXServer has no UID. In a cluster the UID is always set; offline,
 // `ogx-controller render` emits ownerReferences only when the input carries
-// metadata.uid (config spec §15), and an owner reference with an empty UID
+// metadata.uid (docs/cli.md, Output), and an owner reference with an empty UID
 // would be rejected by the API server anyway.
 func ownerRefs(s *ogxv1beta1.OGXServer) []*metav1ac.OwnerReferenceApplyConfiguration {
 	if s.UID == "" {

@@ -10,9 +10,9 @@ import (
 // anyuid SecurityContextConstraints; the server image may run as a fixed UID.
 const AnyUIDClusterRole = "system:openshift:scc:anyuid"
 
-// RoleBinding renders N-rb (controller spec 6.10). The subject is always
-// N-sa, even with overrides.serviceAccountName: a user-chosen account gets
-// its SCC from the user, as upstream.
+// RoleBinding renders N-rb (docs/children.md, ServiceAccount and RoleBinding).
+// The subject is always N-sa, even with overrides.serviceAccountName: a
+// user-chosen account gets its SCC from the user, as upstream.
 func RoleBinding(s *ogxv1beta1.OGXServer, _ *Inputs) *rbacv1ac.RoleBindingApplyConfiguration {
 	return rbacv1ac.RoleBinding(RoleBindingName(s.Name), s.Namespace).
 		WithLabels(ChildLabels()).

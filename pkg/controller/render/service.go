@@ -21,9 +21,9 @@ func separateMetricsPort(spec *ogxv1beta1.OGXServerSpec) bool {
 	return spec.MonitoringEnabled() && spec.MetricsPort() != spec.Port()
 }
 
-// Service renders N-service (controller spec 6.4). It carries the instance
-// label in addition to the upstream three so that the ServiceMonitor selects
-// only this instance's Service.
+// Service renders N-service (docs/children.md, Service). It carries the
+// instance label in addition to the upstream three so that the ServiceMonitor
+// selects only this instance's Service.
 func Service(s *ogxv1beta1.OGXServer, _ *Inputs) *corev1ac.ServiceApplyConfiguration {
 	spec := &s.Spec
 	p := spec.Port()

@@ -4,10 +4,10 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// Presence of the optional children (controller spec 6.1). The controllers
-// delete an owned child whose Want function turns false (except the PVC and
-// the RoleBinding, which are never deleted), and `render` prints exactly the
-// children these functions select.
+// Presence of the optional children (docs/children.md, Names and presence).
+// The controllers delete an owned child whose Want function turns false
+// (except the PVC and the RoleBinding, which are never deleted), and `render`
+// prints exactly the children these functions select.
 
 // WantHPA reports whether N-hpa exists: autoscaling on.
 func WantHPA(s *ogxv1beta1.OGXServer) bool {

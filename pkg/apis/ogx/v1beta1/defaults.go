@@ -33,7 +33,7 @@ const WatchLabel = "ogx.io/watch"
 // ConfigMode says where the server's config.yaml comes from.
 type ConfigMode string
 
-// The three config modes (config spec §1).
+// The three config modes (docs/config-generation.md, Config modes).
 const (
 	// ConfigModeOverride uses spec.overrideConfig verbatim.
 	ConfigModeOverride ConfigMode = "override"

@@ -9,7 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Fixed names of the storage secret variables (API spec §3.4).
+// Fixed names of the storage secret variables (docs/config-generation.md,
+// Secret env vars).
 const (
 	EnvStorageKVPassword          = "OGX_STORAGE_KV_PASSWORD"
 	EnvStorageSQLConnectionString = "OGX_STORAGE_SQL_CONNECTION_STRING"
@@ -78,12 +79,12 @@ type SecretEnvVar struct {
 }
 
 // SecretEnv collects the Secret-backed variables of spec.providers and
-// spec.storage (API spec §4.6): providers in canonical order, then the storage
-// kv and sql references. Two references with the same name and the same
-// Secret key are one variable. The result is sorted by name. Errors name the
-// later of two colliding references, and any reference whose name is reserved
-// or not a valid variable name. Admission (check A8) and config generation
-// both call this, so they can never disagree.
+// spec.storage (docs/config-generation.md, Secret env vars): providers in
+// canonical order, then the storage kv and sql references. Two references with
+// the same name and the same Secret key are one variable. The result is sorted
+// by name. Errors name the later of two colliding references, and any
+// reference whose name is reserved or not a valid variable name. Admission
+// (check A8) and config generation both call this, so they can never disagree.
 func SecretEnv(spec *OGXServerSpec) ([]SecretEnvVar, field.ErrorList) {
 	var (
 		vars []SecretEnvVar

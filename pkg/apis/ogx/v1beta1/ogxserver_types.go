@@ -5,8 +5,8 @@ import (
 )
 
 // OGXServer runs one OGX (Open GenAI Stack) server: ogx-controller turns it
-// into a Deployment, a Service, generated config and the other children named
-// in the controller spec, and reports what it sees in the status.
+// into a Deployment, a Service, generated config and its other child
+// objects, and reports what it sees in the status.
 //
 // +genclient
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

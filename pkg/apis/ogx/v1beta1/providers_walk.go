@@ -59,7 +59,8 @@ type ProviderEntry struct {
 	Kind string
 	// Index is the item's index in a list kind; -1 for a singleton.
 	Index int
-	// ID is the derived provider ID (API spec §4.2).
+	// ID is the derived provider ID (docs/config-generation.md, Layout, IDs
+	// and order).
 	ID string
 	// ExplicitID reports whether ID came from the item's id field.
 	ExplicitID bool
@@ -179,8 +180,9 @@ func secret(ref *SecretKeyRef, jsonName, envSuffix, configKey string) SecretFiel
 	return s
 }
 
-// Entries lists every declared provider in canonical order: APIs in the order
-// of the API spec §4.1, remote before inline, kinds in table order with custom
+// Entries lists every declared provider in canonical order
+// (docs/config-generation.md, Layout, IDs and order): APIs in the order of the
+// API constants above, remote before inline, kinds in table order with custom
 // last, list items by index. A nil receiver has no entries.
 func (p *ProvidersSpec) Entries() []ProviderEntry {
 	if p == nil {

@@ -26,9 +26,9 @@ var (
 	rfc1035LabelRE = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 )
 
-// Validate runs every admission check on obj and returns all failures, in the
-// API spec's report order: A1, A2, A3, A4/A5 (adopt-storage, then
-// adopt-networking), A6, A7, A8, A9, A10, A11.
+// Validate runs every admission check on obj and returns all failures, in
+// report order: A1, A2, A3, A4/A5 (adopt-storage, then adopt-networking), A6,
+// A7, A8, A9, A10, A11. The check IDs are those of docs/admission.md, Checks.
 func Validate(obj *ogxv1beta1.OGXServer) field.ErrorList {
 	var errs field.ErrorList
 	spec := &obj.Spec

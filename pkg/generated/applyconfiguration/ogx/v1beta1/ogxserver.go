@@ -28,8 +28,8 @@ import (
 // with apply.
 //
 // OGXServer runs one OGX (Open GenAI Stack) server: ogx-controller turns it
-// into a Deployment, a Service, generated config and the other children named
-// in the controller spec, and reports what it sees in the status.
+// into a Deployment, a Service, generated config and its other child
+// objects, and reports what it sees in the status.
 type OGXServerApplyConfiguration struct {
 	v1.TypeMetaApplyConfiguration    `json:""`
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
