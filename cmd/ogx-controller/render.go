@@ -481,9 +481,9 @@ func (r *renderRun) resolveBase() ([]byte, error) {
 			return nil, err
 		}
 		if cm != nil {
-			b, err := configgen.BaseFromConfigMap(cm, ref.Key)
-			if err != nil {
-				return nil, failed(err)
+			b, ok := configgen.BaseFromConfigMap(cm, ref.Key)
+			if !ok {
+				return nil, failedf("%s", render.MissingConfigMapKeyMessage(render.WhatBaseConfig, cm.Namespace, cm.Name, ref.Key))
 			}
 			return b, nil
 		}
@@ -705,7 +705,7 @@ func (r *renderRun) serverTLSHash() (string, error) {
 	for i, k := range []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey} {
 		v, ok := secretValue(sec, k)
 		if !ok {
-			return "", failedf("server TLS Secret %s/%s lacks key %s", s.Namespace, t.SecretName, k)
+			return "", failedf("%s", render.MissingServerTLSKeyMessage(s.Namespace, t.SecretName, k))
 		}
 		pair[i] = v
 	}
@@ -884,7 +884,7 @@ func (c *cluster) secretKey(ref ogxv1beta1.SecretKeyRef, path, env string) ([]by
 	}
 	v, ok := secretValue(sec, ref.Key)
 	if !ok {
-		return nil, false, failedf("Secret %s/%s has no key %q (env %s)", c.namespace, ref.Name, ref.Key, env)
+		return nil, false, failedf("%s", render.MissingSecretKeyMessage(c.namespace, ref.Name, ref.Key, env))
 	}
 	return v, true, nil
 }

@@ -24,16 +24,18 @@ func ParseServer(data []byte) (*v1beta1.OGXServer, error) {
 }
 
 // BaseFromConfigMap returns the base config of spec.baseConfig from its
-// ConfigMap: data[key], else binaryData[key]. An empty value is returned as
-// is; Generate reports it as a parse error.
-func BaseFromConfigMap(cm *corev1.ConfigMap, key string) ([]byte, error) {
+// ConfigMap: data[key], else binaryData[key], and whether the key exists.
+// An empty value is returned as is; Generate reports it as a parse error.
+// The message of a missing key is the caller's (the controller and render
+// share render.MissingConfigMapKeyMessage).
+func BaseFromConfigMap(cm *corev1.ConfigMap, key string) ([]byte, bool) {
 	if v, ok := cm.Data[key]; ok {
-		return []byte(v), nil
+		return []byte(v), true
 	}
 	if v, ok := cm.BinaryData[key]; ok {
-		return v, nil
+		return v, true
 	}
-	return nil, fmt.Errorf("failed to find base ConfigMap key '%s' in ConfigMap %s/%s", key, cm.Namespace, cm.Name)
+	return nil, false
 }
 
 // Sources of a base config, for status.resolvedDistribution.configSource.

@@ -9,6 +9,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
 // baseResolveTTL is how long one OCI base-config resolution (or failure) is
@@ -55,7 +56,7 @@ func (g *Generator) Generate(ctx context.Context, s *v1beta1.OGXServer) (Generat
 		digest string
 	)
 	if ref := s.Spec.BaseConfig; ref != nil {
-		text, err := g.refs.configMapKey(ctx, s.Namespace, *ref, "spec.baseConfig", prefixBaseConfig, "base config")
+		text, err := g.refs.configMapKey(ctx, s.Namespace, *ref, "spec.baseConfig", prefixBaseConfig, render.WhatBaseConfig)
 		if err != nil {
 			return GeneratedConfig{}, err
 		}

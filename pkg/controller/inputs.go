@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -126,11 +127,12 @@ func (r *resolver) serverTLSHash(ctx context.Context, s *ogxv1beta1.OGXServer) (
 		return "", nil
 	}
 	path := field.NewPath("spec", "network", "tls", "secretName").String()
-	crt, err := r.refs.secretKey(ctx, s.Namespace, ogxv1beta1.SecretKeyRef{Name: t.SecretName, Key: "tls.crt"}, path, "OGX_TLS_CERTFILE")
+	missing := func(ns, name, key, _ string) string { return render.MissingServerTLSKeyMessage(ns, name, key) }
+	crt, err := r.refs.secretKeyWith(ctx, s.Namespace, ogxv1beta1.SecretKeyRef{Name: t.SecretName, Key: corev1.TLSCertKey}, path, "OGX_TLS_CERTFILE", missing)
 	if err != nil {
 		return "", err
 	}
-	key, err := r.refs.secretKey(ctx, s.Namespace, ogxv1beta1.SecretKeyRef{Name: t.SecretName, Key: "tls.key"}, path, "OGX_TLS_KEYFILE")
+	key, err := r.refs.secretKeyWith(ctx, s.Namespace, ogxv1beta1.SecretKeyRef{Name: t.SecretName, Key: corev1.TLSPrivateKeyKey}, path, "OGX_TLS_KEYFILE", missing)
 	if err != nil {
 		return "", err
 	}

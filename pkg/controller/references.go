@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
 // Message prefixes kept from the upstream operator (docs/controllers.md,
@@ -80,12 +81,19 @@ func (r *references) configMapKey(ctx context.Context, ns string, ref ogxv1beta1
 	if v, ok := cm.BinaryData[ref.Key]; ok {
 		return string(v), nil
 	}
-	return "", NewUserError(ReasonReferenceNotFound, "failed to find %s key '%s' in ConfigMap %s/%s", what, ref.Key, ns, ref.Name)
+	return "", NewUserError(ReasonReferenceNotFound, "%s", render.MissingConfigMapKeyMessage(what, ns, ref.Name, ref.Key))
 }
 
 // secretKey returns one key of a referenced Secret; env names the variable
 // it feeds, for the message.
 func (r *references) secretKey(ctx context.Context, ns string, ref ogxv1beta1.SecretKeyRef, path, env string) ([]byte, error) {
+	return r.secretKeyWith(ctx, ns, ref, path, env, render.MissingSecretKeyMessage)
+}
+
+// secretKeyWith is secretKey with the message of a missing key given by
+// missing (the serving certificate's reads differently).
+func (r *references) secretKeyWith(ctx context.Context, ns string, ref ogxv1beta1.SecretKeyRef, path, env string,
+	missing func(ns, name, key, env string) string) ([]byte, error) {
 	s, err := r.secret(ctx, ns, ref.Name, path, fmt.Sprintf("failed to resolve secret %s/%s for env %s", ns, ref.Name, env))
 	if err != nil {
 		return nil, err
@@ -95,7 +103,7 @@ func (r *references) secretKey(ctx context.Context, ns string, ref ogxv1beta1.Se
 		if sv, ok2 := s.StringData[ref.Key]; ok2 {
 			return []byte(sv), nil
 		}
-		return nil, NewUserError(ReasonReferenceNotFound, "Secret %s/%s has no key %q (env %s)", ns, ref.Name, ref.Key, env)
+		return nil, NewUserError(ReasonReferenceNotFound, "%s", missing(ns, ref.Name, ref.Key, env))
 	}
 	return v, nil
 }
