@@ -104,7 +104,7 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.childFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = childSelector }),
-		informers.WithTransform(childView{fields: keep}.transform))
+		informers.WithTransform(childView{fields: keep, labels: &mapSharer{}}.transform))
 	s.adoptedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = render.LabelAdoptedFrom }),
@@ -206,7 +206,7 @@ func (f managedFieldsFilter) transform(obj any) (any, error) {
 		return obj, nil
 	}
 	f.filter(m)
-	internMeta(m)
+	internMeta(m, nil)
 	return obj, nil
 }
 
@@ -244,7 +244,7 @@ func serverView(keep managedFieldsFilter) cache.TransformFunc {
 		if !keep.takeoverPending(m, "status") {
 			m.SetManagedFields(nil)
 		}
-		internMeta(m)
+		internMeta(m, nil)
 		if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
 			internStatus(&s.Status, distributions)
 		}
@@ -264,7 +264,7 @@ func stripUserManagedFields(obj any) (any, error) {
 		return obj, nil
 	}
 	m.SetManagedFields(nil)
-	internMeta(m)
+	internMeta(m, nil)
 	return obj, nil
 }
 

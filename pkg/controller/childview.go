@@ -30,6 +30,11 @@ import (
 // managedFields entry, which are most of a child's size. Besides the
 // digest, a view keeps what the other readers of a cached child use:
 //
+// The digest is kept as an extra managedFields entry of field type
+// viewDigestFieldsType (see viewDigest), not as an annotation: most
+// children have no annotations, and a map for one key would cost several
+// times the digest.
+//
 //   - metadata without managedFields field sets: the ownership guard
 //     (owner references, managed-by label), the event handlers (owner
 //     references), recentWrites (resourceVersion, UID) and
@@ -45,14 +50,16 @@ import (
 // Objects the applier gets elsewhere (a live read, the answer to a write)
 // are whole; ownedDigest handles both.
 const (
-	// viewOwnedDigest is the digest of the fields ogx-controller owns. Like
-	// every view annotation it is not a valid annotation key (the name part
-	// has a colon), so the API server stores no object with it: a view's
-	// digest cannot be forged by annotating a child, and an object with it
-	// is always a view.
-	viewOwnedDigest = "ogx.io/view:owned-sha256"
-	// viewOwnsReplicas is "true" when ogx-controller owns spec.replicas of
-	// a Deployment.
+	// viewDigestFieldsType marks the managedFields entry holding a view's
+	// digest of the fields ogx-controller owns (in FieldsV1.Raw, with no
+	// manager). The API server accepts no field type but FieldsV1, so no
+	// stored object (a live read, a write's answer) carries such an entry:
+	// a digest cannot be forged, and an object with one is always a view.
+	viewDigestFieldsType = "ogx.io/view-owned-sha256"
+	// viewOwnsReplicas is a Deployment view's annotation, "true" when
+	// ogx-controller owns spec.replicas. Like every view key it is not a
+	// valid annotation key (the name part has a colon), so the API server
+	// stores no object with it.
 	viewOwnsReplicas = "ogx.io/view:owns-replicas"
 )
 
@@ -72,13 +79,24 @@ func digestOf(ac any) (string, error) {
 
 // viewDigest returns the owned-fields digest of a cached view.
 func viewDigest(obj metav1.Object) (string, bool) {
-	d, ok := obj.GetAnnotations()[viewOwnedDigest]
-	return d, ok
+	for _, e := range obj.GetManagedFields() {
+		if e.FieldsType == viewDigestFieldsType && e.FieldsV1 != nil {
+			return string(e.FieldsV1.Raw), true
+		}
+	}
+	return "", false
+}
+
+// digestEntry is the managedFields entry carrying a view's digest.
+func digestEntry(digest string) metav1.ManagedFieldsEntry {
+	return metav1.ManagedFieldsEntry{FieldsType: viewDigestFieldsType, FieldsV1: &metav1.FieldsV1{Raw: []byte(digest)}}
 }
 
 // childView is the transform of the child caches.
 type childView struct {
 	fields managedFieldsFilter
+	// labels shares equal label maps between views.
+	labels *mapSharer
 }
 
 func (v childView) transform(obj any) (any, error) {
@@ -95,35 +113,35 @@ func (v childView) transform(obj any) (any, error) {
 	var err error
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
-		out, err = deploymentView(o)
+		out, err = deploymentView(o, v.labels)
 	case *corev1.Service:
-		out, err = viewWith(o, corev1ac.ExtractService, func() *corev1.Service { return &corev1.Service{Status: o.Status} })
+		out, err = viewWith(o, corev1ac.ExtractService, func() *corev1.Service { return &corev1.Service{Status: o.Status} }, v.labels)
 	case *corev1.ServiceAccount:
-		out, err = viewWith(o, corev1ac.ExtractServiceAccount, func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} })
+		out, err = viewWith(o, corev1ac.ExtractServiceAccount, func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} }, v.labels)
 	case *rbacv1.RoleBinding:
-		out, err = viewWith(o, rbacv1ac.ExtractRoleBinding, func() *rbacv1.RoleBinding { return &rbacv1.RoleBinding{} })
+		out, err = viewWith(o, rbacv1ac.ExtractRoleBinding, func() *rbacv1.RoleBinding { return &rbacv1.RoleBinding{} }, v.labels)
 	case *networkingv1.NetworkPolicy:
-		out, err = viewWith(o, networkingv1ac.ExtractNetworkPolicy, func() *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} })
+		out, err = viewWith(o, networkingv1ac.ExtractNetworkPolicy, func() *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} }, v.labels)
 	case *networkingv1.Ingress:
 		// Few servers have one, and status reads its TLS and rules.
 		out, err = viewWith(o, networkingv1ac.ExtractIngress, func() *networkingv1.Ingress {
 			return &networkingv1.Ingress{Spec: o.Spec, Status: o.Status}
-		})
+		}, v.labels)
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		out, err = viewWith(o, autoscalingv2ac.ExtractHorizontalPodAutoscaler,
-			func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} })
+			func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} }, v.labels)
 	case *policyv1.PodDisruptionBudget:
 		out, err = viewWith(o, policyv1ac.ExtractPodDisruptionBudget,
-			func() *policyv1.PodDisruptionBudget { return &policyv1.PodDisruptionBudget{} })
+			func() *policyv1.PodDisruptionBudget { return &policyv1.PodDisruptionBudget{} }, v.labels)
 	default:
 		// PVCs are created once and never applied again: kept as they
 		// are, with managedFields filtered.
-		internMeta(m)
+		internMeta(m, v.labels)
 		return obj, nil
 	}
 	if err != nil {
 		// Kept whole: the applier extracts from it as from a live object.
-		internMeta(m)
+		internMeta(m, v.labels)
 		return obj, nil
 	}
 	return out, nil
@@ -131,7 +149,7 @@ func (v childView) transform(obj any) (any, error) {
 
 // viewWith builds the view of o: the digest of what we own, o's metadata
 // without field sets, and whatever newView copies from o.
-func viewWith[O metav1.Object, AC any](o O, extract func(O, string) (AC, error), newView func() O) (O, error) {
+func viewWith[O metav1.Object, AC any](o O, extract func(O, string) (AC, error), newView func() O, labels *mapSharer) (O, error) {
 	owned, err := extract(o, render.FieldManager)
 	if err != nil {
 		return o, err
@@ -141,11 +159,11 @@ func viewWith[O metav1.Object, AC any](o O, extract func(O, string) (AC, error),
 		return o, err
 	}
 	out := newView()
-	setViewMeta(out, o, map[string]string{viewOwnedDigest: digest})
+	setViewMeta(out, o, digest, nil, labels)
 	return out, nil
 }
 
-func deploymentView(d *appsv1.Deployment) (*appsv1.Deployment, error) {
+func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*appsv1.Deployment, error) {
 	owned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
 	if err != nil {
 		return d, err
@@ -154,9 +172,9 @@ func deploymentView(d *appsv1.Deployment) (*appsv1.Deployment, error) {
 	if err != nil {
 		return d, err
 	}
-	extra := map[string]string{viewOwnedDigest: digest}
+	var extra map[string]string
 	if owned.Spec != nil && owned.Spec.Replicas != nil {
-		extra[viewOwnsReplicas] = "true"
+		extra = map[string]string{viewOwnsReplicas: "true"}
 	}
 	out := &appsv1.Deployment{Status: d.Status}
 	for i := range out.Status.Conditions {
@@ -174,13 +192,14 @@ func deploymentView(d *appsv1.Deployment) (*appsv1.Deployment, error) {
 				VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: v.ConfigMap.LocalObjectReference}}})
 		}
 	}
-	setViewMeta(out, d, extra)
+	setViewMeta(out, d, digest, extra, labels)
 	return out, nil
 }
 
 // setViewMeta copies the metadata of from to view, with managedFields
-// reduced to who has an entry and the view annotations added.
-func setViewMeta(view, from metav1.Object, extra map[string]string) {
+// reduced to who has an entry plus the digest entry, and the view
+// annotations in extra added. An object without annotations gets no map.
+func setViewMeta(view, from metav1.Object, digest string, extra map[string]string, labels *mapSharer) {
 	view.SetName(from.GetName())
 	view.SetNamespace(from.GetNamespace())
 	view.SetUID(from.GetUID())
@@ -191,15 +210,25 @@ func setViewMeta(view, from metav1.Object, extra map[string]string) {
 	view.SetLabels(from.GetLabels())
 	view.SetOwnerReferences(from.GetOwnerReferences())
 	view.SetFinalizers(from.GetFinalizers())
-	var entries []metav1.ManagedFieldsEntry
+	entries := make([]metav1.ManagedFieldsEntry, 0, len(from.GetManagedFields())+1)
 	for _, e := range from.GetManagedFields() {
 		e.FieldsV1 = nil
 		entries = append(entries, e)
 	}
-	view.SetManagedFields(entries)
-	internMeta(view)
+	view.SetManagedFields(append(entries, digestEntry(digest)))
+	internMeta(view, labels)
 	// Set after interning, with canonical keys, so the map is built once.
-	annotations := make(map[string]string, len(from.GetAnnotations())+len(extra))
+	n := len(extra)
+	for k := range from.GetAnnotations() {
+		if k != corev1.LastAppliedConfigAnnotation {
+			n++
+		}
+	}
+	if n == 0 {
+		view.SetAnnotations(nil)
+		return
+	}
+	annotations := make(map[string]string, n)
 	for k, val := range from.GetAnnotations() {
 		if k != corev1.LastAppliedConfigAnnotation {
 			annotations[intern(k)] = val

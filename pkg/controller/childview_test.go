@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,7 +25,7 @@ import (
 
 func testViews() childView {
 	return childView{fields: newManagedFieldsFilter(
-		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, []string{"ogx-operator"})}
+		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, []string{"ogx-operator"}), labels: &mapSharer{}}
 }
 
 func viewDeploymentAC(image string, replicas *int32) *appsv1ac.DeploymentApplyConfiguration {
@@ -84,11 +87,13 @@ func TestChildViewDeployment(t *testing.T) {
 	if view.Annotations["keep"] != "me" {
 		t.Errorf("view lost an annotation: %v", view.Annotations)
 	}
-	if diff := cmp.Diff([]string{render.FieldManager}, managersOf(view.ManagedFields)); diff != "" {
+	// Our manager's entry without its field set, and the digest entry (no
+	// manager).
+	if diff := cmp.Diff([]string{render.FieldManager, ""}, managersOf(view.ManagedFields)); diff != "" {
 		t.Errorf("managers (-want +got):\n%s", diff)
 	}
 	for _, e := range view.ManagedFields {
-		if e.FieldsV1 != nil {
+		if e.FieldsV1 != nil && e.FieldsType != viewDigestFieldsType {
 			t.Errorf("view keeps the field set of %s", e.Manager)
 		}
 	}
@@ -122,14 +127,36 @@ func TestChildViewDeployment(t *testing.T) {
 	}
 }
 
-// TestViewKeysCannotBeStored: the API server refuses the view annotation
-// keys, so no stored object (a live read, a write's answer) can carry a
-// forged digest.
+// TestViewKeysCannotBeStored: the API server refuses the digest entry's
+// field type and the view annotation key, so no stored object (a live read,
+// a write's answer) can carry a forged digest or flag.
 func TestViewKeysCannotBeStored(t *testing.T) {
-	for _, k := range []string{viewOwnedDigest, viewOwnsReplicas} {
-		if errs := validation.IsQualifiedName(k); len(errs) == 0 {
-			t.Errorf("%q is a valid annotation key; a user could store it on a child", k)
-		}
+	entry := digestEntry("0123")
+	entry.Operation = metav1.ManagedFieldsOperationApply // only the field type may be refused
+	entry.Manager = "someone"
+	errs := metav1validation.ValidateManagedFields([]metav1.ManagedFieldsEntry{entry}, field.NewPath("managedFields"))
+	if len(errs) != 1 || errs[0].Field != "managedFields[0].fieldsType" {
+		t.Errorf("the API server's check of the digest entry: %v; want the field type refused", errs)
+	}
+	if errs := validation.IsQualifiedName(viewOwnsReplicas); len(errs) == 0 {
+		t.Errorf("%q is a valid annotation key; a user could store it on a child", viewOwnsReplicas)
+	}
+}
+
+// TestViewWithoutAnnotationsHasNoMap: the digest is not an annotation, so a
+// child without annotations is cached without a map.
+func TestViewWithoutAnnotationsHasNoMap(t *testing.T) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", Labels: map[string]string{"a": "b"}}}
+	out, err := testViews().transform(sa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := out.(*corev1.ServiceAccount)
+	if v.Annotations != nil {
+		t.Errorf("annotations %v", v.Annotations)
+	}
+	if _, ok := viewDigest(v); !ok {
+		t.Errorf("no digest")
 	}
 }
 

@@ -42,11 +42,16 @@ func internMap(m map[string]string, values bool) map[string]string {
 }
 
 // internMeta replaces the shared strings of m's metadata with canonical
-// copies, in place.
-func internMeta(m metav1.Object) {
+// copies, in place. With labels, equal label maps are also shared (most
+// children carry the same labels whatever their server).
+func internMeta(m metav1.Object, labels *mapSharer) {
 	m.SetNamespace(intern(m.GetNamespace()))
 	if l := m.GetLabels(); len(l) > 0 {
-		m.SetLabels(internMap(l, true))
+		if labels != nil {
+			m.SetLabels(labels.share(l))
+		} else {
+			m.SetLabels(internMap(l, true))
+		}
 	}
 	if a := m.GetAnnotations(); len(a) > 0 {
 		m.SetAnnotations(internMap(a, false))
@@ -95,27 +100,40 @@ func internStatus(st *ogxv1beta1.OGXServerStatus, shared *mapSharer) {
 	}
 }
 
-// mapSharer hands out one map for equal string maps seen in a row. It holds
-// the last map it was given: a cache sees the same map on object after
-// object (every OGXServer's available distributions), and a different one
-// simply takes its place. Cached objects are never modified, so sharing a
-// map between them is safe.
+// mapSharer hands out one map for equal string maps. It remembers the few
+// distinct maps it saw last, most recent first: a cache sees the same maps
+// on object after object (every OGXServer's available distributions, the
+// labels every child of a kind carries), and a map seen once (labels naming
+// one server) soon drops out. Cached objects are never modified, so
+// sharing a map between them is safe.
 type mapSharer struct {
-	mu   sync.Mutex
-	last map[string]string
+	mu     sync.Mutex
+	recent []map[string]string
 }
 
-// share returns the last map if it equals m, otherwise m with canonical
-// strings, which becomes the last map.
+// sharedMaps is how many distinct maps a mapSharer remembers.
+const sharedMaps = 8
+
+// share returns a remembered map equal to m, else m with canonical strings,
+// which it then remembers.
 func (s *mapSharer) share(m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return m
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if maps.Equal(s.last, m) {
-		return s.last
+	for i, r := range s.recent {
+		if maps.Equal(r, m) {
+			copy(s.recent[1:i+1], s.recent[:i])
+			s.recent[0] = r
+			return r
+		}
 	}
-	s.last = internMap(m, true)
-	return s.last
+	out := internMap(m, true)
+	if len(s.recent) < sharedMaps {
+		s.recent = append(s.recent, nil)
+	}
+	copy(s.recent[1:], s.recent[:len(s.recent)-1])
+	s.recent[0] = out
+	return out
 }

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -28,8 +29,8 @@ func TestInternMetaSharesStringsAndKeepsValues(t *testing.T) {
 	a := &corev1.Service{ObjectMeta: meta()}
 	b := &appsv1.Deployment{ObjectMeta: meta()}
 	want := meta()
-	internMeta(a)
-	internMeta(b)
+	internMeta(a, nil)
+	internMeta(b, nil)
 	if diff := cmp.Diff(want, a.ObjectMeta); diff != "" {
 		t.Fatalf("interning changed the metadata (-want +got):\n%s", diff)
 	}
@@ -86,5 +87,42 @@ func TestInternStatusSharesAndKeepsValues(t *testing.T) {
 	internStatus(&other, shared)
 	if len(other.DistributionConfig.AvailableDistributions) != 2 || len(a.DistributionConfig.AvailableDistributions) != 1 {
 		t.Errorf("a different map must not be replaced: %v, %v", other.DistributionConfig.AvailableDistributions, a.DistributionConfig.AvailableDistributions)
+	}
+}
+
+func mapPointer(m map[string]string) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
+
+// TestMapSharerRemembersRecentMaps: equal maps come back as one map while
+// they are among the last sharedMaps distinct ones; the most recently used
+// stays when others push through.
+func TestMapSharerRemembersRecentMaps(t *testing.T) {
+	s := &mapSharer{}
+	common := func() map[string]string { return map[string]string{"app.kubernetes.io/managed-by": "ogx-operator"} }
+	first := s.share(common())
+	for i := range 3 * sharedMaps {
+		s.share(map[string]string{"app.kubernetes.io/instance": fmt.Sprintf("s%d", i)})
+		if got := s.share(common()); mapPointer(got) != mapPointer(first) {
+			t.Fatalf("after %d other maps the common map was not shared", i+1)
+		}
+	}
+	if len(s.recent) != sharedMaps {
+		t.Errorf("remembers %d maps, want %d", len(s.recent), sharedMaps)
+	}
+	// A map pushed out is handed out anew, equal in content.
+	old := s.share(map[string]string{"app.kubernetes.io/instance": "s0"})
+	if old["app.kubernetes.io/instance"] != "s0" || len(old) != 1 {
+		t.Errorf("got %v", old)
+	}
+}
+
+// TestChildViewsShareLabels: the views of two children with equal labels
+// share one label map.
+func TestChildViewsShareLabels(t *testing.T) {
+	v := testViews()
+	labels := func() map[string]string { return map[string]string{"app.kubernetes.io/managed-by": "ogx-operator"} }
+	a, _ := v.transform(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "a-sa", Namespace: "ns", Labels: labels()}})
+	b, _ := v.transform(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "b-sa", Namespace: "ns", Labels: labels()}})
+	if mapPointer(a.(metav1.Object).GetLabels()) != mapPointer(b.(metav1.Object).GetLabels()) {
+		t.Errorf("equal label maps not shared")
 	}
 }
