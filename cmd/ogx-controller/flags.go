@@ -45,6 +45,8 @@ type options struct {
 	workers           int
 	statusWorkers     int
 	gcPercent         int
+	// effective is every flag's name and value, for the start-up log.
+	effective         []any
 	clusterDomain     string
 	serverProbe       bool
 	probeTimeout      time.Duration
@@ -145,6 +147,13 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	// Every flag but klog's, as the process runs with it, for the start-up
+	// log line (no flag carries a secret: credentials come from files).
+	fs.VisitAll(func(f *flag.Flag) {
+		if klogFlags.Lookup(f.Name) == nil {
+			o.effective = append(o.effective, f.Name, f.Value.String())
+		}
+	})
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}

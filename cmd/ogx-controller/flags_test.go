@@ -73,3 +73,24 @@ func TestHelpExitsZero(t *testing.T) {
 		t.Errorf("unknown command: exit %d: %s", code, errOut.String())
 	}
 }
+
+// TestEffectiveFlagsAreLogged: the start-up line lists every flag of ours
+// with the value in force (defaults included), and none of klog's.
+func TestEffectiveFlagsAreLogged(t *testing.T) {
+	o, err := parseTestFlags("--workers=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for i := 0; i+1 < len(o.effective); i += 2 {
+		got[o.effective[i].(string)] = o.effective[i+1]
+	}
+	for name, want := range map[string]string{"workers": "3", "status-workers": "16", "gc-percent": "50", "operator-namespace": "ogx-system"} {
+		if got[name] != want {
+			t.Errorf("%s = %v, want %s", name, got[name], want)
+		}
+	}
+	if _, ok := got["v"]; ok {
+		t.Errorf("klog's flags are listed")
+	}
+}

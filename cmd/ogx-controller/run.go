@@ -45,8 +45,8 @@ func runController(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	logger := klog.FromContext(ctx)
 	ctx = klog.NewContext(ctx, logger)
-	logger.Info("Starting ogx-controller", "version", o.operatorVersion, "operatorNamespace", o.operatorNamespace,
-		"watchNamespaces", o.watchNamespaces, "leaderElect", o.leaderElect)
+	logger.Info("Starting ogx-controller", append([]any{"version", o.operatorVersion, "leaderElect", o.leaderElect,
+		"watchNamespaces", o.watchNamespaces}, o.effective...)...)
 	if err := run(ctx, o); err != nil {
 		logger.Error(err, "ogx-controller failed")
 		return 1

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -48,6 +49,9 @@ type queueRunner struct {
 	// through an informer event anyway.
 	userBackoff workqueue.TypedRateLimiter[string]
 	metrics     *metrics.Metrics
+	// passes numbers the passes: with the controller's name, the number is
+	// the reconcile ID that ties one pass's log lines together.
+	passes atomic.Uint64
 }
 
 func newQueueRunner(name string, sync syncFunc, m *metrics.Metrics) *queueRunner {
@@ -100,7 +104,7 @@ func (q *queueRunner) processNext(ctx context.Context) bool {
 		return false
 	}
 	defer q.queue.Done(key)
-	logger := klog.FromContext(ctx).WithValues("controller", q.name, "ogxserver", key)
+	logger := klog.FromContext(ctx).WithValues("controller", q.name, "ogxserver", key, "reconcileID", q.passes.Add(1))
 	ctx = klog.NewContext(ctx, logger)
 	start := time.Now()
 	res, err := q.sync(ctx, key)
