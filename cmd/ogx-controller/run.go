@@ -80,6 +80,8 @@ func run(ctx context.Context, o *options) error {
 	}
 	m := metrics.New(o.operatorVersion)
 	m.RegisterClientGoMetrics()
+	// Every client below counts its writes (ogx_controller_writes_total).
+	cfg.Wrap(m.WrapTransport)
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err

@@ -182,7 +182,6 @@ func (c *child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	c.setResourceVersion(desired, absentResourceVersion)
 	defer c.setResourceVersion(desired, "")
 	out, err := c.apply(ctx, owner.Namespace, desired)
-	c.metrics.CountWrite(c.kind, metrics.VerbApply)
 	if err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
 			return true, err
@@ -201,7 +200,6 @@ func (c *child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 // live read found no object with the name.
 func (c *child[O, AC]) createUnconditionally(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (writeResult, error) {
 	out, err := c.apply(ctx, owner.Namespace, desired)
-	c.metrics.CountWrite(c.kind, metrics.VerbApply)
 	if err != nil {
 		return "", classifyWriteError(c.kind, name, err)
 	}
@@ -241,7 +239,6 @@ func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		c.setResourceVersion(desired, existing.GetResourceVersion())
 		defer c.setResourceVersion(desired, "")
 	}
-	c.metrics.CountWrite(c.kind, metrics.VerbApply)
 	out, err := c.apply(ctx, owner.Namespace, desired)
 	if err != nil {
 		return "", classifyWriteError(c.kind, name, err)
@@ -275,7 +272,6 @@ func (c *child[O, AC]) takeOver(ctx context.Context, obj O) (O, error) {
 	if err != nil || patch == nil {
 		return obj, err
 	}
-	c.metrics.CountWrite(c.kind, metrics.VerbPatch)
 	out, err := c.patch(ctx, obj.GetNamespace(), obj.GetName(), patch)
 	if err != nil {
 		return obj, classifyWriteError(c.kind, obj.GetName(), err)
@@ -300,7 +296,6 @@ func (c *child[O, AC]) remove(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		return writeAbsent, nil
 	}
 	uid := existing.GetUID()
-	c.metrics.CountWrite(c.kind, metrics.VerbDelete)
 	err = c.delete(ctx, owner.Namespace, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	switch {
 	case apierrors.IsNotFound(err):

@@ -353,7 +353,6 @@ func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, s
 	}
 	c.takeOverStatus(ctx, s)
 	ac := ogxv1beta1ac.OGXServer(s.Name, s.Namespace).WithStatus(statusAC)
-	c.caches.metrics.CountWrite("OGXServer/status", metrics.VerbApply)
 	out, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, applyOptions())
 	if err != nil {
 		if apierrors.IsNotFound(err) {

@@ -23,6 +23,8 @@ const (
 
 // Write verbs, the values of the verb label of ogx_controller_writes_total.
 const (
+	VerbCreate = "create"
+	VerbUpdate = "update"
 	VerbApply  = "apply"
 	VerbPatch  = "patch"
 	VerbDelete = "delete"
@@ -78,8 +80,8 @@ func New(version string) *Metrics {
 	m.writesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace,
 		Name:      "writes_total",
-		Help:      "Write requests sent to the API server, by object kind and verb (apply, patch or delete).",
-	}, []string{"kind", "verb"})
+		Help:      "Write requests sent to the API server, by resource (with its subresource) and verb (create, update, apply, patch or delete).",
+	}, []string{"resource", "verb"})
 	m.applySkipped = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace,
 		Name:      "apply_skipped_total",
@@ -182,13 +184,14 @@ func (m *Metrics) ObserveReconcile(controller, result string, d time.Duration) {
 	m.reconcileDuration.WithLabelValues(controller).Observe(d.Seconds())
 }
 
-// CountWrite counts one write request for an object of kind (e.g.
-// "Deployment"); verb is VerbApply, VerbPatch or VerbDelete.
-func (m *Metrics) CountWrite(kind, verb string) {
+// CountWrite counts one write request on resource (e.g. "deployments",
+// "ogxservers/status") with one of the Verb constants. WrapTransport calls
+// it for every write a client sends.
+func (m *Metrics) CountWrite(resource, verb string) {
 	if m == nil {
 		return
 	}
-	m.writesTotal.WithLabelValues(kind, verb).Inc()
+	m.writesTotal.WithLabelValues(resource, verb).Inc()
 }
 
 // CountApplySkipped counts one apply of an object of kind that was skipped

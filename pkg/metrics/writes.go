@@ -1,0 +1,74 @@
+package metrics
+
+import (
+	"net/http"
+	"strings"
+)
+
+// WrapTransport returns rt counting every write request it carries in
+// ogx_controller_writes_total, by resource and verb. Counting at the
+// transport, not at each call site, means no write of the process can be
+// missed: child applies, status, PVC creates, adoption and hand-over
+// patches, retention deletes, Events, the Lease. Reads are not counted.
+func (m *Metrics) WrapTransport(rt http.RoundTripper) http.RoundTripper {
+	if m == nil {
+		return rt
+	}
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if verb := writeVerb(req); verb != "" {
+			m.CountWrite(resourceOf(req.URL.Path), verb)
+		}
+		return rt.RoundTrip(req)
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// writeVerb names a request's write verb, or "" for a read.
+func writeVerb(req *http.Request) string {
+	switch req.Method {
+	case http.MethodPost:
+		return VerbCreate
+	case http.MethodPut:
+		return VerbUpdate
+	case http.MethodDelete:
+		return VerbDelete
+	case http.MethodPatch:
+		if strings.HasPrefix(req.Header.Get("Content-Type"), "application/apply-patch") {
+			return VerbApply
+		}
+		return VerbPatch
+	}
+	return ""
+}
+
+// resourceOf returns the resource of an API path, with its subresource:
+// /apis/apps/v1/namespaces/ns/deployments/d gives "deployments",
+// /apis/ogx.io/v1beta1/namespaces/ns/ogxservers/s/status gives
+// "ogxservers/status". A path it does not understand gives "other".
+func resourceOf(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts = parts[3:]
+	default:
+		return "other"
+	}
+	// namespaces/NS/RESOURCE... is a namespaced resource, except the
+	// namespace's own subresources (namespaces/NS/status, /finalize).
+	if len(parts) >= 3 && parts[0] == "namespaces" && !(len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize")) {
+		parts = parts[2:]
+	}
+	switch len(parts) {
+	case 0:
+		return "other"
+	case 1, 2:
+		return parts[0]
+	default:
+		return parts[0] + "/" + parts[2]
+	}
+}
