@@ -79,46 +79,112 @@ type statusResult struct {
 // terminal is one user-error cause.
 type terminal struct{ reason, message string }
 
+// conditionSet is the conditions a status pass computes, starting from the
+// current ones. set keeps a condition's lastTransitionTime while its status
+// stays; the kstatus conditions (Reconciling, Stalled) exist only while
+// True, so they survive only when this pass set them (setKstatus).
+type conditionSet struct {
+	conds      []metav1.Condition
+	generation int64
+	now        metav1.Time
+	kstatus    map[string]bool
+}
+
+func newConditionSet(old []metav1.Condition, generation int64, now metav1.Time) *conditionSet {
+	return &conditionSet{conds: append([]metav1.Condition(nil), old...), generation: generation, now: now, kstatus: map[string]bool{}}
+}
+
+// set sets one condition, its message capped (docs/status.md, Write rules).
+func (c *conditionSet) set(t string, status metav1.ConditionStatus, reason, msg string) {
+	if len(msg) > maxConditionMessage {
+		msg = msg[:maxConditionMessage-len("…")] + "…"
+	}
+	apimeta.SetStatusCondition(&c.conds, metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: c.generation, LastTransitionTime: c.now})
+}
+
+func (c *conditionSet) remove(t string) { apimeta.RemoveStatusCondition(&c.conds, t) }
+
+// setKstatus sets Reconciling or Stalled for this pass.
+func (c *conditionSet) setKstatus(t string, status metav1.ConditionStatus, reason, msg string) {
+	c.kstatus[t] = true
+	c.set(t, status, reason, msg)
+}
+
+// result drops the kstatus conditions this pass did not set and orders the
+// rest.
+func (c *conditionSet) result() []metav1.Condition {
+	for _, t := range []string{CondReconciling, CondStalled} {
+		if !c.kstatus[t] {
+			c.remove(t)
+		}
+	}
+	return orderConditions(c.conds)
+}
+
 // computeStatus derives the complete status from its inputs and the current
-// status (whose condition timestamps and sticky fields it keeps).
+// status (whose condition timestamps and sticky fields it keeps). Each part
+// is a policy of its own, below; the order matters only for the phase,
+// which reads what the conditions before it found.
 func computeStatus(in statusInputs) statusResult {
 	s := in.server
-	old := s.Status
+	if !boardComplete(in) {
+		return statusResult{wait: true, requeueAfter: time.Second}
+	}
 	st := ogxv1beta1.OGXServerStatus{
 		ObservedGeneration: s.Generation,
-		Phase:              old.Phase,
-		Version:            old.Version,
-		ConfigGeneration:   old.ConfigGeneration,
+		Phase:              s.Status.Phase,
+		Version:            versionStatus(in),
 	}
-	conds := append([]metav1.Condition(nil), old.Conditions...)
-	set := func(t string, status metav1.ConditionStatus, reason, msg string) {
-		if len(msg) > maxConditionMessage {
-			msg = msg[:maxConditionMessage-len("…")] + "…"
-		}
-		c := metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg, ObservedGeneration: s.Generation, LastTransitionTime: in.now}
-		apimeta.SetStatusCondition(&conds, c)
-	}
-	remove := func(t string) { apimeta.RemoveStatusCondition(&conds, t) }
+	cs := newConditionSet(s.Status.Conditions, s.Generation, in.now)
+	setDistribution(in, &st)
+	setEndpoints(in, &st)
+	st.ConfigGeneration = configGenerated(in, cs)
+	expected := expectedReplicas(s, in.deployment)
+	deployFailed, rolledOut := deploymentReady(in.deployment, expected, cs)
+	storageReady(in, cs)
+	setAdoption(s, in, cs.set, cs.remove, cs.conds)
+	serviceReady(in, cs)
+	healthCheck(in, cs)
+	res := phaseAndReadiness(in, cs, &st, expected, deployFailed, rolledOut)
+	st.Conditions = cs.result()
+	res.status = st
+	return res
+}
 
-	// Board completeness: every child controller must have reported for this
-	// object before the phase may change.
+// boardComplete: every child controller must have reported for this object
+// before the phase may change (after a restart the board starts empty).
+func boardComplete(in statusInputs) bool {
+	if in.server.DeletionTimestamp != nil {
+		return true
+	}
 	for _, name := range in.controllers {
-		if _, ok := in.outcomes[name]; !ok && s.DeletionTimestamp == nil {
-			return statusResult{wait: true, requeueAfter: time.Second}
+		if _, ok := in.outcomes[name]; !ok {
+			return false
 		}
 	}
+	return true
+}
 
-	// Version: operatorVersion from the process, serverVersion kept when the
-	// probe did not tell; lastUpdated moves only when either changes.
-	st.Version.OperatorVersion = in.operatorVersion
+// versionStatus: operatorVersion from the process, serverVersion kept when
+// the probe did not tell; lastUpdated moves only when either changes.
+func versionStatus(in statusInputs) ogxv1beta1.VersionInfo {
+	old := in.server.Status.Version
+	v := old
+	v.OperatorVersion = in.operatorVersion
 	if in.probe != nil && in.probe.Version != "" {
-		st.Version.ServerVersion = in.probe.Version
+		v.ServerVersion = in.probe.Version
 	}
-	if st.Version.OperatorVersion != old.Version.OperatorVersion || st.Version.ServerVersion != old.Version.ServerVersion {
-		st.Version.LastUpdated = in.now
+	if v.OperatorVersion != old.OperatorVersion || v.ServerVersion != old.ServerVersion {
+		v.LastUpdated = in.now
 	}
+	return v
+}
 
-	// Distribution.
+// setDistribution fills the active and available distributions and the
+// resolved image.
+func setDistribution(in statusInputs, st *ogxv1beta1.OGXServerStatus) {
+	s := in.server
 	st.DistributionConfig.ActiveDistribution = s.Spec.DistributionName()
 	if s.Spec.Distribution.Image != nil {
 		st.DistributionConfig.ActiveDistribution = ogxv1beta1.ActiveDistributionCustom
@@ -127,9 +193,12 @@ func computeStatus(in statusInputs) statusResult {
 	if in.image != "" {
 		st.ResolvedDistribution = &ogxv1beta1.ResolvedDistribution{Image: in.image, ConfigSource: in.configSource, ConfigHash: in.configHash}
 	}
+}
 
-	// Replicas and URLs.
-	d := in.deployment
+// setEndpoints fills the available replicas, the URLs and the providers the
+// probe reported (only while a replica is available).
+func setEndpoints(in statusInputs, st *ogxv1beta1.OGXServerStatus) {
+	s, d := in.server, in.deployment
 	if d != nil {
 		st.AvailableReplicas = d.Status.AvailableReplicas
 	}
@@ -144,208 +213,235 @@ func computeStatus(in statusInputs) statusResult {
 	if in.probe != nil && d != nil && d.Status.AvailableReplicas > 0 {
 		st.DistributionConfig.Providers = in.probe.Providers
 	}
+}
 
-	// ConfigGenerated.
-	mode := s.Spec.ConfigMode()
-	if mode != ogxv1beta1.ConfigModeGenerated {
-		st.ConfigGeneration = nil
-		set(CondConfigGenerated, metav1.ConditionFalse, "ConfigGenerationInactive", "Declarative config generation is not active")
-	} else if o, ok := in.outcomes["configmap"]; ok && o.Class == OutcomeUserError {
+// configGenerated sets ConfigGenerated and returns status.configGeneration:
+// nil outside generated mode, the current one while the configmap
+// controller reports a user error or nothing was generated yet.
+func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenerationStatus {
+	s := in.server
+	old := s.Status.ConfigGeneration
+	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
+		cs.set(CondConfigGenerated, metav1.ConditionFalse, "ConfigGenerationInactive", "Declarative config generation is not active")
+		return nil
+	}
+	if o, ok := in.outcomes["configmap"]; ok && o.Class == OutcomeUserError {
 		reason := ReasonConfigGenFailed
 		if o.Reason == ReasonBaseConfigUnavailable {
 			reason = ReasonBaseConfigUnavailable
 		}
-		set(CondConfigGenerated, metav1.ConditionFalse, reason, o.Message)
-	} else if g := in.generated; g != nil {
-		name := render.GeneratedConfigName(s.Name, g.Hash)
-		cg := &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: s.Generation, ConfigMapName: name,
-			ProviderCount: g.ProviderCount, ResourceCount: g.ResourceCount, ConfigVersion: g.ConfigVersion, GeneratedAt: in.now}
-		if old.ConfigGeneration != nil && old.ConfigGeneration.ConfigMapName == name {
-			// Same config: keep when and by which generation it was made.
-			cg.GeneratedAt = old.ConfigGeneration.GeneratedAt
-			cg.ObservedGeneration = old.ConfigGeneration.ObservedGeneration
-		}
-		st.ConfigGeneration = cg
-		set(CondConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded",
-			fmt.Sprintf("Generated config.yaml with %d providers and %d resources", g.ProviderCount, g.ResourceCount))
+		cs.set(CondConfigGenerated, metav1.ConditionFalse, reason, o.Message)
+		return old
 	}
+	g := in.generated
+	if g == nil {
+		return old
+	}
+	name := render.GeneratedConfigName(s.Name, g.Hash)
+	cg := &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: s.Generation, ConfigMapName: name,
+		ProviderCount: g.ProviderCount, ResourceCount: g.ResourceCount, ConfigVersion: g.ConfigVersion, GeneratedAt: in.now}
+	if old != nil && old.ConfigMapName == name {
+		// Same config: keep when and by which generation it was made.
+		cg.GeneratedAt = old.GeneratedAt
+		cg.ObservedGeneration = old.ObservedGeneration
+	}
+	cs.set(CondConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded",
+		fmt.Sprintf("Generated config.yaml with %d providers and %d resources", g.ProviderCount, g.ResourceCount))
+	return cg
+}
 
-	// DeploymentReady, and the expected replica count D.
-	// With autoscaling the HPA decides the count: the live spec.replicas,
-	// but at least the HPA minimum (a new Deployment starts at 1 until the
-	// HPA scales it up).
-	expected := s.Spec.Replicas()
-	if s.Spec.Autoscaling() != nil {
-		expected = s.Spec.HPAMinReplicas()
-		if d != nil && d.Spec.Replicas != nil && *d.Spec.Replicas > expected {
-			expected = *d.Spec.Replicas
-		}
+// expectedReplicas is the replica count the rollout must reach. With
+// autoscaling the HPA decides it: the live spec.replicas, but at least the
+// HPA minimum (a new Deployment starts at 1 until the HPA scales it up).
+func expectedReplicas(s *ogxv1beta1.OGXServer, d *appsv1.Deployment) int32 {
+	if s.Spec.Autoscaling() == nil {
+		return s.Spec.Replicas()
 	}
-	deployFailed := ""
-	rolledOut := false
+	expected := s.Spec.HPAMinReplicas()
+	if d != nil && d.Spec.Replicas != nil && *d.Spec.Replicas > expected {
+		expected = *d.Spec.Replicas
+	}
+	return expected
+}
+
+// deploymentReady sets DeploymentReady and returns the Deployment's failure
+// message ("" if none) and whether its rollout reached expected replicas.
+func deploymentReady(d *appsv1.Deployment, expected int32, cs *conditionSet) (failed string, rolledOut bool) {
+	if d == nil {
+		cs.set(CondDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
+		return "", false
+	}
+	failed, rolledOut = deploymentFailure(d), rolloutComplete(d, expected)
 	switch {
-	case d == nil:
-		set(CondDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
+	case failed != "":
+		cs.set(CondDeploymentReady, metav1.ConditionFalse, ReasonDeploymentFailed, failed)
+	case rolledOut && expected == 0:
+		cs.set(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is scaled to zero")
+	case rolledOut:
+		cs.set(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is ready")
 	default:
-		deployFailed = deploymentFailure(d)
-		rolledOut = rolloutComplete(d, expected)
-		switch {
-		case deployFailed != "":
-			set(CondDeploymentReady, metav1.ConditionFalse, ReasonDeploymentFailed, deployFailed)
-		case rolledOut && expected == 0:
-			set(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is scaled to zero")
-		case rolledOut:
-			set(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is ready")
-		default:
-			set(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing",
-				fmt.Sprintf("Deployment is scaling: %d/%d replicas available", d.Status.AvailableReplicas, expected))
-		}
+		cs.set(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing",
+			fmt.Sprintf("Deployment is scaling: %d/%d replicas available", d.Status.AvailableReplicas, expected))
 	}
+	return failed, rolledOut
+}
 
-	// StorageReady, only with storage.
-	if s.Spec.StorageSpec() == nil {
-		remove(CondStorageReady)
-	} else if f := factOf(in.facts, CondStorageReady); f != nil {
-		set(CondStorageReady, f.Status, f.Reason, f.Message)
-	} else {
-		setStorage(set, in.pvc, in.pvcName, s.Spec.StorageSize())
+// storageReady sets StorageReady, which exists only with storage: the pvc
+// controller's report when it made one (adoption), else the claim's state.
+func storageReady(in statusInputs, cs *conditionSet) {
+	s := in.server
+	switch f := factOf(in.facts, CondStorageReady); {
+	case s.Spec.StorageSpec() == nil:
+		cs.remove(CondStorageReady)
+	case f != nil:
+		cs.set(CondStorageReady, f.Status, f.Reason, f.Message)
+	default:
+		setStorage(cs.set, in.pvc, in.pvcName, s.Spec.StorageSize())
 	}
+}
 
-	// Adoption conditions.
-	setAdoption(s, in, set, remove, conds)
-
-	// ServiceReady.
+// serviceReady sets ServiceReady.
+func serviceReady(in statusInputs, cs *conditionSet) {
 	switch o := in.outcomes["service"]; {
 	case o.Class == OutcomeUserError:
-		set(CondServiceReady, metav1.ConditionFalse, "ServiceFailed", o.Message)
+		cs.set(CondServiceReady, metav1.ConditionFalse, "ServiceFailed", o.Message)
 	case in.serviceExists:
-		set(CondServiceReady, metav1.ConditionTrue, "ServiceReady", "Service is ready")
+		cs.set(CondServiceReady, metav1.ConditionTrue, "ServiceReady", "Service is ready")
 	default:
-		set(CondServiceReady, metav1.ConditionFalse, "ServicePending", fmt.Sprintf("Service %s not found", render.ServiceName(s.Name)))
+		cs.set(CondServiceReady, metav1.ConditionFalse, "ServicePending", fmt.Sprintf("Service %s not found", render.ServiceName(in.server.Name)))
 	}
+}
 
-	// HealthCheck: the probe's verdict; it never gates Ready.
+// healthCheck sets HealthCheck, the probe's verdict; it never gates Ready.
+// Before the first probe the current condition stays.
+func healthCheck(in statusInputs, cs *conditionSet) {
+	d := in.deployment
 	switch {
 	case !in.probeEnabled:
-		set(CondHealthCheck, metav1.ConditionUnknown, "HealthCheckDisabled", "The server probe is disabled")
+		cs.set(CondHealthCheck, metav1.ConditionUnknown, "HealthCheckDisabled", "The server probe is disabled")
 	case d == nil || d.Status.AvailableReplicas == 0:
-		set(CondHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Deployment not ready")
+		cs.set(CondHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Deployment not ready")
 	case in.probe == nil:
-		// Not probed yet: keep what was there.
 	case in.probe.Healthy:
-		set(CondHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed")
+		cs.set(CondHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed")
 	default:
-		set(CondHealthCheck, metav1.ConditionFalse, "HealthCheckFailed", in.probe.HealthMessage)
+		cs.set(CondHealthCheck, metav1.ConditionFalse, "HealthCheckFailed", in.probe.HealthMessage)
 	}
+}
 
-	// Phase and the kstatus conditions.
-	var terminals []terminal
-	var waiting []string
-	waitReason := ReasonProgressing
-	transient := ""
+// passSummary is what the child controllers' outcomes say about this
+// generation: user errors, what they wait for, and the first transient
+// failure.
+type passSummary struct {
+	terminals  []terminal
+	waiting    []string
+	waitReason string
+	transient  string
+}
+
+// summarizeOutcomes reads the outcomes in the controllers' fixed order.
+func summarizeOutcomes(in statusInputs) passSummary {
+	s := in.server
+	p := passSummary{waitReason: ReasonProgressing}
 	for _, name := range in.controllers {
 		o := in.outcomes[name]
 		switch {
 		case o.Class == OutcomeUserError:
-			terminals = append(terminals, terminal{o.Reason, o.Message})
+			p.terminals = append(p.terminals, terminal{o.Reason, o.Message})
 		case o.Class == OutcomeWaiting:
-			waiting = append(waiting, o.Message)
+			p.waiting = append(p.waiting, o.Message)
 			if o.Reason == ReasonAdoptionInProgress {
-				waitReason = ReasonAdoptionInProgress
+				p.waitReason = ReasonAdoptionInProgress
 			}
-		case o.Class == OutcomeTransient && transient == "":
-			transient = o.Message
+		case o.Class == OutcomeTransient && p.transient == "":
+			p.transient = o.Message
 		case o.Generation != s.Generation && s.DeletionTimestamp == nil:
-			waiting = append(waiting, fmt.Sprintf("waiting for the %s controller to observe generation %d", name, s.Generation))
+			p.waiting = append(p.waiting, fmt.Sprintf("waiting for the %s controller to observe generation %d", name, s.Generation))
 		}
 	}
+	return p
+}
+
+// terminalMessage joins the user-error messages, each once: every
+// controller re-validates the spec, so one invalid spec is reported by all
+// of them.
+func terminalMessage(terminals []terminal) string {
+	var msgs []string
+	seen := map[string]bool{}
+	for _, t := range terminals {
+		if !seen[t.message] {
+			seen[t.message] = true
+			msgs = append(msgs, t.message)
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// phaseAndReadiness sets the phase, Ready and the kstatus conditions from
+// the outcomes and the rollout, and says how soon to look again.
+func phaseAndReadiness(in statusInputs, cs *conditionSet, st *ogxv1beta1.OGXServerStatus, expected int32, deployFailed string, rolledOut bool) statusResult {
+	s, d := in.server, in.deployment
+	p := summarizeOutcomes(in)
 	if deployFailed != "" {
-		terminals = append(terminals, terminal{ReasonDeploymentFailed, deployFailed})
+		p.terminals = append(p.terminals, terminal{ReasonDeploymentFailed, deployFailed})
 	}
-	// Reconciling and Stalled exist only while True; set() keeps their
-	// lastTransitionTime while they stay True, so they are dropped only at
-	// the end when this pass did not set them.
-	keep := map[string]bool{}
-	setKept := func(t string, status metav1.ConditionStatus, reason, msg string) {
-		keep[t] = true
-		set(t, status, reason, msg)
-	}
-	res := statusResult{}
 	switch {
 	case s.DeletionTimestamp != nil:
 		st.Phase = ogxv1beta1.PhaseTerminating
-		set(CondReady, metav1.ConditionFalse, "Terminating", "OGXServer is being deleted")
-	case len(terminals) > 0:
+		cs.set(CondReady, metav1.ConditionFalse, "Terminating", "OGXServer is being deleted")
+		return statusResult{}
+	case len(p.terminals) > 0:
 		st.Phase = ogxv1beta1.PhaseFailed
-		// Every controller re-validates the spec, so one invalid spec is
-		// reported by all of them: show each message once.
-		var msgs []string
-		seen := map[string]bool{}
-		for _, t := range terminals {
-			if !seen[t.message] {
-				seen[t.message] = true
-				msgs = append(msgs, t.message)
-			}
-		}
-		msg := strings.Join(msgs, "; ")
-		set(CondReady, metav1.ConditionFalse, terminals[0].reason, msg)
-		setKept(CondStalled, metav1.ConditionTrue, terminals[0].reason, msg)
-		res.requeueAfter = time.Minute
-	case transient != "":
+		msg := terminalMessage(p.terminals)
+		cs.set(CondReady, metav1.ConditionFalse, p.terminals[0].reason, msg)
+		cs.setKstatus(CondStalled, metav1.ConditionTrue, p.terminals[0].reason, msg)
+		return statusResult{requeueAfter: time.Minute}
+	case p.transient != "":
 		if st.Phase == "" {
 			st.Phase = ogxv1beta1.PhasePending
 		}
 		// A Ready condition from an older generation must not survive: it
 		// would let `kubectl wait` pass on a spec not yet applied.
-		if r := apimeta.FindStatusCondition(conds, CondReady); r == nil || r.ObservedGeneration != s.Generation {
-			set(CondReady, metav1.ConditionUnknown, "Reconciling", "Reconciling")
+		if r := apimeta.FindStatusCondition(cs.conds, CondReady); r == nil || r.ObservedGeneration != s.Generation {
+			cs.set(CondReady, metav1.ConditionUnknown, "Reconciling", "Reconciling")
 		}
-		setKept(CondReconciling, metav1.ConditionTrue, "RetryingAfterError", transient)
-		res.requeueAfter = 10 * time.Second
+		cs.setKstatus(CondReconciling, metav1.ConditionTrue, "RetryingAfterError", p.transient)
+		return statusResult{requeueAfter: 10 * time.Second}
 	case d == nil:
 		st.Phase = ogxv1beta1.PhasePending
-		if waitReason == ReasonAdoptionInProgress {
-			msg := strings.Join(waiting, "; ")
-			set(CondReady, metav1.ConditionFalse, ReasonAdoptionInProgress, msg)
-			setKept(CondReconciling, metav1.ConditionTrue, ReasonAdoptionInProgress, msg)
+		if p.waitReason == ReasonAdoptionInProgress {
+			msg := strings.Join(p.waiting, "; ")
+			cs.set(CondReady, metav1.ConditionFalse, ReasonAdoptionInProgress, msg)
+			cs.setKstatus(CondReconciling, metav1.ConditionTrue, ReasonAdoptionInProgress, msg)
 		} else {
-			set(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
-			setKept(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created")
+			cs.set(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
+			cs.setKstatus(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created")
 		}
-		res.requeueAfter = 10 * time.Second
-	case !rolledOut || len(waiting) > 0:
+		return statusResult{requeueAfter: 10 * time.Second}
+	case !rolledOut || len(p.waiting) > 0:
 		st.Phase = ogxv1beta1.PhaseInitializing
 		msg := fmt.Sprintf("Deployment is scaling: %d/%d replicas available", d.Status.AvailableReplicas, expected)
-		if len(waiting) > 0 {
-			msg = strings.Join(waiting, "; ")
+		if len(p.waiting) > 0 {
+			msg = strings.Join(p.waiting, "; ")
 		}
 		readyReason := "DeploymentProgressing"
-		if waitReason == ReasonAdoptionInProgress {
+		if p.waitReason == ReasonAdoptionInProgress {
 			readyReason = ReasonAdoptionInProgress
 		}
-		set(CondReady, metav1.ConditionFalse, readyReason, msg)
-		setKept(CondReconciling, metav1.ConditionTrue, waitReason, msg)
-		res.requeueAfter = 10 * time.Second
-	default:
-		st.Phase = ogxv1beta1.PhaseReady
-		if expected == 0 {
-			set(CondReady, metav1.ConditionTrue, "ScaledToZero", "scaled to zero replicas")
-		} else {
-			set(CondReady, metav1.ConditionTrue, "Available", fmt.Sprintf("%d/%d replicas available", d.Status.AvailableReplicas, expected))
-		}
-		res.requeueAfter = 5 * time.Minute
-		if c := apimeta.FindStatusCondition(conds, CondHealthCheck); c != nil && c.Status == metav1.ConditionFalse {
-			res.requeueAfter = 30 * time.Second
-		}
+		cs.set(CondReady, metav1.ConditionFalse, readyReason, msg)
+		cs.setKstatus(CondReconciling, metav1.ConditionTrue, p.waitReason, msg)
+		return statusResult{requeueAfter: 10 * time.Second}
 	}
-	for _, t := range []string{CondReconciling, CondStalled} {
-		if !keep[t] {
-			remove(t)
-		}
+	st.Phase = ogxv1beta1.PhaseReady
+	if expected == 0 {
+		cs.set(CondReady, metav1.ConditionTrue, "ScaledToZero", "scaled to zero replicas")
+	} else {
+		cs.set(CondReady, metav1.ConditionTrue, "Available", fmt.Sprintf("%d/%d replicas available", d.Status.AvailableReplicas, expected))
 	}
-	st.Conditions = orderConditions(conds)
-	res.status = st
-	return res
+	if c := apimeta.FindStatusCondition(cs.conds, CondHealthCheck); c != nil && c.Status == metav1.ConditionFalse {
+		return statusResult{requeueAfter: 30 * time.Second}
+	}
+	return statusResult{requeueAfter: 5 * time.Minute}
 }
 
 // factOf returns the reported condition of a type, preferring a True one.
