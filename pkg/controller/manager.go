@@ -333,7 +333,6 @@ func byOwner(m metav1.Object) []string {
 // registerHandlers wires informer events to the controllers
 // (docs/controllers.md, Enqueue rules).
 func (m *Manager) registerHandlers() error {
-	status := m.status.Enqueue
 	var errs []error
 	add := func(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) {
 		if _, err := inf.AddEventHandler(h); err != nil {
@@ -344,89 +343,123 @@ func (m *Manager) registerHandlers() error {
 		if err := sc.serverInformer.AddIndexers(referenceIndexers()); err != nil {
 			errs = append(errs, err)
 		}
-		// OGXServers: only spec (generation), adoption annotations and
-		// deletion start passes; a status write never does.
-		add(sc.serverInformer, cache.ResourceEventHandlerFuncs{
-			AddFunc: func(obj any) {
-				if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
-					m.enqueueAll(Key(s.Namespace, s.Name))
-				}
-			},
-			UpdateFunc: func(old, cur any) {
-				o, c := old.(*ogxv1beta1.OGXServer), cur.(*ogxv1beta1.OGXServer)
-				if o.Generation != c.Generation || (o.DeletionTimestamp == nil) != (c.DeletionTimestamp == nil) ||
-					o.Annotations[ogxv1beta1.AnnotationAdoptStorage] != c.Annotations[ogxv1beta1.AnnotationAdoptStorage] ||
-					o.Annotations[ogxv1beta1.AnnotationAdoptNetworking] != c.Annotations[ogxv1beta1.AnnotationAdoptNetworking] {
-					m.enqueueAll(Key(c.Namespace, c.Name))
-				}
-			},
-			DeleteFunc: func(obj any) {
-				mo, ok := metaOf(obj)
-				if !ok {
-					return
-				}
-				m.board.Forget(mo.GetUID())
-				m.status.forget(mo.GetUID())
-				m.events.forget(mo.GetUID())
-				m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
-			},
-		})
-		f := sc.childFactory
-		ch := m.children
-		add(f.Apps().V1().Deployments().Informer(), observing(ch.deployments.observe,
-			handler(byOwner, nil, m.deployment.Enqueue, status)))
-		add(f.Core().V1().ServiceAccounts().Informer(), observing(ch.serviceAccounts.observe,
-			handler(byOwner, nil, m.deployment.Enqueue)))
-		add(f.Rbac().V1().RoleBindings().Informer(), observing(ch.roleBindings.observe,
-			handler(byOwner, nil, m.deployment.Enqueue)))
-		add(f.Core().V1().Services().Informer(), observing(ch.services.observe,
-			handler(byOwner, nil, m.service.Enqueue, status)))
-		add(f.Core().V1().PersistentVolumeClaims().Informer(), handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status))
-		// A pod's ogx container turning ready or reporting its image
-		// digest changes status.resolvedDistribution.image.
-		add(sc.podFactory.Core().V1().Pods().Informer(), handler(byInstance, podViewChanged, status))
-		add(sc.adoptedFactory.Core().V1().PersistentVolumeClaims().Informer(),
-			handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status))
-		add(f.Networking().V1().NetworkPolicies().Informer(), observing(ch.networkPolicies.observe,
-			handler(byOwner, nil, m.networkPolicy.Enqueue, status)))
-		add(f.Networking().V1().Ingresses().Informer(), observing(ch.ingresses.observe,
-			handler(byOwner, nil, m.ingress.Enqueue, status)))
-		add(f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), observing(ch.hpas.observe,
-			handler(byOwner, nil, m.hpa.Enqueue, status)))
-		add(f.Policy().V1().PodDisruptionBudgets().Informer(), observing(ch.pdbs.observe,
-			handler(byOwner, nil, m.pdb.Enqueue, status)))
-		// Owned (generated, CA bundle) and referenced ConfigMaps, and
-		// referenced Secrets: content or label changes.
-		add(sc.watchedFactory.Core().V1().ConfigMaps().Informer(), observing(ch.configMaps.observe,
-			handler(m.configMapOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status)))
-		add(sc.watchedFactory.Core().V1().Secrets().Informer(),
-			handler(m.secretOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.monitoring.Enqueue, status))
+		add(sc.serverInformer, m.serverEvents())
+		for _, w := range m.scopeWatches(sc) {
+			add(w.informer, w.handler)
+		}
 	})
 	// ServiceMonitor and PrometheusRule events, on every informer the
 	// monitoring controller starts.
-	m.monitoring.AddEventHandler(handler(byOwner, nil, m.monitoring.Enqueue, status))
-	// Invalid image overrides are reported on the operator ConfigMap itself,
-	// once per content change.
-	add(m.caches.operatorFactory.Core().V1().ConfigMaps().Informer(), cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { m.checkImageOverrides(obj) },
-		UpdateFunc: func(old, cur any) {
-			if dataOrLabelsChanged(old, cur) {
-				m.checkImageOverrides(cur)
-			}
-		},
-	})
-	// The operator ConfigMap's image overrides affect every OGXServer.
-	add(m.caches.operatorFactory.Core().V1().ConfigMaps().Informer(), handler(func(metav1.Object) []string {
-		var keys []string
-		for _, s := range m.caches.Servers() {
-			keys = append(keys, Key(s.Namespace, s.Name))
-		}
-		return keys
-	}, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status))
+	m.monitoring.AddEventHandler(handler(byOwner, nil, m.monitoring.Enqueue, m.status.Enqueue))
+	operator := m.caches.operatorFactory.Core().V1().ConfigMaps().Informer()
+	for _, h := range m.operatorConfigEvents() {
+		add(operator, h)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("registering event handlers: %v", errs)
 	}
 	return nil
+}
+
+// serverEvents starts every controller's pass for an OGXServer on create,
+// delete and the changes that matter: spec (generation), adoption
+// annotations and the start of deletion; a status write never does. A
+// deleted server's per-UID records are dropped.
+func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
+				m.enqueueAll(Key(s.Namespace, s.Name))
+			}
+		},
+		UpdateFunc: func(old, cur any) {
+			o, c := old.(*ogxv1beta1.OGXServer), cur.(*ogxv1beta1.OGXServer)
+			if o.Generation != c.Generation || (o.DeletionTimestamp == nil) != (c.DeletionTimestamp == nil) ||
+				o.Annotations[ogxv1beta1.AnnotationAdoptStorage] != c.Annotations[ogxv1beta1.AnnotationAdoptStorage] ||
+				o.Annotations[ogxv1beta1.AnnotationAdoptNetworking] != c.Annotations[ogxv1beta1.AnnotationAdoptNetworking] {
+				m.enqueueAll(Key(c.Namespace, c.Name))
+			}
+		},
+		DeleteFunc: func(obj any) {
+			mo, ok := metaOf(obj)
+			if !ok {
+				return
+			}
+			m.board.Forget(mo.GetUID())
+			m.status.forget(mo.GetUID())
+			m.events.forget(mo.GetUID())
+			m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
+		},
+	}
+}
+
+// watchEntry is one informer of a scope and the handler that maps its events to
+// the OGXServers whose passes they start.
+type watchEntry struct {
+	informer cache.SharedIndexInformer
+	handler  cache.ResourceEventHandler
+}
+
+// scopeWatches is the table of what each cached kind's events start: the
+// owning controller's pass, and status where the kind shows in status.
+// Children the applier writes are also observed for its recent-writes
+// record.
+func (m *Manager) scopeWatches(sc *scope) []watchEntry {
+	f, ch, status := sc.childFactory, m.children, m.status.Enqueue
+	return []watchEntry{
+		{f.Apps().V1().Deployments().Informer(), observing(ch.deployments.observe,
+			handler(byOwner, nil, m.deployment.Enqueue, status))},
+		{f.Core().V1().ServiceAccounts().Informer(), observing(ch.serviceAccounts.observe,
+			handler(byOwner, nil, m.deployment.Enqueue))},
+		{f.Rbac().V1().RoleBindings().Informer(), observing(ch.roleBindings.observe,
+			handler(byOwner, nil, m.deployment.Enqueue))},
+		{f.Core().V1().Services().Informer(), observing(ch.services.observe,
+			handler(byOwner, nil, m.service.Enqueue, status))},
+		{f.Core().V1().PersistentVolumeClaims().Informer(),
+			handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status)},
+		// A pod's ogx container turning ready or reporting its image
+		// digest changes status.resolvedDistribution.image.
+		{sc.podFactory.Core().V1().Pods().Informer(), handler(byInstance, podViewChanged, status)},
+		{sc.adoptedFactory.Core().V1().PersistentVolumeClaims().Informer(),
+			handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status)},
+		{f.Networking().V1().NetworkPolicies().Informer(), observing(ch.networkPolicies.observe,
+			handler(byOwner, nil, m.networkPolicy.Enqueue, status))},
+		{f.Networking().V1().Ingresses().Informer(), observing(ch.ingresses.observe,
+			handler(byOwner, nil, m.ingress.Enqueue, status))},
+		{f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), observing(ch.hpas.observe,
+			handler(byOwner, nil, m.hpa.Enqueue, status))},
+		{f.Policy().V1().PodDisruptionBudgets().Informer(), observing(ch.pdbs.observe,
+			handler(byOwner, nil, m.pdb.Enqueue, status))},
+		// Owned (generated, CA bundle) and referenced ConfigMaps, and
+		// referenced Secrets: content or label changes.
+		{sc.watchedFactory.Core().V1().ConfigMaps().Informer(), observing(ch.configMaps.observe,
+			handler(m.configMapOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status))},
+		{sc.watchedFactory.Core().V1().Secrets().Informer(),
+			handler(m.secretOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.monitoring.Enqueue, status)},
+	}
+}
+
+// operatorConfigEvents: invalid image overrides are reported on the
+// operator ConfigMap itself, once per content change, and its image
+// overrides affect every OGXServer.
+func (m *Manager) operatorConfigEvents() []cache.ResourceEventHandler {
+	return []cache.ResourceEventHandler{
+		cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) { m.checkImageOverrides(obj) },
+			UpdateFunc: func(old, cur any) {
+				if dataOrLabelsChanged(old, cur) {
+					m.checkImageOverrides(cur)
+				}
+			},
+		},
+		handler(func(metav1.Object) []string {
+			var keys []string
+			for _, s := range m.caches.Servers() {
+				keys = append(keys, Key(s.Namespace, s.Name))
+			}
+			return keys
+		}, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.status.Enqueue),
+	}
 }
 
 // byInstance maps a pod (a podView) to the OGXServer named by its instance
