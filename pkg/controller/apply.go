@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -273,6 +274,9 @@ func (c *child[O, AC]) takeOver(ctx context.Context, obj O) (O, error) {
 		return obj, err
 	}
 	out, err := c.patch(ctx, obj.GetNamespace(), obj.GetName(), patch)
+	if isStaleTakeover(err) {
+		return obj, fmt.Errorf("taking over %s %s: the cached object is older than the stored one (%w); retrying once the cache catches up", c.kind, obj.GetName(), err)
+	}
 	if err != nil {
 		return obj, classifyWriteError(c.kind, obj.GetName(), err)
 	}
@@ -306,6 +310,21 @@ func (c *child[O, AC]) remove(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	c.recent.observe(existing, true)
 	klog.FromContext(ctx).Info("Deleted child", "kind", c.kind, "name", name)
 	return writeDeleted, nil
+}
+
+// isStaleTakeover reports whether a takeover patch failed its guard. The API
+// server answers a JSON patch it cannot apply with 422 Invalid and a
+// generic message, without the field causes a validation failure carries;
+// for the takeover patch that means its test of the cached resourceVersion
+// failed: a race with a newer version of the object, which the next event
+// resolves, not a user error.
+func isStaleTakeover(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
+		return false
+	}
+	d := status.Status().Details
+	return d == nil || len(d.Causes) == 0
 }
 
 // classifyWriteError turns a rejected write into a user error (a 4xx other

@@ -6,10 +6,16 @@ package controller
 // controller, step 3), on fake clientsets.
 
 import (
+	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -320,5 +326,37 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 	first := e.m.board.Get(sfUID)[e.m.childControllers[0].name]
 	if !strings.HasPrefix(ready.Message, first.Message) {
 		t.Errorf("Ready message = %q, want it to start with the %s controller's %q", ready.Message, e.m.childControllers[0].name, first.Message)
+	}
+}
+
+// TestStaleTakeoverIsTransient: when the cache is older than the stored
+// object, the takeover's resourceVersion test fails with 422; that is a
+// race to retry, not a user error (which would show Failed and back off).
+func TestStaleTakeoverIsTransient(t *testing.T) {
+	// What the API server's patch handler returns when a JSON patch
+	// operation fails (the patch library's message is dropped).
+	stale := apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "",
+		"testing value /metadata/resourceVersion failed: test failed", 0, false)
+	invalid := apierrors.NewInvalid(appsv1.SchemeGroupVersion.WithKind("Deployment").GroupKind(), "demo",
+		field.ErrorList{field.Invalid(field.NewPath("metadata", "managedFields"), "x", "bad")})
+	for _, tc := range []struct {
+		name     string
+		err      error
+		wantUser bool
+	}{
+		{"stale resourceVersion", stale, false},
+		{"another invalid patch", invalid, true},
+	} {
+		c := &deploymentChild{kind: "Deployment", takeover: []string{"ogx-operator"},
+			patch: func(context.Context, string, string, []byte) (*appsv1.Deployment, error) { return nil, tc.err }}
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", ResourceVersion: "5",
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "ogx-operator", Operation: metav1.ManagedFieldsOperationUpdate}}}}
+		_, err := c.takeOver(context.Background(), d)
+		if err == nil {
+			t.Fatalf("%s: no error", tc.name)
+		}
+		if IsUserError(err) != tc.wantUser {
+			t.Errorf("%s: user error = %v, want %v (%v)", tc.name, IsUserError(err), tc.wantUser, err)
+		}
 	}
 }
