@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -358,5 +360,21 @@ func TestStaleTakeoverIsTransient(t *testing.T) {
 		if IsUserError(err) != tc.wantUser {
 			t.Errorf("%s: user error = %v, want %v (%v)", tc.name, IsUserError(err), tc.wantUser, err)
 		}
+	}
+}
+
+// TestRoleRefChangeIsChildConflict: the API server's answer to a RoleBinding
+// apply with another roleRef (immutable) is recognised, also wrapped as the
+// applier wraps it; other invalid writes are not.
+func TestRoleRefChangeIsChildConflict(t *testing.T) {
+	gk := rbacv1.SchemeGroupVersion.WithKind("RoleBinding").GroupKind()
+	immutable := apierrors.NewInvalid(gk, "demo-rb", field.ErrorList{
+		field.Invalid(field.NewPath("roleRef"), rbacv1.RoleRef{Name: "other"}, "cannot change roleRef")})
+	other := apierrors.NewInvalid(gk, "demo-rb", field.ErrorList{field.Required(field.NewPath("subjects").Index(0).Child("name"), "")})
+	if !roleRefChanged(immutable) || !roleRefChanged(classifyWriteError("RoleBinding", "demo-rb", immutable)) {
+		t.Errorf("a roleRef change was not recognised")
+	}
+	if roleRefChanged(other) || roleRefChanged(nil) {
+		t.Errorf("another invalid write taken for a roleRef change")
 	}
 }

@@ -3,9 +3,11 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
@@ -72,6 +74,11 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	c.events.written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
 	if in.OpenShiftSecurityServed {
 		res, err := c.children.roleBindings.converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
+		if roleRefChanged(err) {
+			return Result{}, NewUserError(ReasonChildConflict,
+				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
+				s.Namespace, render.RoleBindingName(s.Name))
+		}
 		if err != nil {
 			return Result{}, err
 		}
@@ -205,4 +212,20 @@ func asUserError(err error) error {
 		return nil
 	}
 	return &UserError{Reason: ReasonInvalidSpec, Err: err}
+}
+
+// roleRefChanged reports whether an apply of a RoleBinding was refused
+// because the stored one binds another role: roleRef is immutable, so the
+// API server answers 422 Invalid with a cause on roleRef.
+func roleRefChanged(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil {
+		return false
+	}
+	for _, c := range status.Status().Details.Causes {
+		if c.Field == "roleRef" {
+			return true
+		}
+	}
+	return false
 }
