@@ -39,7 +39,8 @@ import (
 //     (owner references, managed-by label), the event handlers (owner
 //     references), recentWrites (resourceVersion, UID) and
 //     hasManagerEntry (which of our managers have an entry);
-//   - the Deployment's status, spec.replicas and strategy type (status,
+//   - the Deployment's status (of its conditions only failures),
+//     spec.replicas and strategy type (status,
 //     switchStrategy), whether we own replicas (handOverReplicas) and the
 //     user-config volume of its template (config retention);
 //   - the Ingress's spec and status (status: the external URL);
@@ -177,11 +178,13 @@ func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*appsv1.Deployment
 		extra = map[string]string{viewOwnsReplicas: "true"}
 	}
 	out := &appsv1.Deployment{Status: d.Status}
-	for i := range out.Status.Conditions {
-		// Messages name ReplicaSets, so only the rest is shared.
-		c := &out.Status.Conditions[i]
-		c.Type, c.Reason = appsv1.DeploymentConditionType(intern(string(c.Type))), intern(c.Reason)
-		c.Status = corev1.ConditionStatus(intern(string(c.Status)))
+	// Of the conditions only failures are read (deploymentFailure); the
+	// Available and Progressing ones every Deployment has are dropped.
+	out.Status.Conditions = nil
+	for _, c := range d.Status.Conditions {
+		if isDeploymentFailure(c) {
+			out.Status.Conditions = append(out.Status.Conditions, c)
+		}
 	}
 	out.Spec.Replicas = d.Spec.Replicas
 	out.Spec.Strategy.Type = d.Spec.Strategy.Type

@@ -294,3 +294,29 @@ func TestTakeoverPendingMatchesTakeover(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentViewKeepsFailures: the view keeps the conditions status
+// reads (a failed rollout) and drops the ones every Deployment carries.
+func TestDeploymentViewKeepsFailures(t *testing.T) {
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns"}}
+	d.Status.Conditions = []appsv1.DeploymentCondition{
+		{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability."},
+		{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "demo-1" has timed out progressing.`},
+	}
+	out, err := testViews().transform(d.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := out.(*appsv1.Deployment)
+	if got, want := deploymentFailure(view), deploymentFailure(d); got != want || want == "" {
+		t.Errorf("failure from the view %q, from the whole Deployment %q", got, want)
+	}
+	if len(view.Status.Conditions) != 1 {
+		t.Errorf("view keeps %d conditions, want only the failure", len(view.Status.Conditions))
+	}
+	d.Status.Conditions = d.Status.Conditions[:1]
+	out, _ = testViews().transform(d.DeepCopy())
+	if c := out.(*appsv1.Deployment).Status.Conditions; c != nil {
+		t.Errorf("healthy Deployment's view keeps conditions %v", c)
+	}
+}

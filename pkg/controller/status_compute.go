@@ -564,14 +564,19 @@ func setStorage(set func(string, metav1.ConditionStatus, string, string), pvc *c
 // the rollout cannot finish on its own, or "".
 func deploymentFailure(d *appsv1.Deployment) string {
 	for _, c := range d.Status.Conditions {
-		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" {
-			return c.Message
-		}
-		if c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue {
+		if isDeploymentFailure(c) {
 			return c.Message
 		}
 	}
 	return ""
+}
+
+// isDeploymentFailure: the progress deadline passed, or replicas cannot be
+// created. The only Deployment conditions anything here reads (the cached
+// view keeps no others).
+func isDeploymentFailure(c appsv1.DeploymentCondition) bool {
+	return c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" ||
+		c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue
 }
 
 // rolloutComplete: the Deployment controller observed the current spec, and
