@@ -12,7 +12,8 @@ package crdschema
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -28,7 +29,7 @@ func Default(obj any, s *apiextensionsv1.JSONSchemaProps) error {
 	}
 	switch o := obj.(type) {
 	case map[string]any:
-		for _, name := range sortedKeys(s.Properties) {
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[name]
 			v, present := o[name]
 			if p.Default != nil && (!present || (v == nil && !p.Nullable)) {
@@ -43,7 +44,7 @@ func Default(obj any, s *apiextensionsv1.JSONSchemaProps) error {
 			}
 		}
 		if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
-			for _, k := range sortedKeys(o) {
+			for _, k := range slices.Sorted(maps.Keys(o)) {
 				if err := Default(o[k], ap.Schema); err != nil {
 					return err
 				}
@@ -90,13 +91,13 @@ func Unknown(obj any, s *apiextensionsv1.JSONSchemaProps, path string) []Unknown
 	case map[string]any:
 		if ap := s.AdditionalProperties; ap != nil {
 			if ap.Schema != nil {
-				for _, k := range sortedKeys(o) {
+				for _, k := range slices.Sorted(maps.Keys(o)) {
 					out = append(out, Unknown(o[k], ap.Schema, join(path, k))...)
 				}
 			}
 			return out
 		}
-		for _, k := range sortedKeys(o) {
+		for _, k := range slices.Sorted(maps.Keys(o)) {
 			p, ok := s.Properties[k]
 			if !ok {
 				out = append(out, UnknownField{Path: join(path, k), Suggestion: Nearest(k, s.Properties)})
@@ -125,7 +126,7 @@ func join(path, name string) string {
 // or within an edit distance of about a third of its length; "" if none is.
 func Nearest(name string, props map[string]apiextensionsv1.JSONSchemaProps) string {
 	best, bestDist := "", len(name)/3+1
-	for _, p := range sortedKeys(props) {
+	for _, p := range slices.Sorted(maps.Keys(props)) {
 		if strings.EqualFold(p, name) {
 			return p
 		}
@@ -155,13 +156,4 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
