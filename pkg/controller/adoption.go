@@ -102,8 +102,11 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	pvcName := render.PVCName(legacy)
 	pvcs := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace)
 	pvc, err := pvcs.Get(ctx, pvcName, metav1.GetOptions{})
+	if err == nil || apierrors.IsNotFound(err) {
+		c.events.warnWhile(s, "AdoptionSourceNotFound", fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage),
+			apierrors.IsNotFound(err))
+	}
 	if apierrors.IsNotFound(err) {
-		c.events.warn(s, "AdoptionSourceNotFound", fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage))
 		return []metav1.Condition{{Type: CondStorageReady, Status: metav1.ConditionFalse, Reason: "StorageFailed",
 			Message: fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage)}}, nil
 	}

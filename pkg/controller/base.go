@@ -55,8 +55,9 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 	record := func(o Outcome) {
 		o.Generation = s.Generation
 		// A user error gets one Warning event when it first appears or
-		// changes, never one per retry.
-		if c.board.Record(key, s.UID, c.name, o) && o.Class == OutcomeUserError && c.events != nil {
+		// changes, never one per retry, and one for all the controllers
+		// that find the same cause (an invalid spec).
+		if _, newCause := c.board.RecordCause(key, s.UID, c.name, o); newCause && c.events != nil {
 			c.events.warn(s, o.Reason, o.Message)
 		}
 	}

@@ -42,10 +42,9 @@ func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXSer
 		return err
 	}
 	var res writeResult
+	c.d.events.warnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
+		b.data == "" && b.explicit)
 	if b.data == "" {
-		if b.explicit {
-			c.d.events.warn(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted")
-		}
 		res, err = c.d.children.configMaps.remove(ctx, s, name)
 	} else {
 		res, err = c.d.children.configMaps.converge(ctx, s, name, render.CABundleConfigMap(s, b.data))

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -51,6 +52,46 @@ type eventSink struct {
 	limiter *rate.Limiter
 	journal *writeJournal
 	metrics *metrics.Metrics
+	// holding is the warnings of conditions that hold (warnWhile), so each
+	// is sent once when it starts, not on every pass while it lasts.
+	holding *heldWarnings
+}
+
+// heldWarnings remembers, per OGXServer and reason, the note of a warning
+// whose condition still holds.
+type heldWarnings struct {
+	mu    sync.Mutex
+	notes map[types.UID]map[string]string
+}
+
+// update records whether the condition of reason holds with note and
+// returns whether that is new (it did not hold, or held with another note).
+func (h *heldWarnings) update(uid types.UID, reason, note string, holds bool) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.notes[uid]
+	if !holds {
+		delete(m, reason)
+		if len(m) == 0 {
+			delete(h.notes, uid)
+		}
+		return false
+	}
+	if prev, ok := m[reason]; ok && prev == note {
+		return false
+	}
+	if m == nil {
+		m = map[string]string{}
+		h.notes[uid] = m
+	}
+	m[reason] = note
+	return true
+}
+
+func (h *heldWarnings) forget(uid types.UID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.notes, uid)
 }
 
 // newEventSink returns a sink admitting qps Events a second with bursts of
@@ -64,7 +105,8 @@ func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics) e
 		burst = 1
 	}
 	return eventSink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance, active: &atomic.Bool{},
-		limiter: rate.NewLimiter(limit, burst), journal: newWriteJournal(), metrics: m}
+		limiter: rate.NewLimiter(limit, burst), journal: newWriteJournal(), metrics: m,
+		holding: &heldWarnings{notes: map[types.UID]map[string]string{}}}
 }
 
 // run sends queued Events until ctx is done. Only the leader runs it, so
@@ -167,7 +209,21 @@ func (e eventSink) flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.
 }
 
 // forget drops the journal of a deleted server.
-func (e eventSink) forget(uid types.UID) { e.journal.forget(uid) }
+func (e eventSink) forget(uid types.UID) {
+	e.journal.forget(uid)
+	if e.holding != nil {
+		e.holding.forget(uid)
+	}
+}
+
+// warnWhile sends a Warning when a condition starts to hold (or holds with
+// a new note) and nothing while it keeps holding; holds false ends it, so
+// it is reported again if it comes back.
+func (e eventSink) warnWhile(s *ogxv1beta1.OGXServer, reason, note string, holds bool) {
+	if e.holding != nil && e.holding.update(s.UID, reason, note, holds) {
+		e.warn(s, reason, note)
+	}
+}
 
 // warn records a Warning regarding an OGXServer.
 func (e eventSink) warn(s *ogxv1beta1.OGXServer, reason, note string) {

@@ -98,15 +98,28 @@ func (b *OutcomeBoard) SetOnChange(f func(key string)) {
 // Record stores a controller's outcome for an OGXServer, reports the change
 // and returns whether the outcome differs from the previous one.
 func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Outcome) bool {
+	changed, _ := b.RecordCause(key, uid, controller, o)
+	return changed
+}
+
+// RecordCause is Record that also says whether o is a user error no other
+// controller reports for this server right now (same reason and message):
+// one invalid spec, found by every controller, is one cause, and it gets
+// one Event.
+func (b *OutcomeBoard) RecordCause(key string, uid types.UID, controller string, o Outcome) (changed, newCause bool) {
 	b.mu.Lock()
 	list := b.outcomes[uid]
-	changed := true
+	changed = true
 	found := false
+	newCause = o.Class == OutcomeUserError
 	for i := range list {
 		if list[i].controller == controller {
 			changed, found = list[i].Outcome != o, true
 			list[i].Outcome = o
-			break
+			continue
+		}
+		if r := list[i].Outcome; r.Class == OutcomeUserError && r.Reason == o.Reason && r.Message == o.Message {
+			newCause = false
 		}
 	}
 	if !found {
@@ -121,7 +134,7 @@ func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Ou
 	if changed && notify != nil {
 		notify(key)
 	}
-	return changed
+	return changed, changed && newCause
 }
 
 // Get returns a copy of the outcomes recorded for uid.

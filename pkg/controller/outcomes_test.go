@@ -70,3 +70,33 @@ func TestOutcomeBoardHoldsNoSpareRoom(t *testing.T) {
 		t.Errorf("outcome of c: generation %d, want 2", got)
 	}
 }
+
+// TestOneCauseOneEvent: the same user error reported by several
+// controllers is one new cause; it is new again only once no controller
+// reports it any more.
+func TestOneCauseOneEvent(t *testing.T) {
+	b := NewOutcomeBoard(nil)
+	invalid := Outcome{Class: OutcomeUserError, Reason: ReasonInvalidSpec, Message: "spec.port: Invalid value"}
+	var news []string
+	for _, c := range []string{"deployment", "service", "pvc", "configmap"} {
+		if _, n := b.RecordCause("ns/s", "u", c, invalid); n {
+			news = append(news, c)
+		}
+	}
+	if len(news) != 1 || news[0] != "deployment" {
+		t.Errorf("new causes from %v, want only the first controller", news)
+	}
+	if _, n := b.RecordCause("ns/s", "u", "deployment", invalid); n {
+		t.Errorf("a repeated outcome is not a new cause")
+	}
+	other := Outcome{Class: OutcomeUserError, Reason: ReasonChildConflict, Message: "Service taken"}
+	if _, n := b.RecordCause("ns/s", "u", "service", other); !n {
+		t.Errorf("another cause is new")
+	}
+	for _, c := range []string{"deployment", "pvc", "configmap"} {
+		b.RecordCause("ns/s", "u", c, Outcome{Class: OutcomeOK})
+	}
+	if _, n := b.RecordCause("ns/s", "u", "pvc", invalid); !n {
+		t.Errorf("a cause that came back after every controller cleared it is new again")
+	}
+}

@@ -1,0 +1,38 @@
+package controller
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// TestHeldWarningOncePerTransition: a warning whose condition holds is sent
+// when it starts and when its note changes, not again while it holds; once
+// it stops holding it is sent again if it comes back.
+func TestHeldWarningOncePerTransition(t *testing.T) {
+	h := &heldWarnings{notes: map[types.UID]map[string]string{}}
+	steps := []struct {
+		note  string
+		holds bool
+		want  bool
+	}{
+		{"no certificates", true, true},
+		{"no certificates", true, false},
+		{"no certificates", true, false},
+		{"other note", true, true},
+		{"", false, false},
+		{"no certificates", true, true},
+	}
+	for i, s := range steps {
+		if got := h.update("u", "EmptyCABundle", s.note, s.holds); got != s.want {
+			t.Errorf("step %d (%q, holds %v): send = %v, want %v", i, s.note, s.holds, got, s.want)
+		}
+	}
+	if !h.update("u", "AdoptionSourceNotFound", "PVC x not found", true) {
+		t.Errorf("another reason of the same server is its own warning")
+	}
+	h.forget("u")
+	if len(h.notes) != 0 {
+		t.Errorf("forget left %v", h.notes)
+	}
+}
