@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +47,9 @@ type options struct {
 	statusWorkers     int
 	gcPercent         int
 	// effective is every flag's name and value, for the start-up log.
-	effective         []any
+	effective []any
+	// warnings are problems parsing tolerated, logged at start-up.
+	warnings          []string
 	clusterDomain     string
 	serverProbe       bool
 	probeTimeout      time.Duration
@@ -147,13 +150,6 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	// Every flag but klog's, as the process runs with it, for the start-up
-	// log line (no flag carries a secret: credentials come from files).
-	fs.VisitAll(func(f *flag.Flag) {
-		if klogFlags.Lookup(f.Name) == nil {
-			o.effective = append(o.effective, f.Name, f.Value.String())
-		}
-	})
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
@@ -165,11 +161,11 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	if !o.leaderElectSet {
 		o.leaderElect = o.kubeconfig == ""
 	}
-	namespaces, err := parseNamespaceList(*watch)
+	namespaces, warnings, err := parseNamespaceList(*watch)
 	if err != nil {
 		return nil, fmt.Errorf("--watch-namespaces: %w", err)
 	}
-	o.watchNamespaces = namespaces
+	o.watchNamespaces, o.warnings = namespaces, warnings
 	if o.operatorNamespace == "" {
 		b, err := readFile(saNamespaceFile)
 		if err != nil || strings.TrimSpace(string(b)) == "" {
@@ -198,7 +194,32 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	if o.workers < 1 || o.statusWorkers < 1 {
 		return nil, errors.New("--workers and --status-workers must be at least 1")
 	}
+	o.effective = effectiveFlags(fs, klogFlags, map[string]string{
+		"leader-elect":              strconv.FormatBool(o.leaderElect),
+		"operator-namespace":        o.operatorNamespace,
+		"leader-election-namespace": o.leaderElectionNS,
+		"watch-namespaces":          strings.Join(o.watchNamespaces, ","),
+	})
 	return o, nil
+}
+
+// effectiveFlags lists every flag but klog's with the value the process runs
+// with, for the start-up log line: resolved holds the values settled after
+// parsing (defaults that depend on other flags or the environment). No flag
+// carries a secret: credentials come from files.
+func effectiveFlags(fs, klogFlags *flag.FlagSet, resolved map[string]string) []any {
+	var out []any
+	fs.VisitAll(func(f *flag.Flag) {
+		if klogFlags.Lookup(f.Name) != nil {
+			return
+		}
+		v, ok := resolved[f.Name]
+		if !ok {
+			v = f.Value.String()
+		}
+		out = append(out, f.Name, v)
+	})
+	return out
 }
 
 func orDefault(v, d string) string {
@@ -212,28 +233,28 @@ func orDefault(v, d string) string {
 func readFile(name string) ([]byte, error) { return os.ReadFile(name) }
 
 // parseNamespaceList splits a comma-separated namespace list ("" is none:
-// every namespace). Spaces around a name are allowed; an empty entry, a
-// duplicate or a name that is not a valid namespace name is an error that
-// names it.
-func parseNamespaceList(v string) ([]string, error) {
-	if strings.TrimSpace(v) == "" {
-		return nil, nil
-	}
-	var out []string
+// every namespace). Spaces around a name, empty entries (a trailing comma)
+// and repeats are tolerated and dropped, each with a warning; a name that is
+// not a valid namespace name is an error naming it.
+func parseNamespaceList(v string) (namespaces, warnings []string, err error) {
 	seen := map[string]bool{}
 	for i, ns := range strings.Split(v, ",") {
 		ns = strings.TrimSpace(ns)
 		switch {
+		case ns == "" && strings.TrimSpace(v) != "":
+			warnings = append(warnings, fmt.Sprintf("--watch-namespaces: entry %d of %q is empty; ignored", i+1, v))
+			continue
 		case ns == "":
-			return nil, fmt.Errorf("entry %d of %q is empty", i+1, v)
+			continue
 		case seen[ns]:
-			return nil, fmt.Errorf("%q is listed twice", ns)
+			warnings = append(warnings, fmt.Sprintf("--watch-namespaces: %q is listed twice; watched once", ns))
+			continue
 		}
 		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-			return nil, fmt.Errorf("%q is not a namespace name: %s", ns, strings.Join(errs, "; "))
+			return nil, nil, fmt.Errorf("%q is not a namespace name: %s", ns, strings.Join(errs, "; "))
 		}
 		seen[ns] = true
-		out = append(out, ns)
+		namespaces = append(namespaces, ns)
 	}
-	return out, nil
+	return namespaces, warnings, nil
 }

@@ -25,9 +25,10 @@ func TestWatchNamespaces(t *testing.T) {
 		{value: "a", want: []string{"a"}},
 		{value: " a , team-b ", want: []string{"a", "team-b"}},
 		{value: "Bad_NS", wantErr: `"Bad_NS" is not a namespace name`},
-		{value: "a,,b", wantErr: `entry 2 of "a,,b" is empty`},
+		{value: "a,,b,", want: []string{"a", "b"}},
 		{value: "a b", wantErr: `"a b" is not a namespace name`},
-		{value: "a,a", wantErr: `"a" is listed twice`},
+		{value: "a,a", want: []string{"a"}},
+		{value: "Bad_NS,,a b", wantErr: `"Bad_NS" is not a namespace name`},
 	} {
 		o, err := parseTestFlags("--watch-namespaces=" + tc.value)
 		switch {
@@ -85,12 +86,23 @@ func TestEffectiveFlagsAreLogged(t *testing.T) {
 	for i := 0; i+1 < len(o.effective); i += 2 {
 		got[o.effective[i].(string)] = o.effective[i+1]
 	}
-	for name, want := range map[string]string{"workers": "3", "status-workers": "16", "gc-percent": "50", "operator-namespace": "ogx-system"} {
+	for name, want := range map[string]string{"workers": "3", "status-workers": "16", "gc-percent": "50", "operator-namespace": "ogx-system",
+		"leader-elect": "true", "leader-election-namespace": "ogx-system"} {
 		if got[name] != want {
 			t.Errorf("%s = %v, want %s", name, got[name], want)
 		}
 	}
 	if _, ok := got["v"]; ok {
 		t.Errorf("klog's flags are listed")
+	}
+}
+
+func TestWatchNamespacesWarnings(t *testing.T) {
+	o, err := parseTestFlags("--watch-namespaces=a,a,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.warnings) != 2 || !strings.Contains(o.warnings[0], `"a" is listed twice`) || !strings.Contains(o.warnings[1], "is empty") {
+		t.Errorf("warnings %q", o.warnings)
 	}
 }

@@ -46,8 +46,9 @@ const (
 // the OGXServer equivalent to one LlamaStackDistribution, with adoption
 // annotations, and a warning on stderr for every field it cannot carry over.
 // The input is read as the API server reads it, with the legacy CRD's
-// schema: unknown fields are errors (with the nearest valid name) and
-// absent fields get the schema's defaults (replicas: 1). The output carries
+// schema: absent fields get the schema's defaults (replicas: 1), a
+// misspelt field is an error naming the valid one, and any other unknown
+// field a warning. The output carries
 // the input's namespace, or none.
 func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ogx-controller migrate", flag.ContinueOnError)
@@ -83,13 +84,19 @@ func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if gvk := d.GroupVersionKind(); gvk.Group != llsdv1alpha1.GroupName || gvk.Kind != "LlamaStackDistribution" {
 		fmt.Fprintf(stderr, "error: unsupported kind %s %s/%s: migrate takes LlamaStackDistributions\n", gvk.GroupVersion(), gvk.Kind, d.GetName())
 		return exitUsage
+	} else if gvk.Version != legacyVersion {
+		fmt.Fprintf(stderr, "error: LlamaStackDistribution %s is %s; migrate reads %s/%s only\n", d.GetName(), gvk.GroupVersion(), llsdv1alpha1.GroupName, legacyVersion)
+		return exitUsage
 	}
 	schema, err := crd.Schema(legacyCRD, legacyVersion)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitFailed
 	}
-	l, problems, err := decodeLegacy(d, schema)
+	l, problems, warnings, err := decodeLegacy(d, schema)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitFailed
@@ -131,23 +138,33 @@ func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // with its path and the nearest valid name), and the schema's defaults are
 // applied to the spec. Top-level fields other than apiVersion, kind,
 // metadata, spec and status are problems too; status is ignored.
-func decodeLegacy(d *unstructured.Unstructured, schema *apiextensionsv1.JSONSchemaProps) (*llsdv1alpha1.LlamaStackDistribution, []string, error) {
-	problems := unknownFields(d, schema)
+func decodeLegacy(d *unstructured.Unstructured, schema *apiextensionsv1.JSONSchemaProps) (l *llsdv1alpha1.LlamaStackDistribution, problems, warnings []string, err error) {
+	// A misspelling (an unknown field near a defined one) is an error; a
+	// field with no defined name near it is likely one of a newer legacy
+	// operator's, which this conversion does not know: it is named in a
+	// warning, not carried over.
+	for _, u := range unknownFields(d, schema) {
+		if u.Suggestion != "" {
+			problems = append(problems, u.String())
+		} else {
+			warnings = append(warnings, fmt.Sprintf("%s: not a field of %s/%s LlamaStackDistribution as this migrate knows it; not carried over", u.Path, llsdv1alpha1.GroupName, legacyVersion))
+		}
+	}
 	spec, ok := d.Object["spec"]
 	if !ok {
 		problems = append(problems, "spec: required (a LlamaStackDistribution needs at least spec.server.distribution)")
 	}
 	if len(problems) > 0 {
-		return nil, problems, nil
+		return nil, problems, warnings, nil
 	}
 	specSchema := schema.Properties["spec"]
 	if err := crdschema.Default(spec, &specSchema); err != nil {
-		return nil, nil, fmt.Errorf("applying the legacy CRD's defaults: %w", err)
+		return nil, nil, warnings, fmt.Errorf("applying the legacy CRD's defaults: %w", err)
 	}
-	l := &llsdv1alpha1.LlamaStackDistribution{}
+	l = &llsdv1alpha1.LlamaStackDistribution{}
 	if err := fromUnstructured(d, l); err != nil {
 		// A value of the wrong type (replicas: "two").
-		return nil, []string{fmt.Sprintf("decoding %s: %v", d.GetName(), err)}, nil
+		return nil, []string{fmt.Sprintf("decoding %s: %v", d.GetName(), err)}, warnings, nil
 	}
-	return l, nil, nil
+	return l, nil, warnings, nil
 }

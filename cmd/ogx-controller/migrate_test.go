@@ -116,7 +116,7 @@ func TestMigrateRejectsEveryMisspeltField(t *testing.T) {
 			"metadata": map[string]any{"name": "old"}, "spec": nest(bad)}
 		// The schema is parsed once here; runMigrate's exit code for
 		// these problems is checked below.
-		_, problems, err := decodeLegacy(&unstructured.Unstructured{Object: doc}, schema)
+		_, problems, _, err := decodeLegacy(&unstructured.Unstructured{Object: doc}, schema)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,5 +182,22 @@ func TestMigrateHelpAndExitCodes(t *testing.T) {
 	}
 	if code, _, _ := migrateYAML(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"); code != exitUsage {
 		t.Errorf("another kind: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestMigrateUnknownFieldWithoutNearName: a field no defined name is near
+// (one of a newer legacy operator's, say) is named in a warning and not
+// carried over; another apiVersion is refused.
+func TestMigrateUnknownFieldWithoutNearName(t *testing.T) {
+	code, out, stderr := migrateYAML(t, legacyHead+"spec:\n  server:\n    distribution: {name: starter}\n    containerSpec:\n      envFrom: [{secretRef: {name: s}}]\n")
+	if code != exitOK || out == nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: spec.server.containerSpec.envFrom: not a field of") {
+		t.Errorf("no warning for envFrom: %s", stderr)
+	}
+	in := strings.Replace(legacyHead, "v1alpha1", "v1alpha2", 1) + "spec:\n  server:\n    distribution: {name: starter}\n"
+	if code, _, stderr := migrateYAML(t, in); code != exitUsage || !strings.Contains(stderr, "migrate reads llamastack.io/v1alpha1 only") {
+		t.Errorf("v1alpha2: exit %d: %s", code, stderr)
 	}
 }

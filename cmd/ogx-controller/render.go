@@ -296,8 +296,8 @@ func (r *renderRun) readInputs() error {
 			if gvk.Version != ogxv1beta1.SchemeGroupVersion.Version {
 				return usageErr("unsupported apiVersion %s for OGXServer %s: render takes %s", d.obj.GetAPIVersion(), id, ogxv1beta1.SchemeGroupVersion)
 			}
-			if problems := unknownFields(d.obj, serverSchema); len(problems) > 0 {
-				return &validationErr{msgs: problems}
+			if unknown := unknownFields(d.obj, serverSchema); len(unknown) > 0 {
+				return &validationErr{msgs: messages(unknown)}
 			}
 			s, err := configgen.ParseServer(d.json)
 			if err != nil {

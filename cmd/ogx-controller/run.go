@@ -45,8 +45,10 @@ func runController(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	logger := klog.FromContext(ctx)
 	ctx = klog.NewContext(ctx, logger)
-	logger.Info("Starting ogx-controller", append([]any{"version", o.operatorVersion, "leaderElect", o.leaderElect,
-		"watchNamespaces", o.watchNamespaces}, o.effective...)...)
+	logger.Info("Starting ogx-controller", append([]any{"version", o.operatorVersion}, o.effective...)...)
+	for _, w := range o.warnings {
+		logger.Info("Warning: " + w)
+	}
 	if err := run(ctx, o); err != nil {
 		logger.Error(err, "ogx-controller failed")
 		return 1

@@ -133,23 +133,24 @@ func (e eventSink) run(ctx context.Context, kube kubernetes.Interface) {
 	}
 }
 
-func (e eventSink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note string) {
-	e.emitFor(corev1.ObjectReference{
+func (e eventSink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note string) bool {
+	return e.emitFor(corev1.ObjectReference{
 		APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer",
 		Namespace: s.Namespace, Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
 	}, eventType, reason, action, note)
 }
 
-// emitFor queues an Event regarding any object, or drops it when the budget
-// is spent or the queue is full.
-func (e eventSink) emitFor(regarding corev1.ObjectReference, eventType, reason, action, note string) {
+// emitFor queues an Event regarding any object and reports whether it did:
+// it drops the Event when the sink is not sending (not the leader yet), the
+// budget is spent or the queue is full.
+func (e eventSink) emitFor(regarding corev1.ObjectReference, eventType, reason, action, note string) bool {
 	if e.queue == nil || !e.active.Load() {
-		return
+		return false
 	}
 	if e.limiter != nil && !e.limiter.Allow() {
 		e.metrics.CountEvent(metrics.EventDroppedRate)
 		klog.Background().V(2).Info("Event budget spent, dropping event", "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
-		return
+		return false
 	}
 	now := time.Now()
 	ev := &eventsv1.Event{
@@ -168,9 +169,11 @@ func (e eventSink) emitFor(regarding corev1.ObjectReference, eventType, reason, 
 	}
 	select {
 	case e.queue <- ev:
+		return true
 	default:
 		e.metrics.CountEvent(metrics.EventDroppedQueue)
 		klog.Background().V(2).Info("Event queue full, dropping event", "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
+		return false
 	}
 }
 
@@ -220,8 +223,13 @@ func (e eventSink) forget(uid types.UID) {
 // a new note) and nothing while it keeps holding; holds false ends it, so
 // it is reported again if it comes back.
 func (e eventSink) warnWhile(s *ogxv1beta1.OGXServer, reason, note string, holds bool) {
-	if e.holding != nil && e.holding.update(s.UID, reason, note, holds) {
-		e.warn(s, reason, note)
+	if e.holding == nil || !e.holding.update(s.UID, reason, note, holds) {
+		return
+	}
+	if !e.emit(s, corev1.EventTypeWarning, reason, "Reconcile", note) {
+		// Not sent (not leading yet, budget spent): the next pass tries
+		// again instead of the warning being lost while it holds.
+		e.holding.update(s.UID, reason, "", false)
 	}
 }
 

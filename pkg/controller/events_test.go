@@ -3,6 +3,8 @@ package controller
 import (
 	"testing"
 
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -34,5 +36,22 @@ func TestHeldWarningOncePerTransition(t *testing.T) {
 	h.forget("u")
 	if len(h.notes) != 0 {
 		t.Errorf("forget left %v", h.notes)
+	}
+}
+
+// TestHeldWarningNotSentIsRetried: a warning the sink could not send (not
+// leading yet, budget spent) is not marked held, so a later pass sends it.
+func TestHeldWarningNotSentIsRetried(t *testing.T) {
+	e := newEventSink("test", 0, 0, nil)
+	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
+	e.warnWhile(s, "EmptyCABundle", "no certificates", true)
+	if len(e.queue) != 0 || len(e.holding.notes) != 0 {
+		t.Fatalf("inactive sink: %d queued, held %v", len(e.queue), e.holding.notes)
+	}
+	e.active.Store(true)
+	e.warnWhile(s, "EmptyCABundle", "no certificates", true)
+	e.warnWhile(s, "EmptyCABundle", "no certificates", true)
+	if len(e.queue) != 1 {
+		t.Errorf("%d Events queued, want 1", len(e.queue))
 	}
 }

@@ -9,14 +9,19 @@ import (
 // ogx_controller_writes_total, by resource and verb. Counting at the
 // transport, not at each call site, means no write of the process can be
 // missed: child applies, status, PVC creates, adoption and hand-over
-// patches, retention deletes, Events, the Lease. Reads are not counted.
+// patches, retention deletes, Events, Lease renewals (the one write of an
+// idle leader). Reads are not counted, nor are the token and access
+// reviews of the metrics endpoint's authentication: they are POSTs that
+// store nothing.
 func (m *Metrics) WrapTransport(rt http.RoundTripper) http.RoundTripper {
 	if m == nil {
 		return rt
 	}
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		if verb := writeVerb(req); verb != "" {
-			m.CountWrite(resourceOf(req.URL.Path), verb)
+			if resource := resourceOf(req.URL.Path); !strings.HasSuffix(resource, "reviews") {
+				m.CountWrite(resource, verb)
+			}
 		}
 		return rt.RoundTrip(req)
 	})

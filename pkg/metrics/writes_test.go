@@ -30,6 +30,8 @@ func TestWrapTransportCountsEveryWrite(t *testing.T) {
 	send(http.MethodDelete, "/api/v1/namespaces/ns/configmaps/old", "")
 	send(http.MethodPost, "/api/v1/namespaces", "application/json")
 	send(http.MethodGet, "/api/v1/namespaces/ns/pods", "")
+	send(http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews", "application/json")
+	send(http.MethodPost, "/apis/authorization.k8s.io/v1/subjectaccessreviews", "application/json")
 	for _, c := range []struct{ resource, verb string }{
 		{"deployments", VerbApply}, {"deployments", VerbPatch}, {"ogxservers/status", VerbApply},
 		{"persistentvolumeclaims", VerbCreate}, {"events", VerbCreate}, {"leases", VerbUpdate},
@@ -39,8 +41,10 @@ func TestWrapTransportCountsEveryWrite(t *testing.T) {
 			t.Errorf("writes_total{%s,%s} = %v, want 1", c.resource, c.verb, got)
 		}
 	}
-	if got := find(t, m, "ogx_controller_writes_total", map[string]string{"resource": "pods"}); got != nil {
-		t.Errorf("a read was counted")
+	for _, r := range []string{"pods", "tokenreviews", "subjectaccessreviews"} {
+		if got := find(t, m, "ogx_controller_writes_total", map[string]string{"resource": r}); got != nil {
+			t.Errorf("%s counted as a write", r)
+		}
 	}
 }
 
