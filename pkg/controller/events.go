@@ -109,11 +109,17 @@ func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics) e
 		holding: &heldWarnings{notes: map[types.UID]map[string]string{}}}
 }
 
-// run sends queued Events until ctx is done. Only the leader runs it, so
-// followers emit nothing.
-func (e eventSink) run(ctx context.Context, kube kubernetes.Interface) {
-	logger := klog.FromContext(ctx)
+// start makes the sink accept Events at once, before any worker runs, and
+// sends them from a goroutine until ctx is done. Only the leader starts it,
+// so followers emit nothing.
+func (e eventSink) start(ctx context.Context, kube kubernetes.Interface) {
 	e.active.Store(true)
+	go e.send(ctx, kube)
+}
+
+// send delivers queued Events until ctx is done, then stops accepting.
+func (e eventSink) send(ctx context.Context, kube kubernetes.Interface) {
+	logger := klog.FromContext(ctx)
 	defer e.active.Store(false)
 	for {
 		select {

@@ -1,11 +1,16 @@
 package controller
 
 import (
+	"fmt"
 	"testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 )
 
 // TestHeldWarningOncePerTransition: a warning whose condition holds is sent
@@ -54,4 +59,30 @@ func TestHeldWarningNotSentIsRetried(t *testing.T) {
 	if len(e.queue) != 1 {
 		t.Errorf("%d Events queued, want 1", len(e.queue))
 	}
+}
+
+// TestInvalidImageOverridesReportedByNewLeader: bad image overrides present
+// before this replica leads (the informer saw them while the sink did not
+// send) are reported when it starts leading.
+func TestInvalidImageOverridesReportedByNewLeader(t *testing.T) {
+	// Labelled, so the leader's ensureOperatorConfigMap leaves it alone and
+	// no update event reports it again.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: render.OperatorConfigMapName, Namespace: sfOperator,
+		Labels: map[string]string{ogxv1beta1.WatchLabel: "true"}},
+		Data: map[string]string{render.ImageOverridesKey: "starter: 'Not An Image!'"}}
+	events := kubefake.NewClientset()
+	e := newSFEnv(t, Options{EventsClient: events, EventQPS: 100, EventBurst: 100}, []runtime.Object{cm})
+	go e.m.Run(e.ctx)
+	sfEventually(t, "an InvalidImageOverrides Event", func() (bool, string) {
+		list, err := events.EventsV1().Events(sfOperator).List(e.ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, ev := range list.Items {
+			if ev.Reason == "InvalidImageOverrides" && ev.Regarding.Name == render.OperatorConfigMapName {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d Events, none InvalidImageOverrides", len(list.Items))
+	})
 }

@@ -91,6 +91,9 @@ type Manager struct {
 	status        *StatusController
 	// childControllers are run in the fixed order their errors are reported.
 	childControllers []*childController
+	// handlersSynced report when each event handler has been handed every
+	// object of its informer's initial list.
+	handlersSynced []cache.InformerSynced
 }
 
 // NewManager builds the caches and controllers; nothing runs until Start and
@@ -203,6 +206,13 @@ func (m *Manager) Start(ctx context.Context) error {
 	if err := m.caches.WaitForSync(ctx, m.opts.CacheSyncTimeout); err != nil {
 		return err
 	}
+	// The handlers have seen the initial lists too, so what they do on a
+	// first sight (report bad image overrides, enqueue) happened before Run.
+	syncCtx, cancel := context.WithTimeout(ctx, m.opts.CacheSyncTimeout)
+	defer cancel()
+	if !cache.WaitForCacheSync(syncCtx.Done(), m.handlersSynced...) {
+		return fmt.Errorf("event handlers did not see the initial lists within %s", m.opts.CacheSyncTimeout)
+	}
 	m.resolver.apis.discover(m.kube.Discovery())
 	m.monitoring.SetAPIServed(ctx, m.resolver.apis.monitoring.Load())
 	return nil
@@ -212,7 +222,14 @@ func (m *Manager) Start(ctx context.Context) error {
 // until ctx is done. Only the leader calls it.
 func (m *Manager) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
-	go m.events.run(ctx, m.opts.EventsClient)
+	// Events are accepted before any pass runs, so a new leader's first
+	// passes are reported.
+	m.events.start(ctx, m.opts.EventsClient)
+	// The operator ConfigMap's informer reported bad image overrides when
+	// it first saw them, possibly before this replica led: check again.
+	if cm, err := m.caches.operatorConfigMap.ConfigMaps(m.opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
+		m.checkImageOverrides(cm)
+	}
 	go m.watchOptionalAPIs(ctx, m.opts.DiscoveryInterval)
 	go m.ensureOperatorConfigMap(ctx)
 	// A new leader processes every key once.
@@ -335,9 +352,12 @@ func byOwner(m metav1.Object) []string {
 func (m *Manager) registerHandlers() error {
 	var errs []error
 	add := func(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) {
-		if _, err := inf.AddEventHandler(h); err != nil {
+		reg, err := inf.AddEventHandler(h)
+		if err != nil {
 			errs = append(errs, err)
+			return
 		}
+		m.handlersSynced = append(m.handlersSynced, reg.HasSynced)
 	}
 	m.caches.each(func(sc *scope) {
 		if err := sc.serverInformer.AddIndexers(referenceIndexers()); err != nil {
