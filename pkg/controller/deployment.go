@@ -124,7 +124,8 @@ func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in rende
 }
 
 // prepare sends the targeted patches that must precede the main apply: the
-// strategy switch to or from Recreate, and the replica hand-over to the HPA.
+// takeover from the upstream operator, the strategy switch to or from
+// Recreate, and the replica hand-over to the HPA.
 // Both carry the cached resourceVersion as precondition, so a stale value is
 // never forced over a newer one.
 func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
@@ -134,6 +135,14 @@ func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXSer
 	}
 	if guard(s, "Deployment", live) != nil {
 		return nil // converge reports the guard's verdict
+	}
+	// The takeover comes first: it can make the replica count ours (the
+	// upstream operator owned it), and only then does the hand-over check
+	// see that the count must be handed to the HPA before the apply drops
+	// it.
+	live, err = c.children.deployments.takeOver(ctx, live)
+	if err != nil {
+		return err
 	}
 	if err := c.switchStrategy(ctx, live, desired); err != nil {
 		return err

@@ -3,11 +3,16 @@ package controller
 // Sync tests of the deployment controller on fake clientsets (fakeenv_test.go).
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"k8s.io/utils/ptr"
 
@@ -123,5 +128,50 @@ func TestSyncFakeDeploymentDriftIsReapplied(t *testing.T) {
 	}
 	if got := ptr.Deref(dep.Spec.Replicas, -1); got != 1 {
 		t.Errorf("replicas after re-apply = %d, want 1", got)
+	}
+}
+
+// TestSyncFakeTakeoverBeforeHandOver: a Deployment whose replica count the
+// upstream operator owns, taken over by a server with autoscaling. The
+// takeover must come before the replica hand-over check: taken over after
+// it, the count became ours, and the apply without replicas dropped it, so
+// the Deployment fell back to one replica.
+func TestSyncFakeTakeoverBeforeHandOver(t *testing.T) {
+	s := sfServer(sfNamespace, sfName, sfUID, func(spec *ogxv1beta1.OGXServerSpec) {
+		spec.Workload = &ogxv1beta1.WorkloadSpec{Autoscaling: &ogxv1beta1.AutoscalingSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 5}}
+	})
+	upstream := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: sfName, Namespace: sfNamespace, ResourceVersion: "7",
+			Labels:          map[string]string{render.LabelManagedBy: render.ManagedByValue},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ogx.io/v1beta1", Kind: "OGXServer", Name: sfName, UID: sfUID, Controller: ptr.To(true)}},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "ogx-operator", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}}},
+		},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](3),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ogx", Image: "old"}}}}},
+	}
+	e := newSFEnv(t, Options{TakeoverManagers: []string{"ogx-operator"}}, []runtime.Object{upstream}, s)
+	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	var order []string
+	for _, a := range e.kubeWrites() {
+		if a.GetResource() == gvrDeployments {
+			order = append(order, sfActionString(a))
+		}
+	}
+	// The takeover patch, then the hand-over of the count it made ours,
+	// and last the main apply. The fake's JSON patch of managedFields does
+	// not always leave them as sent (the API server does), so it may take
+	// over once more before the apply, and whether its server-side apply
+	// then keeps the co-owned count varies from run to run: neither is
+	// checked here. Without the order, there is no hand-over at all.
+	last := len(order) - 1
+	if len(order) < 3 || !strings.Contains(order[0], "json-patch") ||
+		!strings.Contains(order[1], fmt.Sprintf("manager %q", handoverFieldManager)) ||
+		!strings.Contains(order[last], "apply-patch") || !strings.Contains(order[last], fmt.Sprintf("manager %q", render.FieldManager)) {
+		t.Fatalf("Deployment writes %q: want the takeover patch, the replica hand-over, then the apply", order)
 	}
 }
