@@ -226,9 +226,13 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 		return nil
 	}
 	if o, ok := in.outcomes["configmap"]; ok && o.Class == OutcomeUserError {
-		reason := ReasonConfigGenFailed
-		if o.Reason == ReasonBaseConfigUnavailable {
-			reason = ReasonBaseConfigUnavailable
+		// Each cause keeps its own reason (an invalid spec, a missing or
+		// unlabelled reference, a CA bundle problem, a conflict on a child
+		// of the configmap controller); only a failure of generation itself
+		// is ConfigGenerationFailed.
+		reason := o.Reason
+		if reason == "" {
+			reason = ReasonConfigGenFailed
 		}
 		cs.set(CondConfigGenerated, metav1.ConditionFalse, reason, o.Message)
 		return old

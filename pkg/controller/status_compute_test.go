@@ -882,3 +882,30 @@ func TestStatusComputeFields(t *testing.T) {
 		}
 	})
 }
+
+// TestConfigGeneratedReasonPerCause: ConfigGenerated names the cause the
+// configmap controller reported, not ConfigGenerationFailed for all of them.
+func TestConfigGeneratedReasonPerCause(t *testing.T) {
+	for _, tc := range []struct{ reported, want string }{
+		{ReasonConfigGenFailed, ReasonConfigGenFailed},
+		{ReasonBaseConfigUnavailable, ReasonBaseConfigUnavailable},
+		{ReasonInvalidCABundle, ReasonInvalidCABundle},
+		{ReasonReferenceNotWatched, ReasonReferenceNotWatched},
+		{ReasonInvalidSpec, ReasonInvalidSpec},
+		{ReasonChildConflict, ReasonChildConflict},
+		{"", ReasonConfigGenFailed},
+	} {
+		s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", Generation: 1}}
+		s.Spec.Distribution.Name = ptr.To("starter")
+		if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
+			s.Spec.DisabledAPIs = []ogxv1beta1.DisabledAPI{"batches"}
+		}
+		in := statusInputs{server: s, outcomes: map[string]Outcome{"configmap": {Class: OutcomeUserError, Reason: tc.reported, Message: "m"}}}
+		cs := newConditionSet(nil, 1, metav1.Now())
+		configGenerated(in, cs)
+		c := apimeta.FindStatusCondition(cs.conds, CondConfigGenerated)
+		if c == nil || c.Reason != tc.want || c.Status != metav1.ConditionFalse {
+			t.Errorf("reported %q: condition %+v, want False with reason %s", tc.reported, c, tc.want)
+		}
+	}
+}
