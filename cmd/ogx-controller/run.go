@@ -76,63 +76,14 @@ func restConfig(o *options) (*rest.Config, error) {
 func run(ctx context.Context, o *options) error {
 	logger := klog.FromContext(ctx)
 	setGCPercent(o.gcPercent, os.Getenv("GOGC"))
-	cfg, err := restConfig(o)
-	if err != nil {
-		return err
-	}
 	m := metrics.New(o.operatorVersion)
 	m.RegisterClientGoMetrics()
-	// Every client below counts its writes (ogx_controller_writes_total).
-	cfg.Wrap(m.WrapTransport)
-	kube, err := kubernetes.NewForConfig(cfg)
+	c, err := newClients(o, m)
 	if err != nil {
 		return err
 	}
-	ogx, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	// Events get a client of their own: its rate limiter never delays a
-	// child or status write. The sink's own budget (--event-qps) decides
-	// what is sent, so this client's limiter only backs it up.
-	eventsCfg := rest.CopyConfig(cfg)
-	eventsCfg.QPS, eventsCfg.Burst = float32(o.eventQPS), o.eventBurst
-	eventsKube, err := kubernetes.NewForConfig(eventsCfg)
-	if err != nil {
-		return err
-	}
-	// The pod name (HOSTNAME in a pod) plus a per-process UUID, so a
-	// restarted pod never reuses its predecessor's identity.
-	hostname := os.Getenv("HOSTNAME")
-	if hostname == "" {
-		hostname, _ = os.Hostname()
-	}
-	identity := hostname + "_" + uuid.NewString()
-	gen, err := newGenerator(o)
-	if err != nil {
-		return err
-	}
-	mgr, err := controller.NewManager(kube, ogx, controller.Options{
-		Generator:         gen,
-		WatchNamespaces:   o.watchNamespaces,
-		OperatorNamespace: o.operatorNamespace,
-		OperatorVersion:   o.operatorVersion,
-		ClusterDomain:     o.clusterDomain,
-		Workers:           o.workers,
-		StatusWorkers:     o.statusWorkers,
-		ProbeEnabled:      o.serverProbe,
-		ProbeInterval:     o.probeInterval,
-		Prober:            controller.NewHTTPProber(o.probeTimeout, o.probeDialAddress),
-		Distributions:     controller.NewDistributionTable(os.Getenv),
-		CacheSyncTimeout:  o.cacheSyncTimeout,
-		DiscoveryInterval: o.discoveryInterval,
-		TakeoverManagers:  splitList(o.takeoverManagers),
-		Identity:          identity,
-		Metrics:           m,
-		EventsClient:      eventsKube,
-		EventQPS:          o.eventQPS,
-		EventBurst:        o.eventBurst,
-	})
+	identity := processIdentity()
+	mgr, err := newManager(o, c, m, identity)
 	if err != nil {
 		return err
 	}
@@ -147,11 +98,11 @@ func run(ctx context.Context, o *options) error {
 	// Self-managed webhook certificates: every replica copies the serving
 	// pair from the Secret into its admission cert dir; the leader (below)
 	// keeps the Secret and the caBundle.
-	certs, err := startWebhookCerts(ctx, o, kube, adm)
+	certs, err := startWebhookCerts(ctx, o, c.kube, adm)
 	if err != nil {
 		return err
 	}
-	msrv, err := startMetrics(ctx, o, kube, m)
+	msrv, err := startMetrics(ctx, o, c.kube, m)
 	if err != nil {
 		return err
 	}
@@ -174,18 +125,101 @@ func run(ctx context.Context, o *options) error {
 	synced.Store(true)
 	logger.Info("Caches synced")
 
-	if !o.leaderElect {
+	lead := func(ctx context.Context) {
 		m.SetLeader(true)
 		if certs != nil {
 			go certs.RunLeader(ctx, webhookcerts.DefaultInterval)
 		}
 		mgr.Run(ctx)
-		synced.Store(false)
-		stopMetrics(msrv)
-		shutdown(health)
-		return nil
 	}
+	if o.leaderElect {
+		err = runElected(ctx, o, c.kube, identity, watchdog, m, lead)
+	} else {
+		lead(ctx)
+	}
+	synced.Store(false)
+	stopMetrics(msrv)
+	shutdown(health)
+	return err
+}
 
+// clients are the API clients of the process. Every one counts its writes
+// (ogx_controller_writes_total).
+type clients struct {
+	kube   kubernetes.Interface
+	ogx    versioned.Interface
+	events kubernetes.Interface
+}
+
+func newClients(o *options, m *metrics.Metrics) (*clients, error) {
+	cfg, err := restConfig(o)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Wrap(m.WrapTransport)
+	c := &clients{}
+	if c.kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	if c.ogx, err = versioned.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	// Events get a client of their own: its rate limiter never delays a
+	// child or status write. The sink's own budget (--event-qps) decides
+	// what is sent, so this client's limiter only backs it up.
+	eventsCfg := rest.CopyConfig(cfg)
+	eventsCfg.QPS, eventsCfg.Burst = float32(o.eventQPS), o.eventBurst
+	if c.events, err = kubernetes.NewForConfig(eventsCfg); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// processIdentity is the pod name (HOSTNAME in a pod) plus a per-process
+// UUID, so a restarted pod never reuses its predecessor's identity.
+func processIdentity() string {
+	hostname := os.Getenv("HOSTNAME")
+	if hostname == "" {
+		hostname, _ = os.Hostname()
+	}
+	return hostname + "_" + uuid.NewString()
+}
+
+// newManager builds the controllers from the flags.
+func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*controller.Manager, error) {
+	gen, err := newGenerator(o)
+	if err != nil {
+		return nil, err
+	}
+	return controller.NewManager(c.kube, c.ogx, controller.Options{
+		Generator:         gen,
+		WatchNamespaces:   o.watchNamespaces,
+		OperatorNamespace: o.operatorNamespace,
+		OperatorVersion:   o.operatorVersion,
+		ClusterDomain:     o.clusterDomain,
+		Workers:           o.workers,
+		StatusWorkers:     o.statusWorkers,
+		ProbeEnabled:      o.serverProbe,
+		ProbeInterval:     o.probeInterval,
+		Prober:            controller.NewHTTPProber(o.probeTimeout, o.probeDialAddress),
+		Distributions:     controller.NewDistributionTable(os.Getenv),
+		CacheSyncTimeout:  o.cacheSyncTimeout,
+		DiscoveryInterval: o.discoveryInterval,
+		TakeoverManagers:  splitList(o.takeoverManagers),
+		Identity:          identity,
+		Metrics:           m,
+		EventsClient:      c.events,
+		EventQPS:          o.eventQPS,
+		EventBurst:        o.eventBurst,
+	})
+}
+
+// runElected runs lead while this replica holds the Lease and returns when
+// ctx is done (nil) or the Lease was lost (an error: a replica that lost its
+// lease restarts as a follower with clean state).
+func runElected(ctx context.Context, o *options, kube kubernetes.Interface, identity string,
+	watchdog *leaderelection.HealthzAdaptor, m *metrics.Metrics, lead func(context.Context)) error {
+	logger := klog.FromContext(ctx)
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Name: o.leaderElectionID, Namespace: o.leaderElectionNS},
 		Client:     kube.CoordinationV1(),
@@ -203,11 +237,7 @@ func run(ctx context.Context, o *options) error {
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				logger.Info("Became leader", "identity", identity)
-				m.SetLeader(true)
-				if certs != nil {
-					go certs.RunLeader(ctx, webhookcerts.DefaultInterval)
-				}
-				mgr.Run(ctx)
+				lead(ctx)
 			},
 			OnStoppedLeading: func() {
 				m.SetLeader(false)
@@ -226,11 +256,7 @@ func run(ctx context.Context, o *options) error {
 		return fmt.Errorf("leader election: %w", err)
 	}
 	elector.Run(ctx)
-	synced.Store(false)
-	stopMetrics(msrv)
-	shutdown(health)
 	if lost.Load() {
-		// A replica that lost its lease restarts as a follower with clean state.
 		return errors.New("leader election lost")
 	}
 	return nil
