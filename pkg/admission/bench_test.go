@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation/validationtest"
+	"k8s.io/utils/ptr"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/klog/v2"
 
@@ -22,18 +25,18 @@ import (
 // benchServer is a realistic object: several providers across APIs, models,
 // secret references and a custom provider with settings.
 func benchServer(mutate ...func(*ogxv1beta1.OGXServer)) *ogxv1beta1.OGXServer {
-	return server(append([]func(*ogxv1beta1.OGXServer){func(s *ogxv1beta1.OGXServer) {
+	return validationtest.Server(append([]func(*ogxv1beta1.OGXServer){func(s *ogxv1beta1.OGXServer) {
 		s.Name = "llama-prod"
 		s.Labels = map[string]string{"team": "ml", "env": "prod"}
 		s.Spec.Providers = &ogxv1beta1.ProvidersSpec{
 			Inference: &ogxv1beta1.InferenceProviders{Remote: &ogxv1beta1.RemoteInferenceProviders{
 				Vllm: []ogxv1beta1.VLLMProvider{
-					{Endpoint: "http://vllm-a:8000/v1", APIToken: ptr(key("vllm", "token"))},
+					{Endpoint: "http://vllm-a:8000/v1", APIToken: ptr.To(validationtest.Key("vllm", "token"))},
 					{ID: "vllm-b", Endpoint: "http://vllm-b:8000/v1"},
 				},
 			}},
 			ToolRuntime: &ogxv1beta1.ToolRuntimeProviders{Remote: &ogxv1beta1.RemoteToolRuntimeProviders{
-				Custom: []ogxv1beta1.CustomProvider{{Type: "remote::search", SecretRefs: map[string]ogxv1beta1.SecretKeyRef{"api_key": key("search", "key")}}},
+				Custom: []ogxv1beta1.CustomProvider{{Type: "remote::search", SecretRefs: map[string]ogxv1beta1.SecretKeyRef{"api_key": validationtest.Key("search", "key")}}},
 			}},
 		}
 		s.Spec.Resources = &ogxv1beta1.ResourcesSpec{Models: []ogxv1beta1.ModelSpec{
@@ -49,7 +52,7 @@ func BenchmarkReview(b *testing.B) {
 	cases := map[string]*ogxv1beta1.OGXServer{
 		"allowed": benchServer(),
 		"denied": benchServer(func(s *ogxv1beta1.OGXServer) {
-			s.Spec.Distribution.Name = ptr("nope")
+			s.Spec.Distribution.Name = ptr.To("nope")
 			s.Spec.Resources.Models[0].Provider = "missing"
 		}),
 	}

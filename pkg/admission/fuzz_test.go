@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation/validationtest"
+	"k8s.io/utils/ptr"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,15 +23,15 @@ import (
 // validator panicked). The seeds run as part of every `go test`.
 func FuzzHandler(f *testing.F) {
 	seeds := []*admissionv1.AdmissionRequest{
-		request(f, admissionv1.Create, server()),
-		request(f, admissionv1.Update, server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr("nope") })),
+		request(f, admissionv1.Create, validationtest.Server()),
+		request(f, admissionv1.Update, validationtest.Server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr.To("nope") })),
 		request(f, admissionv1.Delete, nil),
 		request(f, admissionv1.Connect, nil),
 		request(f, admissionv1.Create, nil),
-		request(f, admissionv1.Create, server(func(s *ogxv1beta1.OGXServer) {
+		request(f, admissionv1.Create, validationtest.Server(func(s *ogxv1beta1.OGXServer) {
 			s.Name = "x-"
 			s.Annotations = map[string]string{ogxv1beta1.AnnotationAdoptStorage: "x-", ogxv1beta1.AnnotationAdoptNetworking: "Bad"}
-			s.Spec.Distribution = ogxv1beta1.DistributionSpec{Name: ptr(""), Image: ptr(" ")}
+			s.Spec.Distribution = ogxv1beta1.DistributionSpec{Name: ptr.To(""), Image: ptr.To(" ")}
 			s.Spec.Storage = &ogxv1beta1.StateStorageSpec{KV: &ogxv1beta1.KVStorageSpec{Type: "redis"}}
 			s.Spec.Resources = &ogxv1beta1.ResourcesSpec{Models: []ogxv1beta1.ModelSpec{{Name: "m", Provider: "p"}}}
 			s.Spec.Providers = &ogxv1beta1.ProvidersSpec{Inference: &ogxv1beta1.InferenceProviders{Remote: &ogxv1beta1.RemoteInferenceProviders{
@@ -36,7 +39,7 @@ func FuzzHandler(f *testing.F) {
 				Custom: []ogxv1beta1.CustomProvider{
 					{Type: "remote::", Settings: &apiextensionsv1.JSON{Raw: []byte(`[1]`)}},
 					{Type: "inline::x", Settings: &apiextensionsv1.JSON{Raw: []byte(`{"k":1}`)},
-						SecretRefs: map[string]ogxv1beta1.SecretKeyRef{"k": key("s", "k")}},
+						SecretRefs: map[string]ogxv1beta1.SecretKeyRef{"k": validationtest.Key("s", "k")}},
 				},
 			}}}
 		})),
@@ -66,8 +69,8 @@ func FuzzHandler(f *testing.F) {
 // well-formed review, so the fuzzer spends its time in object decoding and
 // the validator rather than in the AdmissionReview envelope.
 func FuzzReviewObject(f *testing.F) {
-	f.Add("CREATE", []byte(rawObject(f, server()).Raw))
-	f.Add("UPDATE", []byte(rawObject(f, server(func(s *ogxv1beta1.OGXServer) { s.Name = "Bad" })).Raw))
+	f.Add("CREATE", []byte(rawObject(f, validationtest.Server()).Raw))
+	f.Add("UPDATE", []byte(rawObject(f, validationtest.Server(func(s *ogxv1beta1.OGXServer) { s.Name = "Bad" })).Raw))
 	f.Add("CREATE", []byte(`{"apiVersion":"ogx.io/v1beta1","kind":"OGXServer","metadata":{"name":"a","annotations":{"ogx.io/adopt-storage":"a"}},`+
 		`"spec":{"distribution":{"image":""},"storage":{"kv":{"type":"redis"}},"resources":{"models":[{"name":"m","provider":"x"}]},`+
 		`"providers":{"inference":{"remote":{"vllm":[{"endpoint":"a"},{"endpoint":"b"}],"custom":[{"type":"inline::","settings":"s"},`+

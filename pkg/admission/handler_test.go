@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation/validationtest"
+	"k8s.io/utils/ptr"
+
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -106,7 +109,7 @@ func answer(t *testing.T, h http.Handler, req *admissionv1.AdmissionRequest) *ad
 
 func TestHandlerMalformedRequests(t *testing.T) {
 	h := NewHandler(HandlerOptions{})
-	valid := reviewBody(t, request(t, admissionv1.Create, server()))
+	valid := reviewBody(t, request(t, admissionv1.Create, validationtest.Server()))
 	withReview := func(mutate func(map[string]any)) []byte {
 		var m map[string]any
 		if err := json.Unmarshal(valid, &m); err != nil {
@@ -192,7 +195,7 @@ func TestHandlerMalformedRequests(t *testing.T) {
 
 func TestHandlerAcceptsJSONWithParameters(t *testing.T) {
 	h := NewHandler(HandlerOptions{})
-	r := httptest.NewRequest(http.MethodPost, ValidatePath, bytes.NewReader(reviewBody(t, request(t, admissionv1.Create, server()))))
+	r := httptest.NewRequest(http.MethodPost, ValidatePath, bytes.NewReader(reviewBody(t, request(t, admissionv1.Create, validationtest.Server()))))
 	r.Header.Set("Content-Type", "application/json; charset=utf-8")
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
@@ -219,7 +222,7 @@ func TestHandlerHealthz(t *testing.T) {
 
 func TestHandlerAllows(t *testing.T) {
 	h := NewHandler(HandlerOptions{})
-	invalid := server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr("nope") })
+	invalid := validationtest.Server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr.To("nope") })
 	terminating := invalid.DeepCopy()
 	now := metav1.Now()
 	terminating.DeletionTimestamp = &now
@@ -229,14 +232,14 @@ func TestHandlerAllows(t *testing.T) {
 		name string
 		req  *admissionv1.AdmissionRequest
 	}{
-		{name: "CREATE valid", req: request(t, admissionv1.Create, server())},
-		{name: "CREATE valid with providers and models", req: request(t, admissionv1.Create, server(
-			remoteInference(ogxv1beta1.RemoteInferenceProviders{Vllm: []ogxv1beta1.VLLMProvider{{Endpoint: "http://vllm:8000"}}}),
+		{name: "CREATE valid", req: request(t, admissionv1.Create, validationtest.Server())},
+		{name: "CREATE valid with providers and models", req: request(t, admissionv1.Create, validationtest.Server(
+			validationtest.RemoteInference(ogxv1beta1.RemoteInferenceProviders{Vllm: []ogxv1beta1.VLLMProvider{{Endpoint: "http://vllm:8000"}}}),
 			func(s *ogxv1beta1.OGXServer) {
 				s.Spec.Resources = &ogxv1beta1.ResourcesSpec{Models: []ogxv1beta1.ModelSpec{{Name: "m", Provider: "remote-vllm"}}}
 			}))},
 		{name: "UPDATE valid", req: func() *admissionv1.AdmissionRequest {
-			r := request(t, admissionv1.Update, server())
+			r := request(t, admissionv1.Update, validationtest.Server())
 			r.OldObject = rawObject(t, invalid) // the old object is ignored
 			return r
 		}()},
@@ -254,7 +257,7 @@ func TestHandlerAllows(t *testing.T) {
 			return r
 		}()},
 		{name: "CREATE without request kind", req: func() *admissionv1.AdmissionRequest {
-			r := request(t, admissionv1.Create, server())
+			r := request(t, admissionv1.Create, validationtest.Server())
 			r.Kind = metav1.GroupVersionKind{}
 			return r
 		}()},
@@ -282,7 +285,7 @@ func decodeAnswer(t *testing.T, w *httptest.ResponseRecorder) map[string]any {
 
 func TestHandlerDenialShapeOneError(t *testing.T) {
 	h := NewHandler(HandlerOptions{})
-	obj := server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr("nope") })
+	obj := validationtest.Server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr.To("nope") })
 	w := post(h, ValidatePath, reviewBody(t, request(t, admissionv1.Create, obj)))
 	if w.Code != http.StatusOK {
 		t.Fatalf("HTTP status = %d", w.Code)
@@ -320,9 +323,9 @@ func TestHandlerDenialShapeOneError(t *testing.T) {
 
 func TestHandlerDenialShapeSeveralErrors(t *testing.T) {
 	h := NewHandler(HandlerOptions{})
-	obj := server(func(s *ogxv1beta1.OGXServer) {
+	obj := validationtest.Server(func(s *ogxv1beta1.OGXServer) {
 		s.Name = "9lives"
-		s.Spec.Distribution = ogxv1beta1.DistributionSpec{Image: ptr(" img ")}
+		s.Spec.Distribution = ogxv1beta1.DistributionSpec{Image: ptr.To(" img ")}
 		s.Spec.Storage = &ogxv1beta1.StateStorageSpec{KV: &ogxv1beta1.KVStorageSpec{Type: "redis"}}
 	})
 	resp := answer(t, h, request(t, admissionv1.Update, obj))
@@ -355,7 +358,7 @@ func TestHandlerDenialNameFromRequest(t *testing.T) {
 	// The API server always sends the final name in the object; should it
 	// be missing there, details.name falls back to the request's name.
 	h := NewHandler(HandlerOptions{})
-	obj := server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr("nope") })
+	obj := validationtest.Server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr.To("nope") })
 	req := request(t, admissionv1.Create, obj)
 	obj.Name = ""
 	req.Object = rawObject(t, obj)
@@ -369,7 +372,7 @@ func TestHandlerDenialNameFromRequest(t *testing.T) {
 func TestHandlerBadReviews(t *testing.T) {
 	h := NewHandler(HandlerOptions{})
 	withRaw := func(op admissionv1.Operation, raw string) *admissionv1.AdmissionRequest {
-		r := request(t, op, server())
+		r := request(t, op, validationtest.Server())
 		r.Object = runtime.RawExtension{Raw: []byte(raw)}
 		return r
 	}
@@ -394,11 +397,11 @@ func TestHandlerBadReviews(t *testing.T) {
 			`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"a","deletionTimestamp":"2024-01-01T00:00:00Z"}}`),
 			wantMsg: `got apiVersion "v1" kind "Secret"`},
 		{name: "request kind LlamaStackDistribution", req: func() *admissionv1.AdmissionRequest {
-			r := request(t, admissionv1.Create, server())
+			r := request(t, admissionv1.Create, validationtest.Server())
 			r.Kind = metav1.GroupVersionKind{Group: "llamastack.io", Version: "v1alpha1", Kind: "LlamaStackDistribution"}
 			return r
 		}(), wantMsg: "expected a request for ogx.io/v1beta1 OGXServer, got llamastack.io/v1alpha1 LlamaStackDistribution"},
-		{name: "unknown operation", req: request(t, "PATCH", server()), wantMsg: `unsupported operation "PATCH"`},
+		{name: "unknown operation", req: request(t, "PATCH", validationtest.Server()), wantMsg: `unsupported operation "PATCH"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -419,7 +422,7 @@ func TestHandlerBadReviews(t *testing.T) {
 
 func TestHandlerDeniesInvalidUpdate(t *testing.T) {
 	h := NewHandler(HandlerOptions{})
-	obj := server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr("nope") })
+	obj := validationtest.Server(func(s *ogxv1beta1.OGXServer) { s.Spec.Distribution.Name = ptr.To("nope") })
 	req := request(t, admissionv1.Update, obj)
 	req.OldObject = rawObject(t, obj) // no ratcheting: an unchanged invalid object is still denied
 	resp := answer(t, h, req)
@@ -430,7 +433,7 @@ func TestHandlerDeniesInvalidUpdate(t *testing.T) {
 
 func TestHandlerRecoversFromPanics(t *testing.T) {
 	inner := &handler{validate: func(*ogxv1beta1.OGXServer) field.ErrorList { panic("boom") }}
-	w := post(http.HandlerFunc(inner.serveValidate), ValidatePath, reviewBody(t, request(t, admissionv1.Create, server())))
+	w := post(http.HandlerFunc(inner.serveValidate), ValidatePath, reviewBody(t, request(t, admissionv1.Create, validationtest.Server())))
 	var review admissionv1.AdmissionReview
 	if err := json.Unmarshal(w.Body.Bytes(), &review); err != nil || w.Code != http.StatusOK {
 		t.Fatalf("HTTP %d %s: %v", w.Code, w.Body, err)
@@ -454,8 +457,8 @@ func TestHandlerObserve(t *testing.T) {
 		r.Duration = 0
 		got = append(got, r)
 	}})
-	answer(t, h, request(t, admissionv1.Create, server()))
-	answer(t, h, request(t, admissionv1.Update, server(func(s *ogxv1beta1.OGXServer) { s.Name = "UPPER" })))
+	answer(t, h, request(t, admissionv1.Create, validationtest.Server()))
+	answer(t, h, request(t, admissionv1.Update, validationtest.Server(func(s *ogxv1beta1.OGXServer) { s.Name = "UPPER" })))
 	answer(t, h, request(t, admissionv1.Create, nil))
 	answer(t, h, request(t, admissionv1.Delete, nil))
 	post(h, ValidatePath, []byte("{")) // malformed: not observed

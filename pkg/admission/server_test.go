@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation/validationtest"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/klog/v2/ktesting"
 
@@ -129,7 +131,7 @@ func TestServerServesReviews(t *testing.T) {
 		t.Fatal("Ready() = false with a certificate loaded")
 	}
 	c := ts.client(nil)
-	resp, err := c.Post(ts.url(ValidatePath), "application/json", bytes.NewReader(reviewBody(t, request(t, admissionv1.Create, server()))))
+	resp, err := c.Post(ts.url(ValidatePath), "application/json", bytes.NewReader(reviewBody(t, request(t, admissionv1.Create, validationtest.Server()))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +371,7 @@ func TestServerShutdownDrainsInFlightReviews(t *testing.T) {
 	}
 	got := make(chan result, 1)
 	go func() {
-		resp, err := c.Post(ts.url(ValidatePath), "application/json", bytes.NewReader(reviewBody(t, request(t, admissionv1.Create, server()))))
+		resp, err := c.Post(ts.url(ValidatePath), "application/json", bytes.NewReader(reviewBody(t, request(t, admissionv1.Create, validationtest.Server()))))
 		if err != nil {
 			got <- result{err: err}
 			return
