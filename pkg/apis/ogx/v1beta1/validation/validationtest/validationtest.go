@@ -31,4 +31,6 @@ func RemoteInference(r ogxv1beta1.RemoteInferenceProviders) func(*ogxv1beta1.OGX
 }
 
 // Key is a Secret key reference.
-func Key(name, key string) ogxv1beta1.SecretKeyRef { return ogxv1beta1.SecretKeyRef{Name: name, Key: key} }
+func Key(name, key string) ogxv1beta1.SecretKeyRef {
+	return ogxv1beta1.SecretKeyRef{Name: name, Key: key}
+}
