@@ -48,6 +48,23 @@ func adoptionSource(s *ogxv1beta1.OGXServer, annotation string) string {
 	return v
 }
 
+// adoptionAnnotationProblems words each A4/A5 failure of the adoption
+// annotations for the AdoptionConfigInvalid condition and the
+// AdoptionInvalid Event: "<annotation>: value "<v>" ..."
+// (docs/controllers.md, Annotation validation).
+func adoptionAnnotationProblems(s *ogxv1beta1.OGXServer) []string {
+	var problems []string
+	for _, e := range validation.ValidateAdoption(s) {
+		annotation := strings.TrimSuffix(strings.TrimPrefix(e.Field, "metadata.annotations["), "]")
+		detail := e.Detail
+		if strings.HasPrefix(detail, "adoption annotation value must not equal the CR name") {
+			detail = fmt.Sprintf("value %q must not equal the CR name; same-name adoption causes resource conflicts", fmt.Sprint(e.BadValue))
+		}
+		problems = append(problems, annotation+": "+detail)
+	}
+	return problems
+}
+
 // legacyOwnerOK reports whether obj has no controller owner, or only the
 // LlamaStackDistribution being adopted, or this OGXServer; anything else is
 // a clear error rather than a takeover.
@@ -116,6 +133,7 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	adopted := []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionTrue, Reason: ReasonStorageAdopted,
 		Message: fmt.Sprintf("PVC %s adopted", pvcName)}}
 	if pvc.Labels[render.LabelAdoptedFrom] == legacy {
+		c.events.while(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, "", false)
 		return adopted, nil
 	}
 	if err := legacyOwnerCheck(pvc, legacy, s); err != nil {
@@ -139,8 +157,11 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	if err != nil {
 		return nil, err
 	}
-	if n := len(pods.Items); n > 0 {
-		msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
+	n := len(pods.Items)
+	msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
+	// One Event per wait, not one per pass or per change of the count.
+	c.events.while(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, msg, n > 0)
+	if n > 0 {
 		return []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionFalse, Reason: ReasonAdoptionInProgress, Message: msg}},
 			&WaitingError{Reason: ReasonAdoptionInProgress, Message: msg}
 	}
@@ -210,9 +231,9 @@ func cachedAdoptedPVCs(caches *Caches, s *ogxv1beta1.OGXServer) ([]*corev1.Persi
 
 // multipleAdopted is the error for several adopted PVCs of one instance.
 func multipleAdopted(s *ogxv1beta1.OGXServer, names []string) error {
-	return NewUserError(ReasonAdoptionConfigInvalid,
-		"multiple adopted PVCs found for instance %q: [%s]; remove the %s label from all but one",
-		s.Name, strings.Join(names, " "), render.LabelAdoptedFrom)
+	return &UserError{Reason: ReasonAdoptionConfigInvalid, Event: EventAdoptionInvalid,
+		Err: fmt.Errorf("multiple adopted PVCs found for instance %q: [%s]; remove the %s label from all but one",
+			s.Name, strings.Join(names, " "), render.LabelAdoptedFrom)}
 }
 
 // effectivePVCName resolves the claim the server mounts, from the caches:

@@ -40,7 +40,9 @@ type child[O metav1.Object, AC any] struct {
 	// takeover lists the field managers whose ownership is merged into ours
 	// before the first apply (--takeover-field-managers).
 	takeover []string
-	cached   func(namespace, name string) (O, error)
+	// journal notes takeovers for the server's next Event; nil notes none.
+	journal *writeJournal
+	cached  func(namespace, name string) (O, error)
 	// setResourceVersion sets (or, with "", clears) the resourceVersion
 	// precondition of an apply configuration.
 	setResourceVersion func(ac AC, rv string)
@@ -66,6 +68,9 @@ const (
 	writeUpdated writeResult = "updated"
 	writeDeleted writeResult = "deleted"
 	writeAbsent  writeResult = "absent"
+	// writeTakenOver: the fields of upstream managers were merged into
+	// ours (reported in the TakenOver Event).
+	writeTakenOver writeResult = "taken over"
 )
 
 // absentResourceVersion is the resourceVersion precondition of the first
@@ -219,7 +224,7 @@ func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	if err := guard(owner, c.kind, existing); err != nil {
 		return "", err
 	}
-	existing, err := c.takeOver(ctx, existing)
+	existing, err := c.takeOver(ctx, owner, existing)
 	if err != nil {
 		return "", err
 	}
@@ -265,7 +270,7 @@ func (c *child[O, AC]) ownedDigest(obj O) (string, error) {
 // takeOver merges the field ownership of the upstream operator's managers
 // into ours, once per object: afterwards no listed manager owns anything, so
 // later passes find nothing to do here.
-func (c *child[O, AC]) takeOver(ctx context.Context, obj O) (O, error) {
+func (c *child[O, AC]) takeOver(ctx context.Context, owner *ogxv1beta1.OGXServer, obj O) (O, error) {
 	if len(c.takeover) == 0 || c.patch == nil {
 		return obj, nil
 	}
@@ -281,6 +286,7 @@ func (c *child[O, AC]) takeOver(ctx context.Context, obj O) (O, error) {
 		return obj, classifyWriteError(c.kind, obj.GetName(), err)
 	}
 	c.recent.remember(out)
+	c.journal.add(Key(owner.Namespace, owner.Name), owner.UID, c.kind, obj.GetName(), writeTakenOver)
 	klog.FromContext(ctx).Info("Took over field ownership from the upstream operator", "kind", c.kind, "name", obj.GetName())
 	return out, nil
 }

@@ -353,12 +353,46 @@ func TestStaleTakeoverIsTransient(t *testing.T) {
 			patch: func(context.Context, string, string, []byte) (*appsv1.Deployment, error) { return nil, tc.err }}
 		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", ResourceVersion: "5",
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "ogx-operator", Operation: metav1.ManagedFieldsOperationUpdate}}}}
-		_, err := c.takeOver(context.Background(), d)
+		owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns"}}
+		_, err := c.takeOver(context.Background(), owner, d)
 		if err == nil {
 			t.Fatalf("%s: no error", tc.name)
 		}
 		if IsUserError(err) != tc.wantUser {
 			t.Errorf("%s: user error = %v, want %v (%v)", tc.name, IsUserError(err), tc.wantUser, err)
+		}
+	}
+}
+
+// TestTakeoverIsJournaled: a takeover is reported in the server's next
+// Event, with reason TakenOver; a failed one is not.
+func TestTakeoverIsJournaled(t *testing.T) {
+	owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", UID: "u1"}}
+	upstream := func() *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", ResourceVersion: "5",
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "ogx-operator", Operation: metav1.ManagedFieldsOperationUpdate,
+				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}}}}}
+	}
+	for _, tc := range []struct {
+		name     string
+		patchErr error
+		want     []string
+	}{
+		{"taken over", nil, []string{EventTakenOver, "Reconcile", "Took over Deployment demo"}},
+		{"refused", apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "demo", errors.New("no")), []string{"", "", ""}},
+	} {
+		journal := newWriteJournal()
+		c := &deploymentChild{kind: "Deployment", takeover: []string{"ogx-operator"}, journal: journal,
+			patch: func(_ context.Context, _, _ string, _ []byte) (*appsv1.Deployment, error) {
+				if tc.patchErr != nil {
+					return nil, tc.patchErr
+				}
+				return upstream(), nil
+			}}
+		_, _ = c.takeOver(context.Background(), owner, upstream())
+		reason, action, note := journal.take(owner.UID).summary()
+		if diff := cmp.Diff(tc.want, []string{reason, action, note}); diff != "" {
+			t.Errorf("%s: event (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }

@@ -52,23 +52,24 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	record := func(o Outcome) {
+	// record stores the pass's outcome; eventReason names the Warning of a
+	// user error, which is sent once when the cause first appears or
+	// changes, never once per retry, and once for all the controllers that
+	// find the same cause (an invalid spec).
+	record := func(o Outcome, eventReason string) {
 		o.Generation = s.Generation
-		// A user error gets one Warning event when it first appears or
-		// changes, never one per retry, and one for all the controllers
-		// that find the same cause (an invalid spec).
 		if _, newCause := c.board.RecordCause(key, s.UID, c.name, o); newCause && c.events != nil {
-			c.events.warn(s, o.Reason, o.Message)
+			c.events.warn(s, eventReason, o.Message)
 		}
 	}
 	if s.DeletionTimestamp != nil {
 		// Garbage collection owns teardown; nothing is written any more.
-		record(Outcome{Class: OutcomeOK})
+		record(Outcome{Class: OutcomeOK}, "")
 		return Result{}, nil
 	}
 	if errs := specErrors(s); len(errs) > 0 {
-		err := &UserError{Reason: ReasonInvalidSpec, Err: errs.ToAggregate()}
-		record(Outcome{Class: OutcomeUserError, Reason: ReasonInvalidSpec, Message: err.Error()})
+		err := &UserError{Reason: ReasonInvalidSpec, Event: specErrorsEvent(errs), Err: errs.ToAggregate()}
+		record(Outcome{Class: OutcomeUserError, Reason: ReasonInvalidSpec, Message: err.Error()}, err.eventReason())
 		return Result{}, err
 	}
 	res, err := c.reconcile(ctx, s)
@@ -76,20 +77,20 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 	var user *UserError
 	switch {
 	case err == nil:
-		record(Outcome{Class: OutcomeOK})
+		record(Outcome{Class: OutcomeOK}, "")
 		return res, nil
 	case errors.As(err, &waiting):
 		reason := waiting.Reason
 		if reason == "" {
 			reason = ReasonProgressing
 		}
-		record(Outcome{Class: OutcomeWaiting, Reason: reason, Message: waiting.Message})
+		record(Outcome{Class: OutcomeWaiting, Reason: reason, Message: waiting.Message}, "")
 		return Result{RequeueAfter: waitRequeue, Waiting: true}, nil
 	case errors.As(err, &user):
-		record(Outcome{Class: OutcomeUserError, Reason: user.Reason, Message: err.Error()})
+		record(Outcome{Class: OutcomeUserError, Reason: user.Reason, Message: err.Error()}, user.eventReason())
 		return Result{}, err
 	}
-	record(Outcome{Class: OutcomeTransient, Message: err.Error()})
+	record(Outcome{Class: OutcomeTransient, Message: err.Error()}, "")
 	return Result{}, err
 }
 
@@ -109,6 +110,19 @@ func specErrors(s *ogxv1beta1.OGXServer) field.ErrorList {
 		}
 	}
 	return out
+}
+
+// specErrorsEvent names the Warning for a failed re-validation: an unknown
+// distribution alone is UnknownDistribution, anything else (also together
+// with it) InvalidSpec.
+func specErrorsEvent(errs field.ErrorList) string {
+	distribution := field.NewPath("spec", "distribution", "name").String()
+	for _, e := range errs {
+		if e.Field != distribution || e.Type != field.ErrorTypeInvalid {
+			return ReasonInvalidSpec
+		}
+	}
+	return EventUnknownDistribution
 }
 
 // Key returns the workqueue key of an OGXServer.

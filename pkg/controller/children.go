@@ -120,7 +120,9 @@ type children struct {
 	configMaps      *configMapChild
 }
 
-func newChildren(kube kubernetes.Interface, c *Caches, takeover []string) *children {
+// newChildren wires the child kinds to their clients and caches; takeovers
+// from the managers in takeover are noted in journal.
+func newChildren(kube kubernetes.Interface, c *Caches, takeover []string, journal *writeJournal) *children {
 	ch := &children{
 		deployments: newChild("Deployment", "apps/v1", c,
 			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
@@ -170,15 +172,15 @@ func newChildren(kube kubernetes.Interface, c *Caches, takeover []string) *child
 			},
 			corev1ac.ExtractConfigMap),
 	}
-	ch.deployments.takeover = takeover
-	ch.services.takeover = takeover
-	ch.serviceAccounts.takeover = takeover
-	ch.roleBindings.takeover = takeover
-	ch.networkPolicies.takeover = takeover
-	ch.ingresses.takeover = takeover
-	ch.hpas.takeover = takeover
-	ch.pdbs.takeover = takeover
-	ch.configMaps.takeover = takeover
+	ch.deployments.takeover, ch.deployments.journal = takeover, journal
+	ch.services.takeover, ch.services.journal = takeover, journal
+	ch.serviceAccounts.takeover, ch.serviceAccounts.journal = takeover, journal
+	ch.roleBindings.takeover, ch.roleBindings.journal = takeover, journal
+	ch.networkPolicies.takeover, ch.networkPolicies.journal = takeover, journal
+	ch.ingresses.takeover, ch.ingresses.journal = takeover, journal
+	ch.hpas.takeover, ch.hpas.journal = takeover, journal
+	ch.pdbs.takeover, ch.pdbs.journal = takeover, journal
+	ch.configMaps.takeover, ch.configMaps.journal = takeover, journal
 	return ch
 }
 

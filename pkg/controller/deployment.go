@@ -140,7 +140,7 @@ func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXSer
 	// upstream operator owned it), and only then does the hand-over check
 	// see that the count must be handed to the HPA before the apply drops
 	// it.
-	live, err = c.children.deployments.takeOver(ctx, live)
+	live, err = c.children.deployments.takeOver(ctx, s, live)
 	if err != nil {
 		return err
 	}

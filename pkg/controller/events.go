@@ -229,12 +229,19 @@ func (e eventSink) forget(uid types.UID) {
 // a new note) and nothing while it keeps holding; holds false ends it, so
 // it is reported again if it comes back.
 func (e eventSink) warnWhile(s *ogxv1beta1.OGXServer, reason, note string, holds bool) {
-	if e.holding == nil || !e.holding.update(s.UID, reason, note, holds) {
+	e.while(s, corev1.EventTypeWarning, reason, note, note, holds)
+}
+
+// while sends an Event when a condition starts to hold or its cause
+// changes, and nothing while the same cause holds; the note may change
+// (a count) without a new Event. holds false ends the condition.
+func (e eventSink) while(s *ogxv1beta1.OGXServer, eventType, reason, cause, note string, holds bool) {
+	if e.holding == nil || !e.holding.update(s.UID, reason, cause, holds) {
 		return
 	}
-	if !e.emit(s, corev1.EventTypeWarning, reason, "Reconcile", note) {
+	if !e.emit(s, eventType, reason, "Reconcile", note) {
 		// Not sent (not leading yet, budget spent): the next pass tries
-		// again instead of the warning being lost while it holds.
+		// again instead of the Event being lost while the cause holds.
 		e.holding.update(s.UID, reason, "", false)
 	}
 }

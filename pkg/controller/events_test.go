@@ -2,8 +2,10 @@ package controller
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
 )
 
 // TestHeldWarningOncePerTransition: a warning whose condition holds is sent
@@ -85,4 +88,97 @@ func TestInvalidImageOverridesReportedByNewLeader(t *testing.T) {
 		}
 		return false, fmt.Sprintf("%d Events, none InvalidImageOverrides", len(list.Items))
 	})
+}
+
+// sfQueuedEvents drains the Events the sink queued: "Type Reason: note".
+func sfQueuedEvents(e *sfEnv) []string {
+	var out []string
+	for {
+		select {
+		case ev := <-e.m.events.queue:
+			out = append(out, ev.Type+" "+ev.Reason+": "+ev.Note)
+		default:
+			return out
+		}
+	}
+}
+
+// TestCauseEventsOncePerCause: each cause the spec names an Event for
+// (docs/status.md, Events) gets exactly one, with its own reason, however
+// many controllers find it and however often they retry.
+func TestCauseEventsOncePerCause(t *testing.T) {
+	withAnnotation := func(s *ogxv1beta1.OGXServer, k, v string) *ogxv1beta1.OGXServer {
+		s.Annotations = map[string]string{k: v}
+		return s
+	}
+	legacyPods := func(n int) []runtime.Object {
+		objs := []runtime.Object{&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "legacy-pvc", Namespace: sfNamespace}}}
+		for i := range n {
+			objs = append(objs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("legacy-%d", i), Namespace: sfNamespace,
+				Labels: map[string]string{render.LabelInstance: "legacy"}}})
+		}
+		return objs
+	}
+	for _, tc := range []struct {
+		name   string
+		server *ogxv1beta1.OGXServer
+		objs   []runtime.Object
+		// between runs between the passes (nil: nothing).
+		between func(e *sfEnv)
+		want    []string
+	}{{
+		name: "unknown distribution",
+		server: sfServer(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) {
+			sp.Distribution.Name = ptr.To("no-such")
+		}),
+		want: []string{`Warning UnknownDistribution: spec.distribution.name: Invalid value: "no-such": unknown distribution "no-such"; available distributions: ` +
+			strings.Join(ogxv1beta1.DistributionNames(), ", ")},
+	}, {
+		name: "unknown distribution among other errors",
+		server: sfServer(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) {
+			sp.Distribution.Name = ptr.To("no-such")
+			sp.Storage = &ogxv1beta1.StateStorageSpec{KV: &ogxv1beta1.KVStorageSpec{Type: "redis"}}
+		}),
+		want: []string{"Warning InvalidSpec: "},
+	}, {
+		name:   "adoption annotation naming the server itself",
+		server: withAnnotation(sfServer(sfNamespace, sfName, sfUID), ogxv1beta1.AnnotationAdoptNetworking, sfName),
+		want: []string{fmt.Sprintf(`Warning AdoptionInvalid: %s: value %q must not equal the CR name; same-name adoption causes resource conflicts`,
+			ogxv1beta1.AnnotationAdoptNetworking, sfName)},
+	}, {
+		name:   "waiting for legacy pods, their count changing",
+		server: withAnnotation(sfServer(sfNamespace, sfName, sfUID, sfWithStorage("")), ogxv1beta1.AnnotationAdoptStorage, "legacy"),
+		objs:   legacyPods(2),
+		between: func(e *sfEnv) {
+			if err := e.kube.CoreV1().Pods(sfNamespace).Delete(e.ctx, "legacy-1", metav1.DeleteOptions{}); err != nil {
+				e.tb.Fatal(err)
+			}
+		},
+		want: []string{"Normal AdoptionWaiting: waiting for 2 legacy pods of legacy to terminate"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newSFEnv(t, Options{EventQPS: 1000, EventBurst: 1000}, tc.objs, tc.server)
+			e.m.events.active.Store(true)
+			var got []string
+			for pass := range 2 {
+				if pass == 1 && tc.between != nil {
+					tc.between(e)
+				}
+				for _, c := range e.m.childControllers {
+					_, _ = c.syncKey(e.ctx, sfKey)
+				}
+				got = append(got, sfQueuedEvents(e)...)
+			}
+			// Messages of several errors are long; compare the reason and
+			// the start of the note.
+			for i := range got {
+				if i < len(tc.want) && strings.HasPrefix(got[i], tc.want[i]) {
+					got[i] = tc.want[i]
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Events (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

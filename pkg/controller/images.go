@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/distribution/reference"
 	"sigs.k8s.io/yaml"
@@ -76,5 +77,12 @@ func (t DistributionTable) ResolveImage(spec *ogxv1beta1.OGXServerSpec, override
 	if img, ok := t[name]; ok {
 		return img, nil
 	}
-	return "", NewUserError(ReasonInvalidSpec, "failed to validate distribution: %s. Distribution name not supported", name)
+	if name == "" {
+		// distribution: {} (the CRD refuses it; an object stored before
+		// that rule, or render's offline input, can still carry it).
+		return "", &UserError{Reason: ReasonInvalidSpec, Event: EventUnknownDistribution,
+			Err: fmt.Errorf("spec.distribution: set name (one of: %s) or image", strings.Join(ogxv1beta1.DistributionNames(), ", "))}
+	}
+	return "", &UserError{Reason: ReasonInvalidSpec, Event: EventUnknownDistribution,
+		Err: fmt.Errorf("failed to validate distribution: %s. Distribution name not supported", name)}
 }

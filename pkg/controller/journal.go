@@ -41,7 +41,7 @@ func newWriteJournal() *writeJournal {
 // add notes a write of server key's child; skipped and absent results are
 // no news.
 func (j *writeJournal) add(key string, uid types.UID, kind, name string, r writeResult) {
-	if j == nil || (r != writeCreated && r != writeUpdated && r != writeDeleted) {
+	if j == nil || (r != writeCreated && r != writeUpdated && r != writeDeleted && r != writeTakenOver) {
 		return
 	}
 	j.mu.Lock()
@@ -97,7 +97,8 @@ func (e journalEntries) summary() (reason, action, note string) {
 	if e.empty() {
 		return "", "", ""
 	}
-	verbs := map[writeResult]string{writeCreated: "created", writeUpdated: "updated", writeDeleted: "deleted"}
+	verbs := map[writeResult]string{writeCreated: "created", writeUpdated: "updated", writeDeleted: "deleted",
+		writeTakenOver: "took over"}
 	var groups []string
 	var order []writeResult
 	byVerb := map[writeResult][]string{}
@@ -120,6 +121,8 @@ func (e journalEntries) summary() (reason, action, note string) {
 		return "Created", "Create", note
 	case writeDeleted:
 		return "Deleted", "Delete", note
+	case writeTakenOver:
+		return EventTakenOver, "Reconcile", note
 	}
 	return "Updated", "Update", note
 }

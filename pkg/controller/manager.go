@@ -139,27 +139,28 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, opts.TakeoverManagers)
 	caches.metrics = opts.Metrics
 	m := &Manager{}
-	m.deps = deps{
-		kube: kube, ogx: ogx, caches: caches, opts: opts,
-		board:    NewOutcomeBoard(nil),
-		children: newChildren(kube, caches, opts.TakeoverManagers),
-		resolver: &resolver{
-			caches: caches, refs: &references{caches: caches, kube: kube}, table: opts.Distributions,
-			generator: opts.Generator, apis: &optionalAPIs{},
-			operatorNamespace: opts.OperatorNamespace, clusterDomain: opts.ClusterDomain,
-		},
-	}
 	if opts.EventQPS == 0 {
 		opts.EventQPS = 5
 	}
 	if opts.EventBurst == 0 {
 		opts.EventBurst = 100
 	}
+	m.events = newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics)
+	m.deps = deps{
+		events: m.events,
+		kube: kube, ogx: ogx, caches: caches, opts: opts,
+		board:    NewOutcomeBoard(nil),
+		children: newChildren(kube, caches, opts.TakeoverManagers, m.events.journal),
+		resolver: &resolver{
+			caches: caches, refs: &references{caches: caches, kube: kube}, table: opts.Distributions,
+			generator: opts.Generator, apis: &optionalAPIs{},
+			operatorNamespace: opts.OperatorNamespace, clusterDomain: opts.ClusterDomain,
+		},
+	}
 	if opts.EventsClient == nil {
 		opts.EventsClient = kube
 	}
 	m.opts = opts
-	m.events = newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics)
 	if g, ok := opts.Generator.(*Generator); ok {
 		g.bind(m.resolver)
 	}

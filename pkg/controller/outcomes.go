@@ -43,7 +43,19 @@ type Outcome struct {
 // can fix. Its Reason becomes the Ready/Stalled reason.
 type UserError struct {
 	Reason string
-	Err    error
+	// Event is the reason of the Warning Event when it is more specific
+	// than the status reason (UnknownDistribution for an InvalidSpec,
+	// AdoptionInvalid for an AdoptionConfigInvalid); empty means Reason.
+	Event string
+	Err   error
+}
+
+// eventReason is the reason of the Warning Event reporting e.
+func (e *UserError) eventReason() string {
+	if e.Event != "" {
+		return e.Event
+	}
+	return e.Reason
 }
 
 func (e *UserError) Error() string { return e.Err.Error() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,6 +35,10 @@ func newPVCController(d *deps) *PVCController {
 
 func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
 	key := Key(s.Namespace, s.Name)
+	// The pvc controller runs for every server, so it reports unusable
+	// adoption annotations (storage and networking) once while they last.
+	problems := adoptionAnnotationProblems(s)
+	c.events.warnWhile(s, EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
 	legacy := adoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
 	var facts []metav1.Condition
 	if legacy != "" {

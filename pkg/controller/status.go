@@ -342,6 +342,7 @@ func (c *StatusController) takeOverStatus(ctx context.Context, s *ogxv1beta1.OGX
 		klog.FromContext(ctx).Error(err, "Could not take over status field ownership; will retry")
 		return
 	}
+	c.events.journal.add(Key(s.Namespace, s.Name), s.UID, "OGXServer", s.Name+" (status)", writeTakenOver)
 	klog.FromContext(ctx).Info("Took over status field ownership from the upstream operator")
 }
 

@@ -11,10 +11,8 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
@@ -474,11 +472,7 @@ func setAdoption(s *ogxv1beta1.OGXServer, in statusInputs, set func(string, meta
 			remove(t)
 		}
 	}
-	var problems []string
-	for _, e := range validation.ValidateAdoption(s) {
-		key := strings.TrimSuffix(strings.TrimPrefix(e.Field, "metadata.annotations["), "]")
-		problems = append(problems, adoptionProblem(key, e))
-	}
+	problems := adoptionAnnotationProblems(s)
 	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == ReasonAdoptionConfigInvalid {
 		problems = append(problems, o.Message)
 	}
@@ -488,17 +482,6 @@ func setAdoption(s *ogxv1beta1.OGXServer, in statusInputs, set func(string, meta
 	case apimeta.IsStatusConditionTrue(old, CondAdoptionConfigInvalid):
 		set(CondAdoptionConfigInvalid, metav1.ConditionFalse, "AnnotationsValid", "Adoption annotations are valid")
 	}
-}
-
-// adoptionProblem words an A4/A5 failure for the AdoptionConfigInvalid
-// condition: "<annotation>: value "<v>" ..." (docs/controllers.md, Annotation
-// validation).
-func adoptionProblem(annotation string, e *field.Error) string {
-	detail := e.Detail
-	if strings.HasPrefix(detail, "adoption annotation value must not equal the CR name") {
-		detail = fmt.Sprintf("value %q must not equal the CR name; same-name adoption causes resource conflicts", fmt.Sprint(e.BadValue))
-	}
-	return annotation + ": " + detail
 }
 
 // externalURL is nil without external access, "" until an address is
