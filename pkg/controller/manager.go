@@ -148,7 +148,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	m.events = newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics)
 	m.deps = deps{
 		events: m.events,
-		kube: kube, ogx: ogx, caches: caches, opts: opts,
+		kube:   kube, ogx: ogx, caches: caches, opts: opts,
 		board:    NewOutcomeBoard(nil),
 		children: newChildren(kube, caches, opts.TakeoverManagers, m.events.journal),
 		resolver: &resolver{
