@@ -145,12 +145,13 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	if opts.EventBurst == 0 {
 		opts.EventBurst = 100
 	}
-	m.events = newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics)
+	// The sink comes first: its journal also records the children's takeovers.
+	events := newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics)
 	m.deps = deps{
-		events: m.events,
+		events: events,
 		kube:   kube, ogx: ogx, caches: caches, opts: opts,
 		board:    NewOutcomeBoard(nil),
-		children: newChildren(kube, caches, opts.TakeoverManagers, m.events.journal),
+		children: newChildren(kube, caches, opts.TakeoverManagers, events.journal),
 		resolver: &resolver{
 			caches: caches, refs: &references{caches: caches, kube: kube}, table: opts.Distributions,
 			generator: opts.Generator, apis: &optionalAPIs{},
