@@ -14,6 +14,9 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -410,5 +413,48 @@ func TestRoleRefChangeIsChildConflict(t *testing.T) {
 	}
 	if roleRefChanged(other) || roleRefChanged(nil) {
 		t.Errorf("another invalid write taken for a roleRef change")
+	}
+}
+
+// TestApplyDiffLoggedAtV4: at -v=4 a write logs how the stored owned fields
+// differ from the desired ones (read live: the caches keep a digest only).
+func TestApplyDiffLoggedAtV4(t *testing.T) {
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(4), ktesting.BufferLogs(true)))
+	ctx := klog.NewContext(context.Background(), logger)
+	owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", UID: "u1"}}
+	stored := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", ResourceVersion: "5",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "ogx.io/v1beta1", Kind: "OGXServer", Name: "demo", UID: "u1", Controller: ptr.To(true)}},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: render.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+			APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}}}},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
+	reads := 0
+	c := &deploymentChild{kind: "Deployment",
+		live: func(context.Context, string, string) (*appsv1.Deployment, error) {
+			reads++
+			return stored, nil
+		},
+		extract: func(d *appsv1.Deployment) (*appsv1ac.DeploymentApplyConfiguration, error) {
+			return appsv1ac.ExtractDeployment(d, render.FieldManager)
+		},
+		setResourceVersion: func(*appsv1ac.DeploymentApplyConfiguration, string) {},
+		apply: func(context.Context, string, *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
+			return stored, nil
+		}}
+	desired := appsv1ac.Deployment("demo", "ns").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(3))
+	if res, err := c.update(ctx, owner, "demo", stored, desired, false); err != nil || res != writeUpdated {
+		t.Fatalf("update = %v, %v; want updated", res, err)
+	}
+	logs := logger.GetSink().(ktesting.Underlier).GetBuffer().String()
+	if reads != 1 || !strings.Contains(logs, "Apply diff") || !strings.Contains(logs, "-") || !strings.Contains(logs, "float64(1)") ||
+		!strings.Contains(logs, "float64(3)") {
+		t.Errorf("%d live reads, logs:\n%s\nwant one read and a diff from replicas 1 to 3", reads, logs)
+	}
+
+	// Below -v=4 nothing is read.
+	reads = 0
+	quiet := klog.NewContext(context.Background(), ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(2))))
+	desired = appsv1ac.Deployment("demo", "ns").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(4))
+	if _, err := c.update(quiet, owner, "demo", stored, desired, false); err != nil || reads != 0 {
+		t.Errorf("at -v=2: err %v, %d live reads, want none", err, reads)
 	}
 }
