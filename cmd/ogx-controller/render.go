@@ -15,6 +15,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/crdvalidate"
 )
 
 // Defaults of `render` for the process inputs the controller takes from its
@@ -79,6 +81,30 @@ type validationErr struct{ msgs []string }
 const serverCRD = "ogxservers.ogx.io"
 
 func (e *validationErr) Error() string { return strings.Join(e.msgs, "\n") }
+
+// validateAsAPIServer runs on a copy of obj what the API server runs on a
+// create before admission: the CRD's structural schema, defaults, OpenAPI
+// validation and CEL rules (pkg/crdvalidate). Its errors are a
+// validationErr, each "<field path>: <message>" as the API server words it.
+func validateAsAPIServer(obj map[string]any) error {
+	def, err := crd.Definition(serverCRD)
+	if err != nil {
+		return err
+	}
+	v, err := crdvalidate.New(def, ogxv1beta1.SchemeGroupVersion.Version)
+	if err != nil {
+		return err
+	}
+	errs := v.Create(context.Background(), runtime.DeepCopyJSON(obj))
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, 0, len(errs))
+	for _, e := range errs {
+		msgs = append(msgs, e.Error())
+	}
+	return &validationErr{msgs: msgs}
+}
 
 // newRenderOCIResolver builds the resolver of --fetch-base; tests may
 // replace it.
@@ -171,7 +197,7 @@ func (r *renderRun) parseFlags(args []string) error {
 	fs.Var(&o.imageOverrides, "image-override", "NAME=IMAGE: image of distribution NAME, as the image-overrides of the operator ConfigMap; repeatable")
 	fs.BoolVar(&o.assumeMonitoring, "assume-monitoring-crds", false, "assume the cluster serves monitoring.coreos.com (ServiceMonitor, PrometheusRule)")
 	fs.BoolVar(&o.assumeOpenShift, "assume-openshift", false, "assume the cluster serves security.openshift.io (adds the RoleBinding)")
-	fs.BoolVar(&o.validate, "validate", false, "run the admission validator first; exit 3 when it rejects the OGXServer")
+	fs.BoolVar(&o.validate, "validate", false, "check the OGXServer first as the API server would (the CRD's schema, defaults and CEL rules), then with the admission validator; exit 3 when either rejects it")
 	fs.StringVar(&o.output, "o", "yaml", "output format of --only=all: yaml or json")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -298,6 +324,11 @@ func (r *renderRun) readInputs() error {
 			}
 			if unknown := unknownFields(d.obj, serverSchema); len(unknown) > 0 {
 				return &validationErr{msgs: messages(unknown)}
+			}
+			if r.opts.validate {
+				if err := validateAsAPIServer(d.obj.Object); err != nil {
+					return err
+				}
 			}
 			s, err := configgen.ParseServer(d.json)
 			if err != nil {

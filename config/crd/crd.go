@@ -21,9 +21,8 @@ var files = map[string]string{
 	"ogxservers.ogx.io":                     "bases/ogx.io_ogxservers.yaml",
 }
 
-// Schema returns the OpenAPI schema of version of the CRD called name
-// (plural.group).
-func Schema(name, version string) (*apiextensionsv1.JSONSchemaProps, error) {
+// Definition returns the CRD called name (plural.group).
+func Definition(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
 	file, ok := files[name]
 	if !ok {
 		return nil, fmt.Errorf("no CRD %s in config/crd/bases", name)
@@ -35,6 +34,16 @@ func Schema(name, version string) (*apiextensionsv1.JSONSchemaProps, error) {
 	var c apiextensionsv1.CustomResourceDefinition
 	if err := yaml.UnmarshalStrict(b, &c); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return &c, nil
+}
+
+// Schema returns the OpenAPI schema of version of the CRD called name
+// (plural.group).
+func Schema(name, version string) (*apiextensionsv1.JSONSchemaProps, error) {
+	c, err := Definition(name)
+	if err != nil {
+		return nil, err
 	}
 	for _, v := range c.Spec.Versions {
 		if v.Name == version && v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -481,6 +482,7 @@ func TestOGXServerRejected(t *testing.T) {
 		seen[tc.name] = true
 	}
 	t.Logf("%d invalid OGXServer cases", len(cases))
+	offline := newOfflineValidator(t)
 
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -510,6 +512,11 @@ func TestOGXServerRejected(t *testing.T) {
 			if problems := matchCauses(tc.want, causes); len(problems) > 0 {
 				t.Errorf("case %s: unexpected answer:\n\t%s\n\tfull API error: %s\n\tmanifest: %s",
 					tc.name, strings.Join(problems, "\n\t"), describeAPIError(err), manifest)
+			}
+			// render --validate and migrate run the same checks offline
+			// (pkg/crdvalidate): they must give the same answer.
+			if diff := cmp.Diff(causes, offline.causes(t, obj.Object)); diff != "" {
+				t.Errorf("case %s: offline validation differs from the API server (-api +offline):\n%s\n\tmanifest: %s", tc.name, diff, manifest)
 			}
 		})
 	}

@@ -4,6 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // validCase is an OGXServer spec the CRD must accept. defaults lists values
@@ -383,6 +386,7 @@ providers:
 func TestOGXServerAccepted(t *testing.T) {
 	ns := cp.CreateNamespace(t, "valid")
 	t.Logf("%d valid OGXServer cases", len(validCases))
+	offline := newOfflineValidator(t)
 	for _, tc := range validCases {
 		t.Run(tc.name, func(t *testing.T) {
 			obj, err := newOGXServer("valid", tc.spec)
@@ -393,6 +397,14 @@ func TestOGXServerAccepted(t *testing.T) {
 			got, err := dyn.Resource(ogxServerGVR).Namespace(ns).Create(t.Context(), obj, dryRunCreate)
 			if err != nil {
 				t.Fatalf("case %s: dry-run create rejected a valid manifest:\n\t%s\n\tmanifest: %s", tc.name, describeAPIError(err), manifest)
+			}
+			// Offline (render --validate, migrate) the object is accepted
+			// and defaulted exactly as the API server stores it.
+			defaulted := runtime.DeepCopyJSON(obj.Object)
+			if causes := offline.causes(t, defaulted); len(causes) > 0 {
+				t.Errorf("case %s: offline validation rejected a manifest the API server accepts: %v", tc.name, causes)
+			} else if diff := cmp.Diff(got.Object["spec"], defaulted["spec"]); diff != "" {
+				t.Errorf("case %s: offline defaults differ from the API server's (-api +offline):\n%s", tc.name, diff)
 			}
 			if diff := subsetDiff("spec", obj.Object["spec"], got.Object["spec"]); len(diff) > 0 {
 				t.Errorf("case %s: the returned object differs from what was sent:\n\t%s", tc.name, strings.Join(diff, "\n\t"))

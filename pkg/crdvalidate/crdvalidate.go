@@ -1,0 +1,131 @@
+// Package crdvalidate checks a custom resource offline the way the API
+// server checks it on create: the CRD's structural schema drops nulls the
+// schema does not allow, applies the schema's defaults, and then the OpenAPI
+// validation, the list-type invariants and the CEL rules
+// (x-kubernetes-validations) run, in that order and with the API server's
+// own code (k8s.io/apiextensions-apiserver). `render --validate` and
+// `migrate` use it, so a manifest they accept is one the API server accepts,
+// and a rejected one gets the same field paths and messages.
+//
+// What stays with the API server: unknown fields (the callers decode
+// strictly and report them with their paths first), metadata beyond what
+// the schema says (the admission validator checks the name), and
+// ratcheting, which only applies to updates.
+package crdvalidate
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+)
+
+// NotCheckedMessage is the detail of the error reported instead of the CEL
+// rules when an earlier error makes them unsafe to run; the API server
+// words it the same way.
+const NotCheckedMessage = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
+
+// Validator checks objects of one version of one CRD.
+type Validator struct {
+	apiVersion, kind string
+	structural       *structuralschema.Structural
+	schema           apiservervalidation.SchemaValidator
+	cel              *cel.Validator
+}
+
+// New builds the Validator of version of crd. The CEL rules are compiled
+// here, once.
+func New(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
+	var v1Validation *apiextensionsv1.CustomResourceValidation
+	for _, ver := range crd.Spec.Versions {
+		if ver.Name == version {
+			v1Validation = ver.Schema
+		}
+	}
+	if v1Validation == nil || v1Validation.OpenAPIV3Schema == nil {
+		return nil, fmt.Errorf("CRD %s has no schema for version %s", crd.Name, version)
+	}
+	internal := &apiextensions.CustomResourceValidation{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v1Validation, internal, nil); err != nil {
+		return nil, fmt.Errorf("converting the schema of %s %s: %w", crd.Name, version, err)
+	}
+	s, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+	if err != nil {
+		return nil, fmt.Errorf("the schema of %s %s is not structural: %w", crd.Name, version, err)
+	}
+	// As the API server does: defaults inside the schema are pruned of
+	// unknown fields before they are applied.
+	s = s.DeepCopy()
+	if err := structuraldefaulting.PruneDefaults(s); err != nil {
+		return nil, fmt.Errorf("pruning the defaults of %s %s: %w", crd.Name, version, err)
+	}
+	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(internal.OpenAPIV3Schema)
+	if err != nil {
+		return nil, fmt.Errorf("building the schema validator of %s %s: %w", crd.Name, version, err)
+	}
+	return &Validator{
+		apiVersion: crd.Spec.Group + "/" + version,
+		kind:       crd.Spec.Names.Kind,
+		structural: s,
+		schema:     schemaValidator,
+		cel:        cel.NewValidator(s, true, celconfig.PerCallLimit),
+	}, nil
+}
+
+// Create defaults obj (an object decoded from JSON or YAML into
+// map[string]any) in place and returns every error the API server would
+// answer a create of it with; an empty list means it would be stored.
+func (v *Validator) Create(ctx context.Context, obj map[string]any) field.ErrorList {
+	if errs := v.typeMeta(obj); len(errs) > 0 {
+		return errs
+	}
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, v.structural)
+	structuraldefaulting.Default(obj, v.structural)
+
+	var errs field.ErrorList
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.schema)...)
+	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, v.structural, false)...)
+	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
+	if blocking(errs) {
+		// A missing or mistyped value can make a rule fail for the wrong
+		// reason; like the API server, report that the rules were skipped.
+		return append(errs, field.Invalid(nil, nil, NotCheckedMessage))
+	}
+	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	return append(errs, celErrs...)
+}
+
+// typeMeta checks apiVersion and kind, which select the schema.
+func (v *Validator) typeMeta(obj map[string]any) field.ErrorList {
+	var errs field.ErrorList
+	if got, _ := obj["apiVersion"].(string); got != v.apiVersion {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), obj["apiVersion"], "must be "+v.apiVersion))
+	}
+	if got, _ := obj["kind"].(string); got != v.kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), obj["kind"], "must be "+v.kind))
+	}
+	return errs
+}
+
+// blocking reports an error after which the API server does not run the
+// CEL rules: a value that is missing, of the wrong type, not one of the
+// allowed values, or too long or too many (the rules' cost estimates rely
+// on those bounds).
+func blocking(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
