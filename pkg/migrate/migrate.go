@@ -5,6 +5,7 @@
 package migrate
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,10 +15,14 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/ogx-k8s/ogx-controller/config/crd"
 	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
+	"github.com/ogx-k8s/ogx-controller/pkg/crdvalidate"
 )
 
 // legacyMountPath is where the legacy operator mounted storage by default.
@@ -126,10 +131,37 @@ func (c *converter) run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	c.network(s, l.Spec.Network)
+	// As the API server would: the CRD's schema and CEL rules, then the
+	// admission validator.
+	if errs, err := schemaErrors(s); err != nil {
+		return c.res, err
+	} else if len(errs) > 0 {
+		return c.res, &ValidationError{Errs: errs.ToAggregate().Error()}
+	}
 	if errs := validation.Validate(s); len(errs) > 0 {
 		return c.res, &ValidationError{Errs: errs.ToAggregate().Error()}
 	}
 	return c.res, nil
+}
+
+// schemaErrors checks the converted OGXServer against the shipped CRD
+// offline (pkg/crdvalidate), on a copy: the output keeps only what the
+// conversion set, and the API server adds the defaults when it stores it.
+func schemaErrors(s *ogxv1beta1.OGXServer) (field.ErrorList, error) {
+	def, err := crd.Definition("ogxservers.ogx.io")
+	if err != nil {
+		return nil, err
+	}
+	v, err := crdvalidate.New(def, ogxv1beta1.SchemeGroupVersion.Version)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
+	if err != nil {
+		return nil, fmt.Errorf("converting the OGXServer for validation: %w", err)
+	}
+	obj["apiVersion"], obj["kind"] = ogxv1beta1.SchemeGroupVersion.String(), "OGXServer"
+	return v.Create(context.Background(), obj), nil
 }
 
 // ValidationError means the converted object would not pass admission.

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -140,5 +141,18 @@ func TestConvertMinimalAndErrors(t *testing.T) {
 				t.Errorf("Convert succeeded, want an error")
 			}
 		})
+	}
+}
+
+// TestConvertCheckedAgainstTheCRD: output the API server would refuse for
+// its schema (not the admission validator's business) is an error naming
+// the field, not a manifest that fails at kubectl apply.
+func TestConvertCheckedAgainstTheCRD(t *testing.T) {
+	_, err := Convert(legacy(func(l *llsdv1alpha1.LlamaStackDistribution) {
+		l.Spec.Server.ContainerSpec.Port = 99999
+	}), Options{})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(ve.Errs, "spec.network.port") || !strings.Contains(ve.Errs, "less than or equal to 65535") {
+		t.Errorf("err = %v, want a ValidationError at spec.network.port", err)
 	}
 }
