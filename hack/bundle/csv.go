@@ -10,8 +10,9 @@ import (
 // The types below are the part of OLM's ClusterServiceVersion
 // (operators.coreos.com/v1alpha1) that this bundle fills in. They are
 // declared here, with the field names of OLM's schema, so the product module
-// needs no OLM dependency; test/bundle checks the result with OLM's own
-// validation library, which would reject a misspelt field.
+// needs no OLM dependency; test/bundle decodes the result strictly into
+// OLM's own types, so a misspelt field fails there, and runs OLM's
+// validators on it.
 
 type clusterServiceVersion struct {
 	APIVersion string            `json:"apiVersion"`

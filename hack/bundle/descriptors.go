@@ -77,14 +77,22 @@ func xDescriptors(name string, p apiextensionsv1.JSONSchemaProps) []string {
 }
 
 // displayName turns a JSON field name into words: overrideConfig becomes
-// "Override Config", externalURL "External URL".
+// "Override Config", externalURL "External URL", disabledAPIs "Disabled
+// APIs".
+// acronyms are words that the API spells in lower case (tls, kv) and a
+// display name in capitals.
+var acronyms = map[string]bool{"tls": true, "kv": true, "sql": true, "url": true, "id": true, "api": true, "ca": true}
+
 func displayName(name string) string {
 	var words []string
 	runes := []rune(name)
 	start := 0
 	for i := 1; i < len(runes); i++ {
 		upper := unicode.IsUpper(runes[i])
-		nextLower := i+1 < len(runes) && unicode.IsLower(runes[i+1])
+		// An upper-case run ends before a capital that starts a word
+		// (URLPath: URL Path), but a plural s stays with it (APIs).
+		pluralS := i+1 < len(runes) && runes[i+1] == 's' && (i+2 == len(runes) || unicode.IsUpper(runes[i+2]))
+		nextLower := i+1 < len(runes) && unicode.IsLower(runes[i+1]) && !pluralS
 		if upper && (!unicode.IsUpper(runes[i-1]) || nextLower) {
 			words = append(words, string(runes[start:i]))
 			start = i
@@ -92,6 +100,10 @@ func displayName(name string) string {
 	}
 	words = append(words, string(runes[start:]))
 	for i, w := range words {
+		if acronyms[w] {
+			words[i] = strings.ToUpper(w)
+			continue
+		}
 		r := []rune(w)
 		r[0] = unicode.ToUpper(r[0])
 		words[i] = string(r)
