@@ -46,7 +46,7 @@ func TestGenerateRules(t *testing.T) {
 		{"inline embedded fields are the parent's", "| `label` | `string` | Label names it. |"},
 		{"default, bounds, optional", "Optional. Default: `2`. Minimum 1; maximum 9."},
 		{"enum values unquoted", "Underlying type: `string`. One of `red`, `blue`."},
-		{"item bounds", "At least 1 items; each item at least 2 characters."},
+		{"item bounds", "At least 1 item; each item at least 2 characters."},
 		{"map of a local type links it", "map[`string`][Part](#example-io-v1-part)"},
 		{"other packages' types name their import path", "`ResourceRequirements` (k8s.io/api/core/v1)"},
 		{"rule by message", "- size or color is required"},

@@ -209,7 +209,12 @@ func constraints(ms []marker) string {
 			}
 			parts = append(parts, prefix+"one of "+strings.Join(vals, ", "))
 		case boundNames[name] != "":
-			parts = append(parts, prefix+fmt.Sprintf(boundNames[name], strings.Trim(m.Value, "`")))
+			phrase := boundNames[name]
+			if m.Value == "1" { // "at least 1 item", not "1 items"
+				phrase = strings.NewReplacer("items", "item", "entries", "entry", "characters", "character").Replace(phrase)
+			}
+			phrase = fmt.Sprintf(phrase, strings.Trim(m.Value, "`"))
+			parts = append(parts, prefix+phrase)
 		}
 	}
 	if len(parts) == 0 {
