@@ -49,7 +49,7 @@ unit:
 
 ## verify: generated code and CRDs are current, the code is formatted and
 ## vetted, and packages import downward only (test/layering).
-verify: verify-release verify-overlays
+verify: verify-release verify-overlays verify-bundle verify-api-reference
 	hack/verify-codegen.sh
 	$(GO) test ./test/layering/ -count=1
 	@bad=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^pkg/generated/')); \
@@ -138,3 +138,31 @@ docker-build:
 .PHONY: verify-overlays
 verify-overlays: $(KUSTOMIZE)
 	@for o in config/overlays/*/; do $(KUSTOMIZE) build $$o > /dev/null || { echo "overlay $$o does not build" >&2; exit 1; }; done
+
+## bundle: the OLM bundle in bundle/ (hack/bundle), made from
+## release/ogx-controller.yaml, config/crd/bases and config/samples.
+## bundle.Dockerfile packages it; test/bundle validates it with OLM's library.
+BUNDLE_VERSION ?= 0.1.0
+BUNDLE_CHANNEL ?= alpha
+BUNDLE_ARGS = -release release/ogx-controller.yaml -crds config/crd/bases -samples config/samples \
+	-version $(BUNDLE_VERSION) -channel $(BUNDLE_CHANNEL)
+.PHONY: bundle verify-bundle test-bundle
+bundle:
+	$(GO) run ./hack/bundle $(BUNDLE_ARGS) -out bundle
+## verify-bundle: fails when bundle/ is stale.
+verify-bundle:
+	@tmp=$$(mktemp -d); $(GO) run ./hack/bundle $(BUNDLE_ARGS) -out $$tmp && \
+	  if ! diff -ru bundle $$tmp; then echo "bundle/ is stale: run make bundle" >&2; rm -rf $$tmp; exit 1; fi; rm -rf $$tmp
+## test-bundle: OLM's own validation of bundle/ (a separate module, test/bundle).
+test-bundle:
+	cd test/bundle && $(GO) test ./... -count=1
+
+## api-reference: docs/api-reference.md from the API types (hack/apiref).
+.PHONY: api-reference verify-api-reference
+API_REF_ARGS = -out docs/api-reference.md
+api-reference:
+	$(GO) run ./hack/apiref $(API_REF_ARGS)
+## verify-api-reference: fails when docs/api-reference.md is stale.
+verify-api-reference:
+	@tmp=$$(mktemp); $(GO) run ./hack/apiref -out $$tmp && \
+	  if ! diff -u docs/api-reference.md $$tmp; then echo "docs/api-reference.md is stale: run make api-reference" >&2; rm -f $$tmp; exit 1; fi; rm -f $$tmp
