@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -106,7 +107,10 @@ func (e journalEntries) summary() (reason, action, note string) {
 		if _, ok := byVerb[l.result]; !ok {
 			order = append(order, l.result)
 		}
-		byVerb[l.result] = append(byVerb[l.result], l.kind+" "+l.name)
+		// Two updates of one child between flushes are one piece of news.
+		if what := l.kind + " " + l.name; !slices.Contains(byVerb[l.result], what) {
+			byVerb[l.result] = append(byVerb[l.result], what)
+		}
 	}
 	for _, r := range order {
 		groups = append(groups, verbs[r]+" "+strings.Join(byVerb[r], ", "))
