@@ -69,10 +69,12 @@ const operatorNamespace = "ogx-helm-e2e"
 //     config a kubeconfig, and --server-probe=false is added (nothing
 //     listens in kwok pods, as in test/e2e);
 //   - routes the apiserver's webhook calls for the chart's webhook Service
-//     to those processes through an egress CONNECT proxy (connectProxy), so
-//     admission runs as configured by the chart: the leader writes the
-//     self-managed certificate and the caBundle into the chart's webhook
-//     configuration, and an invalid OGXServer is denied by the webhook.
+//     to those processes through an egress CONNECT proxy (connectProxy),
+//     standing in for kube-proxy, so admission runs as configured by the
+//     chart: the leader writes the self-managed certificate and the
+//     caBundle into the chart's webhook configuration, the apiserver
+//     verifies the served certificate for the Service's DNS name, and an
+//     invalid OGXServer is denied by the webhook.
 //
 // Not proven here: the container image itself and in-cluster
 // configuration (the Dockerfile is reviewed, not built, on these
@@ -122,11 +124,21 @@ func TestChartInstallsAndRuns(t *testing.T) {
 		startReplica(t, bin, dep, kubeconfig, dep.Name+"-replica-a"),
 		startReplica(t, bin, dep, kubeconfig, dep.Name+"-replica-b"),
 	}
+	// The apiserver dials the webhook Service's ClusterIP and port (through
+	// the proxy; nothing is sent to that address), where kube-proxy would
+	// forward to the pods' webhook port.
+	svc, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, svcRef.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	port := int32(443)
 	if svcRef.Port != nil {
 		port = *svcRef.Port
 	}
-	proxy.route(svcRef.Name+"."+svcRef.Namespace+".svc:"+strconv.Itoa(int(port)),
+	if !servesPort(svc, port, dep.Spec.Template.Spec.Containers[0], "webhook") {
+		t.Fatalf("Service %s does not forward port %d to the container port named webhook: %+v", svc.Name, port, svc.Spec.Ports)
+	}
+	proxy.route(net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(int(port))),
 		replicas[0].admissionAddr, replicas[1].admissionAddr)
 
 	waitLeader(t, kube, replicas)
@@ -239,6 +251,22 @@ func waitPDBHealthy(t *testing.T, kube kubernetes.Interface, name string, n int3
 		}
 		return pdb.Status.CurrentHealthy == n && pdb.Status.DisruptionsAllowed == n-1, nil
 	})
+}
+
+// servesPort reports whether the Service forwards port to the container
+// port of c named target, by number or by name.
+func servesPort(svc *corev1.Service, port int32, c corev1.Container, target string) bool {
+	for _, cp := range c.Ports {
+		if cp.Name != target {
+			continue
+		}
+		for _, p := range svc.Spec.Ports {
+			if p.Port == port && (p.TargetPort.StrVal == target || p.TargetPort.IntVal == cp.ContainerPort) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // waitEndpoints waits until the Service has n ready endpoints on the

@@ -23,20 +23,20 @@ var (
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
-	var err error
-	if proxy, err = newConnectProxy(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer proxy.close()
 	dir, err := os.MkdirTemp("", "ogx-chart-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "egress.sock")
+	if proxy, err = newConnectProxy(sock); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer proxy.close()
 	egress := filepath.Join(dir, "egress-selector.yaml")
-	if err := os.WriteFile(egress, []byte(egressConfig(proxy.url())), 0o600); err != nil {
+	if err := os.WriteFile(egress, []byte(egressConfig(sock)), 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -62,8 +62,8 @@ func run(m *testing.M) int {
 }
 
 // egressConfig routes the apiserver's cluster traffic (webhook calls)
-// through the CONNECT proxy at url.
-func egressConfig(url string) string {
+// through the CONNECT proxy on the unix socket sock.
+func egressConfig(sock string) string {
 	return `apiVersion: apiserver.k8s.io/v1beta1
 kind: EgressSelectorConfiguration
 egressSelections:
@@ -71,6 +71,6 @@ egressSelections:
   connection:
     proxyProtocol: HTTPConnect
     transport:
-      tcp:
-        url: ` + url + "\n"
+      uds:
+        udsName: ` + sock + "\n"
 }

@@ -13,7 +13,7 @@ import (
 // (--egress-selector-config-file, HTTP CONNECT). The apiserver calls a
 // webhook by its Service's DNS name, which nothing resolves on a loopback
 // control plane; through this proxy each CONNECT to a registered
-// "service.namespace.svc:port" reaches an ogx-controller process on
+// Service address (ClusterIP:port) reaches an ogx-controller process on
 // loopback instead, while the apiserver still does everything else as in a
 // cluster: it picks the Service from the webhook configuration, verifies the
 // serving certificate against the caBundle for the Service's DNS name, and
@@ -28,8 +28,10 @@ type connectProxy struct {
 	refused []string
 }
 
-func newConnectProxy() (*connectProxy, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// newConnectProxy listens on the unix socket path: the apiserver's TCP
+// transport to a proxy insists on TLS, a socket needs none.
+func newConnectProxy(path string) (*connectProxy, error) {
+	l, err := net.Listen("unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("listening for the egress proxy: %w", err)
 	}
@@ -37,8 +39,6 @@ func newConnectProxy() (*connectProxy, error) {
 	go p.serve()
 	return p, nil
 }
-
-func (p *connectProxy) url() string { return "http://" + p.l.Addr().String() }
 
 func (p *connectProxy) close() error { return p.l.Close() }
 
