@@ -3,8 +3,7 @@ Object names are fixed, not derived from the release name: ogx-controller
 looks them up by these names (--admission-service-name,
 --admission-webhook-configuration and --admission-cert-secret default to
 them, and RBAC names them in resourceNames), and they match
-release/ogx-controller.yaml so the chart can take over a kubectl install.
-One release per cluster therefore.
+release/ogx-controller.yaml. One release per cluster therefore.
 */}}
 {{- define "ogx.fullname" -}}ogx-k8s-operator-controller-manager{{- end }}
 {{- define "ogx.webhookService" -}}ogx-k8s-operator-webhook-service{{- end }}
