@@ -136,7 +136,14 @@ func args(t *testing.T, objs []*unstructured.Unstructured) []string {
 // in resource (group/resource).
 func hasRule(t *testing.T, objs []*unstructured.Unstructured, group, resource string) bool {
 	t.Helper()
-	for _, r := range field(t, objs, "ClusterRole", "ogx-controller", "rules").([]any) {
+	return roleHasRule(t, objs, "ogx-controller", group, resource)
+}
+
+// roleHasRule reports whether ClusterRole role grants something in
+// resource (group/resource).
+func roleHasRule(t *testing.T, objs []*unstructured.Unstructured, role, group, resource string) bool {
+	t.Helper()
+	for _, r := range field(t, objs, "ClusterRole", role, "rules").([]any) {
 		rule := r.(map[string]any)
 		groups, _ := rule["apiGroups"].([]any)
 		resources, _ := rule["resources"].([]any)
@@ -211,6 +218,54 @@ func TestValues(t *testing.T) {
 			}
 			if find(objs, "PodDisruptionBudget", deploy) == nil {
 				t.Error("no PodDisruptionBudget with 3 replicas")
+			}
+		},
+	}, {
+		name: "watch namespaces scope the namespaced rules to them",
+		vals: map[string]any{"watchNamespaces": []any{"team-a", "team-b"}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			for _, ns := range []string{"team-a", "team-b"} {
+				var rb *unstructured.Unstructured
+				for _, u := range objs {
+					if u.GetKind() == "RoleBinding" && u.GetName() == "ogx-controller" && u.GetNamespace() == ns {
+						rb = u
+					}
+				}
+				if rb == nil {
+					t.Errorf("no RoleBinding ogx-controller in %s", ns)
+					continue
+				}
+				want := map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "ogx-controller"}
+				if d := cmp.Diff(want, rb.Object["roleRef"]); d != "" {
+					t.Errorf("RoleBinding in %s roleRef (-want +got):\n%s", ns, d)
+				}
+			}
+			if find(objs, "ClusterRoleBinding", "ogx-controller") != nil {
+				t.Error("the namespaced rules are still bound cluster-wide")
+			}
+			if !roleHasRule(t, objs, "ogx-controller", "apps", "deployments") || roleHasRule(t, objs, "ogx-controller", "apiextensions.k8s.io", "customresourcedefinitions") {
+				t.Error("ClusterRole ogx-controller should hold exactly the namespaced rules")
+			}
+			if !roleHasRule(t, objs, "ogx-controller-cluster", "apiextensions.k8s.io", "customresourcedefinitions") || roleHasRule(t, objs, "ogx-controller-cluster", "apps", "deployments") {
+				t.Error("ClusterRole ogx-controller-cluster should hold exactly the cluster-scoped rules")
+			}
+			if find(objs, "ClusterRoleBinding", "ogx-controller-cluster") == nil || find(objs, "Role", "ogx-controller-operator-config") == nil {
+				t.Error("no binding of the cluster-scoped rules, or no Role for the operator ConfigMap")
+			}
+			// Split, the rules are the default ClusterRole's, no more, no less.
+			def := field(t, render(t, ch, nil), "ClusterRole", "ogx-controller", "rules").([]any)
+			split := append(append([]any{}, field(t, objs, "ClusterRole", "ogx-controller", "rules").([]any)...),
+				field(t, objs, "ClusterRole", "ogx-controller-cluster", "rules").([]any)...)
+			if d := cmp.Diff(def, split); d != "" {
+				t.Errorf("the split rules differ from the cluster-wide ClusterRole (-default +split):\n%s", d)
+			}
+		},
+	}, {
+		name: "watching the operator namespace needs no extra Role",
+		vals: map[string]any{"watchNamespaces": []any{"ogx-system", "team-a"}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			if find(objs, "Role", "ogx-controller-operator-config") != nil {
+				t.Error("Role ogx-controller-operator-config although the RoleBinding in ogx-system covers it")
 			}
 		},
 	}, {

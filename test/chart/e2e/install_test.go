@@ -33,6 +33,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/test/chart"
 )
@@ -61,7 +62,9 @@ const operatorNamespace = "ogx-helm-e2e"
 //     endpoints (its selector and named ports match);
 //   - runs the real ogx-controller binary twice, out of cluster, as the
 //     two replicas: each authenticates with a token of the chart's
-//     ServiceAccount, so it holds exactly the chart's RBAC, and each gets
+//     ServiceAccount, so it holds exactly the chart's RBAC (with watch
+//     namespaces: RoleBindings in them, a cluster-scoped remainder and a
+//     Role for the operator ConfigMap), and each gets
 //     the chart Deployment's args and env as stored by the apiserver, with
 //     only the pod-local parts replaced: listener addresses become free
 //     loopback ports (two processes share this host), the admission cert
@@ -184,6 +187,16 @@ func TestChartInstallsAndRuns(t *testing.T) {
 	if _, err := kube.AppsV1().Deployments(unwatched).Get(ctx, "llm", metav1.GetOptions{}); err == nil {
 		t.Errorf("a Deployment was created in unwatched namespace %s", unwatched)
 	}
+
+	// The leader labels the operator ConfigMap in its own namespace, which
+	// with watch namespaces only the chart's operator-config Role allows.
+	poll(t, 30*time.Second, "the operator ConfigMap in "+operatorNamespace, func(ctx context.Context) (bool, error) {
+		cm, err := kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, render.OperatorConfigMapName, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return cm.Labels[ogxv1beta1.WatchLabel] == "true", nil
+	})
 
 	// Metrics are served with authentication and authorisation, which use
 	// the chart's tokenreviews and subjectaccessreviews rules.
