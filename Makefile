@@ -43,7 +43,7 @@ $(BIN)/kwok-stages.yaml: $(TOOLS_DEPS)
 ## test: unit and integration tests (builds the control plane first if needed).
 test: tools
 	$(GO) test ./... -count=1 -timeout 30m
-	cd test/chart && $(GO) test ./... -count=1 -timeout 20m
+	$(MAKE) test-chart
 
 unit:
 	$(GO) test ./pkg/... ./cmd/... -count=1
@@ -151,9 +151,10 @@ chart-crds:
 	@mkdir -p $(CHART)/crds
 	cp $(addprefix config/crd/bases/,$(CHART_CRDS)) $(CHART)/crds/
 ## verify-chart: the chart's CRDs are byte-identical to config/crd/bases,
-## the chart lints (strict) and with default values renders exactly
-## release/ogx-controller.yaml; values tests and schema tests run too.
-verify-chart:
+## the chart lints (strict), with default values renders exactly
+## release/ogx-controller.yaml and in the cert-manager and OpenShift modes
+## what config/overlays renders (kustomize); values and schema tests run too.
+verify-chart: $(KUSTOMIZE)
 	@for f in $(CHART_CRDS); do \
 	  cmp -s config/crd/bases/$$f $(CHART)/crds/$$f || { diff -u config/crd/bases/$$f $(CHART)/crds/$$f | head -20; \
 	    echo "$(CHART)/crds/$$f differs from config/crd/bases: run make chart-crds" >&2; exit 1; }; done
@@ -162,5 +163,5 @@ verify-chart:
 	cd test/chart && $(GO) vet ./... && $(GO) test . -count=1
 ## test-chart: the chart's tests, including the end-to-end install on the
 ## local control plane (test/chart/e2e).
-test-chart: tools
+test-chart: tools $(KUSTOMIZE)
 	cd test/chart && $(GO) test ./... -count=1 -timeout 20m

@@ -54,35 +54,7 @@ func TestDefaultsMatchRelease(t *testing.T) {
 	}
 	got = append(crds, got...)
 
-	byKey := func(objs []*unstructured.Unstructured) map[string]map[string]any {
-		m := map[string]map[string]any{}
-		for _, u := range objs {
-			if _, dup := m[Key(u)]; dup {
-				t.Errorf("%s appears twice", Key(u))
-			}
-			m[Key(u)] = u.Object
-		}
-		return m
-	}
-	g, w := byKey(got), byKey(want)
-	for k, wo := range w {
-		gotObj, ok := g[k]
-		if !ok {
-			t.Errorf("the chart does not install %s", k)
-			continue
-		}
-		if d := cmp.Diff(wo, gotObj); d != "" {
-			t.Errorf("%s differs from release/ogx-controller.yaml (-release +chart):\n%s", k, d)
-		}
-	}
-	for k := range g {
-		if _, ok := w[k]; !ok {
-			t.Errorf("the chart installs %s, which release/ogx-controller.yaml does not have", k)
-		}
-	}
-	if len(w) == 0 {
-		t.Fatal("release/ogx-controller.yaml has no objects")
-	}
+	compareSets(t, "release/ogx-controller.yaml", want, got)
 }
 
 // find returns the rendered object of kind and name, or nil.
