@@ -172,6 +172,7 @@ func TestRenderExitCodes(t *testing.T) {
 		"unlabelled-base":         {exitFailed, "exists but lacks label ogx.io/watch=true (referenced by spec.baseConfig)"},
 		"hash-collision":          {exitFailed, "hash collision"},
 		"validate-rejects":        {exitValidation, "error: spec.distribution.name"},
+		"validate-schema":         {exitValidation, "error: spec.workload.autoscaling: Invalid value: maxReplicas must be greater than or equal to minReplicas"},
 		"llsd-input":              {exitUsage, "use ogx-controller migrate first"},
 		"two-servers":             {exitUsage, "found 2 OGXServers"},
 		"bad-yaml":                {exitUsage, "error: "},

@@ -15,6 +15,7 @@ package crdvalidate
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -88,6 +89,7 @@ func (v *Validator) Create(ctx context.Context, obj map[string]any) field.ErrorL
 	if errs := v.typeMeta(obj); len(errs) > 0 {
 		return errs
 	}
+	normalizeNumbers(obj)
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, v.structural)
 	structuraldefaulting.Default(obj, v.structural)
 
@@ -128,4 +130,28 @@ func blocking(errs field.ErrorList) bool {
 		}
 	}
 	return false
+}
+
+// normalizeNumbers replaces, in place, the json.Number values a decoder
+// with UseNumber leaves by int64 (integers) or float64, as the API server's
+// own decoding does; the CEL rules refuse json.Number ("invalid data").
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+	}
+	return v
 }

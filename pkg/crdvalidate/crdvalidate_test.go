@@ -2,6 +2,7 @@ package crdvalidate
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -95,5 +96,20 @@ func TestCreateTypeMeta(t *testing.T) {
 	errs := v.Create(context.Background(), map[string]any{"apiVersion": "ogx.io/v1", "kind": "OGXServer"})
 	if len(errs) != 1 || errs[0].Field != "apiVersion" {
 		t.Errorf("errors = %v, want one at apiVersion", errs)
+	}
+}
+
+// TestCreateDecodedWithNumbers: objects from a decoder that keeps numbers
+// as json.Number (as render's does) get the same verdict; the CEL rules
+// would otherwise fail on the type, not the rule.
+func TestCreateDecodedWithNumbers(t *testing.T) {
+	v := ogxValidator(t)
+	obj := map[string]any{"apiVersion": "ogx.io/v1beta1", "kind": "OGXServer", "metadata": map[string]any{"name": "s"},
+		"spec": map[string]any{"distribution": map[string]any{"name": "starter"}, "workload": map[string]any{
+			"autoscaling":         map[string]any{"minReplicas": json.Number("5"), "maxReplicas": json.Number("2")},
+			"podDisruptionBudget": map[string]any{"minAvailable": json.Number("1")}}}}
+	errs := v.Create(context.Background(), obj)
+	if len(errs) != 1 || errs[0].Field != "spec.workload.autoscaling" || !strings.HasSuffix(errs[0].ErrorBody(), "maxReplicas must be greater than or equal to minReplicas") {
+		t.Errorf("errors = %v, want only the autoscaling rule", errs)
 	}
 }
