@@ -35,22 +35,39 @@ func TestEventsOncePerCause(t *testing.T) {
 	// the server runs.
 	self := newServer(ns, "self")
 	self.Annotations = map[string]string{ogxv1beta1.AnnotationAdoptNetworking: "self"}
-	for _, s := range []*ogxv1beta1.OGXServer{dist, self} {
+	// A CA certificate ConfigMap that does not exist (a user error every
+	// controller that resolves inputs finds).
+	ref := newServer(ns, "ref")
+	ref.Spec.TLS = &ogxv1beta1.OutboundTLSSpec{Trust: &ogxv1beta1.TrustSpec{
+		CACertificates: []ogxv1beta1.ConfigMapKeyRef{{Name: "absent-ca", Key: "ca.crt"}}}}
+	// Storage adoption from a legacy claim that does not exist (a warning
+	// that holds while it lasts).
+	gone := newServer(ns, "gone")
+	gone.Annotations = map[string]string{ogxv1beta1.AnnotationAdoptStorage: "vanished"}
+	gone.Spec.Workload = &ogxv1beta1.WorkloadSpec{Storage: &ogxv1beta1.PVCStorageSpec{}}
+	for _, s := range []*ogxv1beta1.OGXServer{dist, self, ref, gone} {
 		if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitObserved(t, ogx, ns, "dist", 1, "Stalled", metav1.ConditionTrue)
+	waitObserved(t, ogx, ns, "ref", 1, "Stalled", metav1.ConditionTrue)
+	waitObserved(t, ogx, ns, "gone", 1, "StorageReady", metav1.ConditionFalse)
 	waitReady(t, ogx, ns, "self", 2*time.Minute)
 
 	// Generation 2, same causes: every controller passes again.
-	for _, name := range []string{"dist", "self"} {
+	for _, name := range []string{"dist", "self", "ref", "gone"} {
 		updateServer(t, ogx, ns, name, func(s *ogxv1beta1.OGXServer) {
-			s.Spec.Workload = &ogxv1beta1.WorkloadSpec{Replicas: ptr.To[int32](2)}
+			if s.Spec.Workload == nil {
+				s.Spec.Workload = &ogxv1beta1.WorkloadSpec{}
+			}
+			s.Spec.Workload.Replicas = ptr.To[int32](2)
 		})
 	}
 	waitObserved(t, ogx, ns, "dist", 2, "Stalled", metav1.ConditionTrue)
 	waitObserved(t, ogx, ns, "self", 2, "AdoptionConfigInvalid", metav1.ConditionTrue)
+	waitObserved(t, ogx, ns, "ref", 2, "Stalled", metav1.ConditionTrue)
+	waitObserved(t, ogx, ns, "gone", 2, "StorageReady", metav1.ConditionFalse)
 
 	// A later Event: the sink sends in order, so once the new server's
 	// first Event is stored, every Event of the passes above is too.
@@ -63,6 +80,8 @@ func TestEventsOncePerCause(t *testing.T) {
 	for _, c := range []struct{ server, reason, note string }{
 		{"dist", "UnknownDistribution", `unknown distribution "withdrawn"`},
 		{"self", "AdoptionInvalid", ogxv1beta1.AnnotationAdoptNetworking + `: value "self" must not equal the CR name`},
+		{"ref", "ReferenceNotFound", "absent-ca"},
+		{"gone", "AdoptionSourceNotFound", "PVC vanished-pvc (ogx.io/adopt-storage) not found"},
 	} {
 		evs := eventsOf(t, kube, ns, c.server, c.reason)
 		if len(evs) != 1 || !strings.Contains(evs[0].Note, c.note) || evs[0].Type != "Warning" {
