@@ -48,10 +48,13 @@ type optionalAPIs struct {
 // shared and read-only; every controller that needs an input asks it, so no
 // controller reads another controller's child to decide its own.
 type resolver struct {
-	caches            *Caches
-	refs              *references
-	table             DistributionTable
-	generator         ConfigGenerator
+	caches    *Caches
+	refs      *references
+	table     DistributionTable
+	generator ConfigGenerator
+	// memo holds each server's config generated for its current generation
+	// and base; status reads it, the generating controllers fill it.
+	memo              *configMemo
 	apis              *optionalAPIs
 	operatorNamespace string
 	clusterDomain     string
@@ -87,7 +90,7 @@ func (r *resolver) runtimeConfig(ctx context.Context, s *ogxv1beta1.OGXServer) (
 		return render.RuntimeConfig{Mode: ogxv1beta1.ConfigModeOverride, ConfigMapName: ref.Name, Key: ref.Key,
 			Hash: contenthash.H16([]byte(text))}, nil, nil
 	case ogxv1beta1.ConfigModeGenerated:
-		g, err := r.generator.Generate(ctx, s)
+		g, err := r.generated(ctx, s)
 		if err != nil {
 			return render.RuntimeConfig{}, nil, err
 		}

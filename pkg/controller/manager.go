@@ -154,7 +154,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 		children: newChildren(kube, caches, opts.TakeoverManagers, events.journal),
 		resolver: &resolver{
 			caches: caches, refs: &references{caches: caches, kube: kube}, table: opts.Distributions,
-			generator: opts.Generator, apis: &optionalAPIs{},
+			generator: opts.Generator, memo: newConfigMemo(), apis: &optionalAPIs{},
 			operatorNamespace: opts.OperatorNamespace, clusterDomain: opts.ClusterDomain,
 		},
 	}
@@ -410,6 +410,7 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 			m.board.Forget(mo.GetUID())
 			m.status.forget(mo.GetUID())
 			m.events.forget(mo.GetUID())
+			m.resolver.memo.forget(mo.GetUID())
 			m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
 		},
 	}

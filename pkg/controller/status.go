@@ -169,8 +169,11 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		in.configSource = "override"
 		in.configHash = overrideHash(ctx, c.resolver, s)
 	case ogxv1beta1.ConfigModeGenerated:
-		if _, g, err := c.resolver.runtimeConfig(ctx, s); err == nil && g != nil {
-			in.generated = g
+		// Read only: status shows the config the configmap and deployment
+		// controllers generated for this generation, never generates (nor
+		// reads a registry) itself.
+		if g, ok := c.resolver.memo.current(s.UID, s.Generation); ok {
+			in.generated = &g
 			in.configSource, in.configHash = g.BaseSource, g.BaseHash
 			if g.ImageDigest != "" && in.image != "" {
 				in.image = oci.PinnedImage(in.image, g.ImageDigest)

@@ -1,0 +1,117 @@
+package controller
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+// configMemo keeps, per OGXServer, the config generated for its current
+// generation and base: the configmap and deployment controllers of one
+// generation share one generation of the config, and status reads the
+// result without generating (so it never calls a registry). The key is
+// everything the generated config depends on: the spec (through the
+// generation) and the base config (the resourceVersion of the base
+// ConfigMap, or the image whose labels carry it). A base read from a tag's
+// labels is therefore read once per generation of the server.
+//
+// Only successes are kept: a failure is retried by the next pass, which is
+// what the controllers' backoff paces.
+type configMemo struct {
+	mu      sync.Mutex
+	entries map[types.UID]memoEntry
+	// generations counts calls of the generator (docs/controllers.md,
+	// Inputs): one per server generation and base when nothing fails.
+	generations atomic.Int64
+}
+
+type memoKey struct {
+	generation int64
+	base       string
+}
+
+type memoEntry struct {
+	key memoKey
+	cfg GeneratedConfig
+}
+
+func newConfigMemo() *configMemo {
+	return &configMemo{entries: map[types.UID]memoEntry{}}
+}
+
+// get returns the config generated for uid under key.
+func (m *configMemo) get(uid types.UID, key memoKey) (GeneratedConfig, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[uid]
+	if !ok || e.key != key {
+		return GeneratedConfig{}, false
+	}
+	return e.cfg, true
+}
+
+// current returns the config last generated for uid at generation, whatever
+// its base: what status reports.
+func (m *configMemo) current(uid types.UID, generation int64) (GeneratedConfig, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[uid]
+	if !ok || e.key.generation != generation {
+		return GeneratedConfig{}, false
+	}
+	return e.cfg, true
+}
+
+// put replaces uid's entry: only the newest generation and base are kept.
+func (m *configMemo) put(uid types.UID, key memoKey, cfg GeneratedConfig) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries[uid] = memoEntry{key: key, cfg: cfg}
+}
+
+// forget drops a deleted server's entry.
+func (m *configMemo) forget(uid types.UID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.entries, uid)
+}
+
+// generated returns the generated config of s, generating it only when the
+// memo has none for s's generation and base.
+func (r *resolver) generated(ctx context.Context, s *ogxv1beta1.OGXServer) (GeneratedConfig, error) {
+	key := memoKey{generation: s.Generation, base: r.baseKey(s)}
+	if g, ok := r.memo.get(s.UID, key); ok {
+		return g, nil
+	}
+	r.memo.generations.Add(1)
+	g, err := r.generator.Generate(ctx, s)
+	if err != nil {
+		return GeneratedConfig{}, err
+	}
+	r.memo.put(s.UID, key, g)
+	return g, nil
+}
+
+// baseKey names the base config s's generated config is built on: the base
+// ConfigMap at its cached resourceVersion, or the image whose labels hold
+// it. A base that cannot be named yet (ConfigMap not cached, image not
+// resolvable) gets a key of its own, and the generator reports why.
+func (r *resolver) baseKey(s *ogxv1beta1.OGXServer) string {
+	if ref := s.Spec.BaseConfig; ref != nil {
+		if sc := r.caches.For(s.Namespace); sc != nil {
+			if cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(ref.Name); err == nil {
+				return "configmap:" + ref.Name + "@" + cm.ResourceVersion
+			}
+		}
+		return "configmap:" + ref.Name + "@absent"
+	}
+	image, err := r.image(s)
+	if err != nil {
+		return "image:?"
+	}
+	return "image:" + image
+}

@@ -1,0 +1,95 @@
+package controller
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// countingGenerator is a ConfigGenerator that counts its calls; the config
+// names the base ConfigMap's content, so a new base gives a new hash.
+type countingGenerator struct {
+	calls atomic.Int64
+	env   *sfEnv
+}
+
+func (g *countingGenerator) Generate(_ context.Context, s *ogxv1beta1.OGXServer) (GeneratedConfig, error) {
+	g.calls.Add(1)
+	cm, err := g.env.m.caches.For(s.Namespace).configMaps.ConfigMaps(s.Namespace).Get(s.Spec.BaseConfig.Name)
+	if err != nil {
+		return GeneratedConfig{}, err
+	}
+	base := cm.Data["config.yaml"]
+	hash := map[string]string{"v1": "1111111111111111", "v2": "2222222222222222"}[base]
+	return GeneratedConfig{ConfigYAML: "version: 2\n", Hash: hash, BaseHash: "sha256:" + base, BaseSource: "configmap"}, nil
+}
+
+// TestConfigGeneratedOncePerGeneration: the configmap, deployment and status
+// passes of one generation share one generation of the config; passes that
+// find nothing new generate nothing; status reads the result and never
+// generates; a new base (ConfigMap resourceVersion) generates again.
+func TestConfigGeneratedOncePerGeneration(t *testing.T) {
+	// The fake clientset keeps resourceVersions as given; an API server
+	// would move it on every write.
+	base := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "base", Namespace: sfNamespace, ResourceVersion: "1",
+		Labels: map[string]string{ogxv1beta1.WatchLabel: "true"}}, Data: map[string]string{"config.yaml": "v1"}}
+	s := sfServer(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) {
+		sp.BaseConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "base", Key: "config.yaml"}
+		sp.Storage = &ogxv1beta1.StateStorageSpec{KV: &ogxv1beta1.KVStorageSpec{}}
+	})
+	gen := &countingGenerator{}
+	e := newSFEnv(t, Options{Generator: gen}, []runtime.Object{base}, s)
+	gen.env = e
+
+	pass := func() {
+		t.Helper()
+		e.syncChildren(sfKey)
+		e.waitCaught()
+		if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pass()
+	pass()
+	if n := gen.calls.Load(); n != 1 {
+		t.Errorf("%d generations for one generation and base, want 1", n)
+	}
+	got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd := got.Status.ResolvedDistribution; rd == nil || rd.ConfigHash != "sha256:v1" || rd.ConfigSource != "configmap" {
+		t.Errorf("status resolvedDistribution = %+v, want the generated config's base (sha256:v1, configmap)", rd)
+	}
+	if _, err := e.kube.CoreV1().ConfigMaps(sfNamespace).Get(e.ctx, render.GeneratedConfigName(sfName, "1111111111111111"), metav1.GetOptions{}); err != nil {
+		t.Errorf("generated ConfigMap: %v", err)
+	}
+
+	// A new base: one more generation, shared again.
+	base = base.DeepCopy()
+	base.Data["config.yaml"] = "v2"
+	base.ResourceVersion = "2"
+	if _, err := e.kube.CoreV1().ConfigMaps(sfNamespace).Update(e.ctx, base, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitCaught()
+	pass()
+	if n := gen.calls.Load(); n != 2 {
+		t.Errorf("%d generations after the base changed, want 2", n)
+	}
+	// Status alone never generates.
+	e.m.resolver.memo.forget(sfUID)
+	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	if n := gen.calls.Load(); n != 2 {
+		t.Errorf("a status pass generated the config (%d calls)", n)
+	}
+}
