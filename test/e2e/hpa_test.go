@@ -112,8 +112,8 @@ func TestHPANewDeploymentStartsAtMinimum(t *testing.T) {
 		if ev.Type != watch.Added || !isDep {
 			t.Fatalf("first Deployment event %s %T, want ADDED", ev.Type, ev.Object)
 		}
-		if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
-			t.Fatalf("the Deployment was created with replicas %v, want minReplicas 2", d.Spec.Replicas)
+		if got := replicasOf(d); got != 2 {
+			t.Fatalf("the Deployment was created with replicas %d, want minReplicas 2", got)
 		}
 	case <-time.After(2 * time.Minute):
 		t.Fatal("no Deployment created within 2 minutes")
@@ -125,8 +125,8 @@ func TestHPANewDeploymentStartsAtMinimum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
-		t.Errorf("replicas after settling = %v, want 2", d.Spec.Replicas)
+	if got := replicasOf(d); got != 2 {
+		t.Errorf("replicas after settling = %d, want 2", got)
 	}
 	owned, err := appsv1ac.ExtractDeployment(d, "ogx-controller")
 	if err != nil {
@@ -147,4 +147,12 @@ func TestHPANewDeploymentStartsAtMinimum(t *testing.T) {
 	if len(depWrites) != 3 {
 		t.Errorf("Deployment writes %q, want 3 (create, hand-over, apply)", depWrites)
 	}
+}
+
+// replicasOf is spec.replicas, or -1 when unset.
+func replicasOf(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas == nil {
+		return -1
+	}
+	return *d.Spec.Replicas
 }
