@@ -176,8 +176,9 @@ func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in rende
 // prepare sends the targeted patches that must precede the main apply: the
 // takeover from the upstream operator, the strategy switch to or from
 // Recreate, and the replica hand-over to the HPA.
-// Both carry the cached resourceVersion as precondition, so a stale value is
-// never forced over a newer one.
+// Both carry the resourceVersion of the object as last known (the cache, or
+// our own newer write) as precondition, so a stale value is never forced
+// over a newer one.
 func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
 	// Our own latest write counts too: a pass right after the create of an
 	// autoscaled Deployment must see the count it still owns.
