@@ -48,6 +48,26 @@ test: tools
 unit:
 	$(GO) test ./pkg/... ./cmd/... -count=1
 
+## fuzz: every fuzz target of the repository (each "func FuzzX" in a
+## _test.go file, found anew on every run), one after another, FUZZTIME each
+## (default 10m). A failing target does not stop the others; the target fails
+## at the end if any did. Go keeps each failing input under the package's
+## testdata/fuzz/FuzzX/, where it becomes a regression case of go test.
+## FUZZFLAGS adds go test flags, e.g. make fuzz FUZZTIME=30s FUZZFLAGS=-parallel=1.
+FUZZTIME ?= 10m
+FUZZFLAGS ?=
+.PHONY: fuzz
+fuzz:
+	@targets=$$(grep -rE --include='*_test.go' --exclude-dir=.git --exclude-dir=bin -o '^func Fuzz[A-Za-z0-9_]*' . \
+	  | sed -E 's|^(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)$$|\1 \2|' | sort -u); \
+	if [ -z "$$targets" ]; then echo "no fuzz targets found" >&2; exit 1; fi; \
+	failed=; \
+	while read -r dir name; do \
+	  echo "== $$dir $$name ($(FUZZTIME))"; \
+	  (cd "$$dir" && $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) . </dev/null) || failed="$$failed $$dir:$$name"; \
+	done <<< "$$targets"; \
+	if [ -n "$$failed" ]; then echo "fuzz targets failed:$$failed" >&2; exit 1; fi
+
 ## verify: generated code and CRDs are current, the code is formatted and
 ## vetted, and packages import downward only (test/layering).
 verify: verify-release verify-overlays verify-bundle verify-api-reference verify-chart

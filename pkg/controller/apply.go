@@ -129,6 +129,15 @@ func isOGXGroup(apiVersion string) bool {
 // found taken that way is read live directly on later passes (a foreign
 // object keeps failing the guard; one request per retry, not two).
 func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (writeResult, error) {
+	return c.convergeCreating(ctx, owner, name, desired, desired)
+}
+
+// convergeCreating is converge with another object for a create: onCreate
+// is sent when the child does not exist yet, desired otherwise. It serves
+// fields that only the first write may set and that ogx-controller then
+// hands to another owner (the replica count of an autoscaled Deployment,
+// docs/children.md).
+func (c *child[O, AC]) convergeCreating(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired, onCreate AC) (writeResult, error) {
 	existing, err := c.cached(owner.Namespace, name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return "", fmt.Errorf("reading %s %s/%s from cache: %w", c.kind, owner.Namespace, name, err)
@@ -140,7 +149,7 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 	_, taken := c.taken.Load(key)
 	preconditionRefused := false
 	if !taken {
-		conflict, err := c.create(ctx, owner, name, desired)
+		conflict, err := c.create(ctx, owner, name, onCreate)
 		switch {
 		case err == nil:
 			return writeCreated, nil
@@ -163,7 +172,7 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 	if !found {
 		c.taken.Delete(key)
 		if preconditionRefused {
-			return c.createUnconditionally(ctx, owner, name, desired)
+			return c.createUnconditionally(ctx, owner, name, onCreate)
 		}
 		// Deleted in between: the next pass (from its delete event, or this
 		// retry) creates it.

@@ -95,12 +95,62 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	if err := c.prepare(ctx, s, desired); err != nil {
 		return Result{}, err
 	}
-	res, err = c.children.deployments.converge(ctx, s, s.Name, desired)
+	onCreate := createReplicas(s, desired)
+	res, err = c.children.deployments.convergeCreating(ctx, s, s.Name, desired, onCreate)
 	if err != nil {
 		return Result{}, err
 	}
 	c.events.written(s, "Deployment", s.Name, res)
+	if res == writeCreated && onCreate != desired {
+		if err := c.handOverCreated(ctx, s, desired); err != nil {
+			return Result{}, err
+		}
+	}
 	return Result{}, nil
+}
+
+// createReplicas is what the create of the Deployment sends. Without
+// autoscaling that is desired, which carries replicas R. With autoscaling
+// desired omits replicas (the HPA owns the count), and a Deployment created
+// without them would start at the API server's default of one replica, below
+// the HPA's minimum, until the HPA first acts. So the create carries the
+// HPA's minimum, max(1, R, autoscaling.minReplicas) as in the HPA itself,
+// and handOverCreated passes the count to the HPA in the same pass.
+func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) *appsv1ac.DeploymentApplyConfiguration {
+	if s.Spec.Autoscaling() == nil || desired.Spec == nil || desired.Spec.Replicas != nil {
+		return desired
+	}
+	n := s.Spec.HPAMinReplicas()
+	spec := *desired.Spec
+	spec.Replicas = &n
+	out := *desired
+	out.Spec = &spec
+	if desired.ObjectMetaApplyConfiguration != nil {
+		// The create sets a resourceVersion precondition on what it sends.
+		meta := *desired.ObjectMetaApplyConfiguration
+		out.ObjectMetaApplyConfiguration = &meta
+	}
+	return &out
+}
+
+// handOverCreated completes the create of an autoscaled Deployment, which
+// made ogx-controller the owner of the starting count (createReplicas): the
+// count is handed over as when autoscaling is switched on later
+// (handOverReplicas), then the rendered object, without replicas, is
+// applied so that ogx-controller lets go of the field. From the next pass on
+// nothing differs, so nothing is written, and the HPA alone moves the count.
+// Should either write fail, the retried pass finds the count still ours and
+// hands it over before its apply, as for any Deployment.
+func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	live, ok := c.children.deployments.current(s.Namespace, s.Name)
+	if !ok {
+		return fmt.Errorf("Deployment %s/%s vanished right after its create; retrying", s.Namespace, s.Name)
+	}
+	if err := c.handOverReplicas(ctx, live, desired); err != nil {
+		return err
+	}
+	_, err := c.children.deployments.converge(ctx, s, s.Name, desired)
+	return err
 }
 
 // configMapsReady makes sure the ConfigMaps the Deployment will mount are in
@@ -126,11 +176,14 @@ func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in rende
 // prepare sends the targeted patches that must precede the main apply: the
 // takeover from the upstream operator, the strategy switch to or from
 // Recreate, and the replica hand-over to the HPA.
-// Both carry the cached resourceVersion as precondition, so a stale value is
-// never forced over a newer one.
+// Both carry the resourceVersion of the object as last known (the cache, or
+// our own newer write) as precondition, so a stale value is never forced
+// over a newer one.
 func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
-	live, err := c.children.deployments.cached(s.Namespace, s.Name)
-	if err != nil {
+	// Our own latest write counts too: a pass right after the create of an
+	// autoscaled Deployment must see the count it still owns.
+	live, found := c.children.deployments.current(s.Namespace, s.Name)
+	if !found {
 		return nil // absent (or not yet cached): the apply creates it
 	}
 	if guard(s, "Deployment", live) != nil {
@@ -140,7 +193,7 @@ func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXSer
 	// upstream operator owned it), and only then does the hand-over check
 	// see that the count must be handed to the HPA before the apply drops
 	// it.
-	live, err = c.children.deployments.takeOver(ctx, s, live)
+	live, err := c.children.deployments.takeOver(ctx, s, live)
 	if err != nil {
 		return err
 	}
@@ -196,10 +249,11 @@ func (c *DeploymentController) handOverReplicas(ctx context.Context, live *appsv
 		WithResourceVersion(live.ResourceVersion).
 		WithSpec(appsv1ac.DeploymentSpec().WithReplicas(*live.Spec.Replicas))
 	klog.FromContext(ctx).Info("Handing Deployment replicas over to the HPA", "name", live.Name, "replicas", *live.Spec.Replicas)
-	_, err = c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: handoverFieldManager, Force: true})
+	out, err := c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: handoverFieldManager, Force: true})
 	if err != nil {
 		return classifyWriteError("Deployment", live.Name, err)
 	}
+	c.children.deployments.recent.remember(out)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package controller
 // Sync tests of the deployment controller on fake clientsets (fakeenv_test.go).
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -14,12 +15,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
+// TestSyncFakeDeploymentAppliesThenSkips covers servers without autoscaling;
+// TestSyncFakeAutoscaledDeploymentStartsAtMinimum covers the create with it.
 func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -32,9 +36,6 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 		{name: "custom image and port", muts: []func(*ogxv1beta1.OGXServerSpec){func(s *ogxv1beta1.OGXServerSpec) {
 			s.Distribution = ogxv1beta1.DistributionSpec{Image: ptr.To("quay.io/example/ogx:1.2.3")}
 			s.Network = &ogxv1beta1.NetworkSpec{Port: 9000}
-		}}},
-		{name: "autoscaling", muts: []func(*ogxv1beta1.OGXServerSpec){func(s *ogxv1beta1.OGXServerSpec) {
-			s.Workload = &ogxv1beta1.WorkloadSpec{Autoscaling: &ogxv1beta1.AutoscalingSpec{MaxReplicas: 4}}
 		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,5 +174,169 @@ func TestSyncFakeTakeoverBeforeHandOver(t *testing.T) {
 		!strings.Contains(order[1], fmt.Sprintf("manager %q", handoverFieldManager)) ||
 		!strings.Contains(order[last], "apply-patch") || !strings.Contains(order[last], fmt.Sprintf("manager %q", render.FieldManager)) {
 		t.Fatalf("Deployment writes %q: want the takeover patch, the replica hand-over, then the apply", order)
+	}
+}
+
+// sfAutoscaling sets spec.workload.replicas (nil: unset) and autoscaling
+// with minReplicas (nil: unset) and maxReplicas 6.
+func sfAutoscaling(replicas, minReplicas *int32) func(*ogxv1beta1.OGXServerSpec) {
+	return func(s *ogxv1beta1.OGXServerSpec) {
+		s.Workload = &ogxv1beta1.WorkloadSpec{Replicas: replicas,
+			Autoscaling: &ogxv1beta1.AutoscalingSpec{MinReplicas: minReplicas, MaxReplicas: 6}}
+	}
+}
+
+// sfAppliedReplicas is spec.replicas in the body of an apply action, or -1.
+func sfAppliedReplicas(t *testing.T, a clienttesting.Action) int32 {
+	t.Helper()
+	p, ok := a.(clienttesting.PatchActionImpl)
+	if !ok {
+		t.Fatalf("%s is not a patch", sfActionString(a))
+	}
+	var body struct {
+		Spec struct {
+			Replicas *int32 `json:"replicas"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
+		t.Fatalf("decoding %s: %v", sfActionString(a), err)
+	}
+	return ptr.Deref(body.Spec.Replicas, -1)
+}
+
+// sfReplicaOwners returns the stored Deployment's replica count and whether
+// ogx-controller and the hand-over manager own the field.
+func (e *sfEnv) sfReplicaOwners(t *testing.T) (replicas int32, ours, handover bool) {
+	t.Helper()
+	dep, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owns := func(manager string) bool {
+		ac, err := appsv1ac.ExtractDeployment(dep, manager)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ac.Spec != nil && ac.Spec.Replicas != nil
+	}
+	return ptr.Deref(dep.Spec.Replicas, -1), owns(render.FieldManager), owns(handoverFieldManager)
+}
+
+// TestSyncFakeAutoscaledDeploymentStartsAtMinimum: the create of an
+// autoscaled Deployment carries the HPA's minimum, max(1, replicas,
+// minReplicas), instead of letting the API server default it to one; the
+// count is handed to the HPA in the same pass, so ogx-controller owns no
+// count afterwards and later passes write nothing.
+func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		replicas, min *int32
+		want          int32
+	}{
+		{name: "replicas unset, minReplicas 2", min: ptr.To[int32](2), want: 2},
+		{name: "replicas 2, minReplicas 2", replicas: ptr.To[int32](2), min: ptr.To[int32](2), want: 2},
+		{name: "replicas 3 above minReplicas 2", replicas: ptr.To[int32](3), min: ptr.To[int32](2), want: 3},
+		{name: "both unset", want: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(tc.replicas, tc.min))
+			e := newSFEnv(t, Options{}, nil, s)
+			if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+				t.Fatalf("first sync: %v", err)
+			}
+			var deps []clienttesting.Action
+			for _, a := range e.kubeWrites() {
+				if a.GetResource() == gvrDeployments {
+					deps = append(deps, a)
+				}
+			}
+			// The create-only apply with the count, the hand-over, and the
+			// apply of the rendered object, which has no count.
+			if len(deps) != 3 || !isCreateOnly(deps[0]) ||
+				!strings.Contains(sfActionString(deps[1]), fmt.Sprintf("manager %q", handoverFieldManager)) {
+				t.Fatalf("Deployment writes:%s\nwant the create, the hand-over, then the apply", sfDescribe(deps))
+			}
+			sfExpectApply(t, deps[0], gvrDeployments, sfName)
+			sfExpectApply(t, deps[2], gvrDeployments, sfName)
+			if got := sfAppliedReplicas(t, deps[0]); got != tc.want {
+				t.Errorf("the create carried replicas %d, want %d", got, tc.want)
+			}
+			if got := sfAppliedReplicas(t, deps[1]); got != tc.want {
+				t.Errorf("the hand-over carried replicas %d, want %d", got, tc.want)
+			}
+			if got := sfAppliedReplicas(t, deps[2]); got != -1 {
+				t.Errorf("the apply after the hand-over carried replicas %d, want none", got)
+			}
+			if n, ours, handover := e.sfReplicaOwners(t); n != tc.want || ours || !handover {
+				t.Errorf("stored replicas %d (ogx-controller owns: %t, hand-over owns: %t), want %d owned by the hand-over only",
+					n, ours, handover, tc.want)
+			}
+			hpa := render.HPA(s, nil)
+			if got := ptr.Deref(hpa.Spec.MinReplicas, -1); got != tc.want {
+				t.Errorf("the HPA's minReplicas is %d, the Deployment started at %d", got, tc.want)
+			}
+
+			e.waitCaught()
+			e.clearActions()
+			for i := range 2 {
+				if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+					t.Fatalf("steady sync %d: %v", i, err)
+				}
+				if w := e.kubeWrites(); len(w) != 0 {
+					t.Fatalf("steady sync %d sent writes:%s", i, sfDescribe(w))
+				}
+			}
+		})
+	}
+}
+
+// TestSyncFakeAutoscaledDeploymentExistingCountKept: for a Deployment that
+// exists, the count is the HPA's. A count below the minimum (the HPA raises
+// it, not ogx-controller) costs no write, and a pass that does write
+// another field sends no count and leaves it as it was.
+func TestSyncFakeAutoscaledDeploymentExistingCountKept(t *testing.T) {
+	s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(nil, ptr.To[int32](2)))
+	e := newSFEnv(t, Options{}, nil, s)
+	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer (as kube-controller-manager for the HPA) moves the
+	// count; an update takes the field over.
+	dep, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep.Spec.Replicas = ptr.To[int32](1)
+	if _, err := e.kube.AppsV1().Deployments(sfNamespace).Update(e.ctx, dep, metav1.UpdateOptions{FieldManager: "kube-controller-manager"}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitCaught()
+	e.clearActions()
+
+	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	if w := e.kubeWrites(); len(w) != 0 {
+		t.Fatalf("a pass over an existing Deployment sent writes:%s", sfDescribe(w))
+	}
+
+	// A change of another field: one apply, without a count.
+	s = s.DeepCopy()
+	s.Spec.Distribution = ogxv1beta1.DistributionSpec{Image: ptr.To("quay.io/example/ogx:2.0.0")}
+	e.updateServer(s)
+	e.clearActions()
+	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	w := e.kubeWrites()
+	if len(w) != 1 {
+		t.Fatalf("after an image change: want one Deployment apply, got%s", sfDescribe(w))
+	}
+	sfExpectApply(t, w[0], gvrDeployments, sfName)
+	if got := sfAppliedReplicas(t, w[0]); got != -1 {
+		t.Errorf("the apply carried replicas %d, want none", got)
+	}
+	if n, ours, _ := e.sfReplicaOwners(t); n != 1 || ours {
+		t.Errorf("stored replicas %d (ogx-controller owns: %t), want 1 as the other writer left it, not ours", n, ours)
 	}
 }

@@ -12,10 +12,12 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
-// baseResolveTTL is how long one OCI base-config resolution (or failure) is
+// baseResolveTTL is how long one successful OCI base-config resolution is
 // shared. The deployment, configmap and status controllers all need the
 // generated config for the same event; without sharing, each would ask the
 // registry. Tag references still see a re-pushed tag within seconds.
+// Failures are not kept: a retry (paced by the workqueue's backoff) asks the
+// registry again, so a registry that recovers is noticed at once.
 const baseResolveTTL = 10 * time.Second
 
 // Generator is the controller's ConfigGenerator: the base config comes from
@@ -27,20 +29,31 @@ type Generator struct {
 	resolver *resolver
 	oci      *oci.Resolver
 
-	mu    sync.Mutex
-	bases map[string]ociBase
+	mu       sync.Mutex
+	bases    map[string]ociBase   // successful resolutions, by image
+	inflight map[string]*baseCall // resolutions under way, by image
 }
 
+// ociBase is a successful resolution and when it was made.
 type ociBase struct {
 	res *oci.Result
-	err error
 	at  time.Time
+}
+
+// baseCall is one resolution under way. Callers that ask for the same image
+// meanwhile wait for it and share its result, failure included, so the
+// controllers handling one event send one request sequence, not one each.
+type baseCall struct {
+	done    chan struct{} // closed when res and err are set
+	res     *oci.Result
+	err     error
+	waiters int // callers waiting besides the one resolving (read by tests)
 }
 
 // NewGenerator builds the generator; ociResolver may be nil (then only
 // spec.baseConfig works, and image labels are reported unavailable).
 func NewGenerator(ociResolver *oci.Resolver) *Generator {
-	return &Generator{oci: ociResolver, bases: map[string]ociBase{}}
+	return &Generator{oci: ociResolver, bases: map[string]ociBase{}, inflight: map[string]*baseCall{}}
 }
 
 // bind gives the generator the caches it reads references from.
@@ -83,26 +96,46 @@ func (g *Generator) Generate(ctx context.Context, s *v1beta1.OGXServer) (Generat
 	}, nil
 }
 
-// ociBase resolves an image's base config, sharing results for a few
-// seconds.
+// ociBase resolves an image's base config. A success is shared for
+// baseResolveTTL; a failure only with the callers that waited for that same
+// resolution, never with later ones.
 func (g *Generator) ociBase(ctx context.Context, image string) (*oci.Result, error) {
-	g.mu.Lock()
-	if b, ok := g.bases[image]; ok && time.Since(b.at) < baseResolveTTL {
-		g.mu.Unlock()
-		return b.res, b.err
-	}
-	g.mu.Unlock()
 	if g.oci == nil {
 		return nil, &oci.UnavailableError{Image: image, Err: errors.New("image label resolution is disabled")}
 	}
-	res, err := g.oci.Resolve(ctx, image)
 	g.mu.Lock()
-	g.bases[image] = ociBase{res: res, err: err, at: time.Now()}
+	if b, ok := g.bases[image]; ok && time.Since(b.at) < baseResolveTTL {
+		g.mu.Unlock()
+		return b.res, nil
+	}
+	if call, ok := g.inflight[image]; ok {
+		call.waiters++
+		g.mu.Unlock()
+		select {
+		case <-call.done:
+			return call.res, call.err
+		case <-ctx.Done():
+			return nil, &oci.UnavailableError{Image: image, Err: ctx.Err()}
+		}
+	}
+	call := &baseCall{done: make(chan struct{})}
+	g.inflight[image] = call
+	g.mu.Unlock()
+
+	call.res, call.err = g.oci.Resolve(ctx, image)
+
+	g.mu.Lock()
+	delete(g.inflight, image)
+	now := time.Now()
+	if call.err == nil {
+		g.bases[image] = ociBase{res: call.res, at: now}
+	}
 	for k, b := range g.bases {
-		if time.Since(b.at) > baseResolveTTL {
+		if now.Sub(b.at) > baseResolveTTL {
 			delete(g.bases, k)
 		}
 	}
 	g.mu.Unlock()
-	return res, err
+	close(call.done)
+	return call.res, call.err
 }
