@@ -346,6 +346,29 @@ func (c *Caches) Servers() []*ogxv1beta1.OGXServer {
 	return out
 }
 
+// ServerPhases counts the cached OGXServers by status.phase, for
+// ogx_controller_servers (metrics.Metrics.CountServersWith).
+func (c *Caches) ServerPhases() map[string]int { return countPhases(c.Servers()) }
+
+// countPhases counts servers by status.phase: every phase of the API is
+// present, zero or not, so a phase's series stays when it empties, and a
+// server without a phase yet counts as metrics.PhaseUnknown.
+func countPhases(servers []*ogxv1beta1.OGXServer) map[string]int {
+	out := map[string]int{metrics.PhaseUnknown: 0}
+	for _, p := range []ogxv1beta1.Phase{ogxv1beta1.PhasePending, ogxv1beta1.PhaseInitializing,
+		ogxv1beta1.PhaseReady, ogxv1beta1.PhaseFailed, ogxv1beta1.PhaseTerminating} {
+		out[string(p)] = 0
+	}
+	for _, s := range servers {
+		phase := string(s.Status.Phase)
+		if phase == "" {
+			phase = metrics.PhaseUnknown
+		}
+		out[phase]++
+	}
+	return out
+}
+
 // podsOf returns the cached pods of one OGXServer instance (podView),
 // found through the instance index.
 func (c *Caches) podsOf(namespace, instance string) []*podView {

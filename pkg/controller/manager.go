@@ -138,6 +138,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
 		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, opts.TakeoverManagers)
 	caches.metrics = opts.Metrics
+	opts.Metrics.CountServersWith(caches.ServerPhases)
 	m := &Manager{}
 	if opts.EventQPS == 0 {
 		opts.EventQPS = 5
@@ -391,11 +392,15 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
+				m.opts.Metrics.CountServerChange()
 				m.enqueueAll(Key(s.Namespace, s.Name))
 			}
 		},
 		UpdateFunc: func(old, cur any) {
 			o, c := old.(*ogxv1beta1.OGXServer), cur.(*ogxv1beta1.OGXServer)
+			if o.Generation != c.Generation {
+				m.opts.Metrics.CountServerChange()
+			}
 			if o.Generation != c.Generation || (o.DeletionTimestamp == nil) != (c.DeletionTimestamp == nil) ||
 				o.Annotations[ogxv1beta1.AnnotationAdoptStorage] != c.Annotations[ogxv1beta1.AnnotationAdoptStorage] ||
 				o.Annotations[ogxv1beta1.AnnotationAdoptNetworking] != c.Annotations[ogxv1beta1.AnnotationAdoptNetworking] {
@@ -407,6 +412,7 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 			if !ok {
 				return
 			}
+			m.opts.Metrics.CountServerChange()
 			m.board.Forget(mo.GetUID())
 			m.status.forget(mo.GetUID())
 			m.events.forget(mo.GetUID())

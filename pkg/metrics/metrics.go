@@ -53,6 +53,8 @@ type Metrics struct {
 	admissionTotal    *prometheus.CounterVec
 	admissionDuration prometheus.Histogram
 	buildInfo         *prometheus.GaugeVec
+	serverChanges     prometheus.Counter
+	phases            *serverPhases
 
 	queue queueMetrics
 	rest  restMetrics
@@ -121,6 +123,12 @@ func New(version string) *Metrics {
 		Help:      "Always 1; the version label carries the controller's version.",
 	}, []string{"version"})
 	m.buildInfo.WithLabelValues(version).Set(1)
+	m.serverChanges = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: Namespace,
+		Name:      "server_changes_total",
+		Help:      "OGXServer creations, deletions and spec changes (new generations) seen by this replica's caches.",
+	})
+	m.phases = newServerPhases()
 
 	m.queue = newQueueMetrics()
 	m.rest = newRESTMetrics()
@@ -130,6 +138,7 @@ func New(version string) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.reconcileTotal, m.reconcileDuration, m.writesTotal, m.applySkipped, m.probeTotal,
 		m.eventsTotal, m.leader, m.admissionTotal, m.admissionDuration, m.buildInfo,
+		m.serverChanges, m.phases,
 	)
 	m.queue.register(m.registry)
 	m.rest.register(m.registry)

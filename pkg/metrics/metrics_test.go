@@ -185,6 +185,8 @@ func TestNilMetricsIsANoOp(t *testing.T) {
 	m.SetLeader(true)
 	m.ObserveAdmission("CREATE", true, 200, time.Second)
 	m.InitController("x")
+	m.CountServerChange()
+	m.CountServersWith(func() map[string]int { return nil })
 	if m.Registry() != nil {
 		t.Errorf("Registry of nil Metrics is not nil")
 	}
