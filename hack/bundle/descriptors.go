@@ -1,7 +1,8 @@
 package main
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -30,7 +31,7 @@ func descriptors(schema *apiextensionsv1.JSONSchemaProps) (spec, status []descri
 
 func walk(s apiextensionsv1.JSONSchemaProps, prefix string, depth int) []descriptor {
 	var out []descriptor
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[name]
 		path := prefix + name
 		out = append(out, descriptor{
@@ -118,13 +119,4 @@ func firstSentence(s string) string {
 		return s[:i+1]
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,7 +3,8 @@ package configgen
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -160,7 +161,7 @@ func checkProviders(v any) error {
 	if !ok {
 		return parseErr("providers must be a mapping from API names to provider lists")
 	}
-	for _, api := range sortedKeys(m) {
+	for _, api := range slices.Sorted(maps.Keys(m)) {
 		lv := m[api]
 		if lv == nil {
 			continue
@@ -179,13 +180,4 @@ func checkProviders(v any) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

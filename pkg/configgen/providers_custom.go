@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -23,7 +25,7 @@ func (b *configBuilder) custom(p *v1beta1.CustomProvider) {
 		b.errs = append(b.errs, problem(path, specPath(path)+" must be a JSON object"))
 		return
 	}
-	for _, k := range sortedKeys(p.SecretRefs) {
+	for _, k := range slices.Sorted(maps.Keys(p.SecretRefs)) {
 		if _, dup := settings[k]; dup {
 			b.errs = append(b.errs, problem(b.entry.Path.Child("secretRefs").Key(k),
 				fmt.Sprintf("custom provider %s: key %q appears in both secretRefs and settings", b.entry.ID, k)))

@@ -3,7 +3,8 @@ package controller
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -191,7 +192,7 @@ func (b *OutcomeBoard) Facts(uid types.UID) []metav1.Condition {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []metav1.Condition
-	for _, name := range sortedKeysOf(b.facts[uid]) {
+	for _, name := range slices.Sorted(maps.Keys(b.facts[uid])) {
 		out = append(out, b.facts[uid][name]...)
 	}
 	return out
@@ -203,13 +204,4 @@ func (b *OutcomeBoard) Forget(uid types.UID) {
 	defer b.mu.Unlock()
 	delete(b.outcomes, uid)
 	delete(b.facts, uid)
-}
-
-func sortedKeysOf[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

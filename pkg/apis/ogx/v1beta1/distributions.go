@@ -1,6 +1,10 @@
 package v1beta1
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // ActiveDistributionCustom is status.distributionConfig.activeDistribution
 // when spec.distribution.image is used.
@@ -20,7 +24,7 @@ func Distributions() map[string]string {
 
 // DistributionNames returns the registry's names, sorted.
 func DistributionNames() []string {
-	return sortedKeys(Distributions())
+	return slices.Sorted(maps.Keys(Distributions()))
 }
 
 // RelatedImageEnv is the environment variable that overrides the image of a

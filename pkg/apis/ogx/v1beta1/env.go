@@ -126,12 +126,3 @@ func SecretEnv(spec *OGXServerSpec) ([]SecretEnvVar, field.ErrorList) {
 	sort.SliceStable(vars, func(i, j int) bool { return vars[i].Name < vars[j].Name })
 	return vars, errs
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -1,6 +1,8 @@
 package v1beta1
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -160,7 +162,7 @@ func (w *providerWalker) custom(side ProviderSide, items []CustomProvider) {
 			ID: CustomProviderID(c), ExplicitID: c.ID != "", Type: c.Type,
 			Path: path, Provider: c,
 		}
-		for _, k := range sortedKeys(c.SecretRefs) {
+		for _, k := range slices.Sorted(maps.Keys(c.SecretRefs)) {
 			e.Secrets = append(e.Secrets, SecretField{
 				EnvSuffix: NormEnvName(k), ConfigKey: k, Ref: c.SecretRefs[k],
 				Path: path.Child("secretRefs").Key(k),
