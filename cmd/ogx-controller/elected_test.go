@@ -166,19 +166,25 @@ func TestShutdownOrder(t *testing.T) {
 }
 
 // TestLostLeaseFencesAndFails: a leader whose renewals fail has its fence
-// closed within the renew deadline of the last renewal, and runElected
-// returns an error (exit non-zero) without waiting for its work.
+// closed within the renew deadline of the last renewal; its work sees its
+// context end, and runElected returns an error (exit non-zero) once the
+// work has returned.
 func TestLostLeaseFencesAndFails(t *testing.T) {
 	var j journal
 	var failing atomic.Bool
 	kube := leaseClient(&j, &failing)
 	o := electionOptions()
 	f := fence.New(o.renewDeadline, nil)
-	stuck := make(chan struct{})
-	defer close(stuck)
-	lead := func(context.Context) {
+	release := make(chan struct{})
+	lead := func(term context.Context) {
 		j.add("leading")
-		<-stuck
+		<-term.Done()
+		if err := f.Check(); !errors.Is(err, fence.ErrFenced) {
+			t.Errorf("fence when the lost leader's term ended: %v, want ErrFenced", err)
+		}
+		j.add("term ended")
+		<-release
+		j.add("drained")
 	}
 	done := make(chan error, 1)
 	go func() { done <- runElected(context.Background(), o, kube, "me", nil, nil, f, lead) }()
@@ -190,6 +196,13 @@ func TestLostLeaseFencesAndFails(t *testing.T) {
 	if d := time.Since(lost); d > o.renewDeadline {
 		t.Errorf("fence closed %s after renewals began to fail, want within the renew deadline %s", d, o.renewDeadline)
 	}
+	waitFor(t, "the term to end", func() bool { return j.has("term ended") })
+	select {
+	case err := <-done:
+		t.Fatalf("runElected returned (%v) before the lost leader's work", err)
+	default:
+	}
+	close(release)
 	select {
 	case err := <-done:
 		if err == nil {
@@ -197,5 +210,8 @@ func TestLostLeaseFencesAndFails(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("runElected did not return after the Lease was lost")
+	}
+	if got, want := j.String(), "leading, term ended, drained"; got != want {
+		t.Errorf("order: %s, want %s", got, want)
 	}
 }

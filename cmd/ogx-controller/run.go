@@ -256,8 +256,12 @@ func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*c
 // context is cancelled but the elector's is not, so the Lease is still
 // renewed, and the fence kept open, while lead lets the passes in flight
 // finish; only after lead has returned is the elector stopped, which
-// releases the Lease (ReleaseOnCancel) for a follower to take at once. A
-// lost Lease does not wait for lead: the fence already refuses its writes.
+// releases the Lease (ReleaseOnCancel) for a follower to take at once.
+//
+// A lost Lease ends lead's context too, and runElected returns its error
+// once lead has returned: the passes in flight end as at a shutdown (up to
+// --graceful-shutdown-timeout), but every write they try is refused by the
+// fence, which closed before another replica could take the Lease.
 func runElected(ctx context.Context, o *options, kube kubernetes.Interface, identity string,
 	watchdog *leaderelection.HealthzAdaptor, m *metrics.Metrics, f *fence.Fence, lead func(context.Context)) error {
 	logger := klog.FromContext(ctx)
@@ -271,7 +275,7 @@ func runElected(ctx context.Context, o *options, kube kubernetes.Interface, iden
 	}
 	electCtx, stopElecting := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopElecting()
-	g := &electedRun{stopElecting: stopElecting}
+	g := &electedRun{stopElecting: stopElecting, leadDone: make(chan struct{})}
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   o.leaseDuration,
@@ -305,6 +309,9 @@ func runElected(ctx context.Context, o *options, kube kubernetes.Interface, iden
 	}
 	go g.stopWhenDone(ctx)
 	elector.Run(electCtx)
+	if g.end() {
+		<-g.leadDone
+	}
 	if !g.stopped() {
 		return errors.New("leader election lost")
 	}
@@ -316,8 +323,13 @@ func runElected(ctx context.Context, o *options, kube kubernetes.Interface, iden
 // only once lead has returned.
 type electedRun struct {
 	stopElecting func()
-	mu           sync.Mutex
-	leading      bool
+	// leadDone is closed when lead's fn has returned.
+	leadDone chan struct{}
+
+	mu sync.Mutex
+	// leading is set when lead's fn started; over when the election
+	// ended, after which it never starts.
+	leading, over bool
 	// asked is set when the elector was stopped on purpose, not because
 	// the Lease was lost.
 	asked bool
@@ -327,7 +339,7 @@ type electedRun struct {
 // (the Lease) does, then stops the elector if the process is stopping.
 func (g *electedRun) lead(ctx, leading context.Context, fn func(context.Context)) {
 	g.mu.Lock()
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || g.over {
 		// Acquired just as the process was told to stop.
 		g.mu.Unlock()
 		g.stop()
@@ -336,10 +348,11 @@ func (g *electedRun) lead(ctx, leading context.Context, fn func(context.Context)
 	g.leading = true
 	g.mu.Unlock()
 	term, cancel := context.WithCancel(leading)
-	defer cancel()
 	stopWatching := context.AfterFunc(ctx, cancel)
-	defer stopWatching()
 	fn(term)
+	stopWatching()
+	cancel()
+	close(g.leadDone)
 	if ctx.Err() != nil {
 		g.stop()
 	}
@@ -362,6 +375,15 @@ func (g *electedRun) stop() {
 	g.asked = true
 	g.mu.Unlock()
 	g.stopElecting()
+}
+
+// end marks the election over and reports whether lead's fn started (and
+// so must be waited for).
+func (g *electedRun) end() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.over = true
+	return g.leading
 }
 
 func (g *electedRun) stopped() bool {
