@@ -339,7 +339,12 @@ type electedRun struct {
 // (the Lease) does, then stops the elector if the process is stopping.
 func (g *electedRun) lead(ctx, leading context.Context, fn func(context.Context)) {
 	g.mu.Lock()
-	if ctx.Err() != nil || g.over {
+	if g.over {
+		// The Lease was lost before this goroutine ran.
+		g.mu.Unlock()
+		return
+	}
+	if ctx.Err() != nil {
 		// Acquired just as the process was told to stop.
 		g.mu.Unlock()
 		g.stop()
