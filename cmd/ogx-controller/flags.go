@@ -143,7 +143,10 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	fs.StringVar(&o.registryCAFile, "registry-ca-file", "", "extra CA bundle for registries")
 	fs.Var(&o.insecureRegistry, "insecure-registry", "host allowed to fall back to plain HTTP (repeatable)")
 	fs.DurationVar(&o.cacheSyncTimeout, "cache-sync-timeout", 2*time.Minute, "informer sync deadline")
-	fs.DurationVar(&o.shutdownTimeout, "graceful-shutdown-timeout", 25*time.Second, "drain time at shutdown")
+	// 25 s leaves the Lease release and the listeners' shutdown inside the
+	// manifests' terminationGracePeriodSeconds of 30 (docs/high-availability.md).
+	fs.DurationVar(&o.shutdownTimeout, "graceful-shutdown-timeout", 25*time.Second,
+		"how long passes in flight at SIGTERM may go on before their context is cancelled; the leader Lease is released after them")
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	klogFlags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
@@ -187,6 +190,9 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	}
 	if o.qps <= 0 || o.burst < 1 || o.eventQPS <= 0 || o.eventBurst < 1 {
 		return nil, errors.New("--kube-api-qps, --kube-api-burst, --event-qps and --event-burst must be positive")
+	}
+	if o.shutdownTimeout <= 0 {
+		return nil, errors.New("--graceful-shutdown-timeout must be positive (a duration such as 25s)")
 	}
 	if o.gcPercent < 1 {
 		return nil, errors.New("--gc-percent must be at least 1")

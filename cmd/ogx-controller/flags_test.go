@@ -53,6 +53,9 @@ func TestFlagChecks(t *testing.T) {
 	if _, err := parseTestFlags("--gc-percent=0"); err == nil || !strings.Contains(err.Error(), "--gc-percent") {
 		t.Errorf("--gc-percent=0: %v", err)
 	}
+	if _, err := parseTestFlags("--graceful-shutdown-timeout=0s"); err == nil || !strings.Contains(err.Error(), "--graceful-shutdown-timeout") {
+		t.Errorf("--graceful-shutdown-timeout=0s: %v", err)
+	}
 	o, err := parseTestFlags()
 	if err != nil || o.gcPercent != 50 {
 		t.Errorf("defaults: %v, gc percent %d", err, o.gcPercent)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/admission"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
+	"github.com/ogx-k8s/ogx-controller/pkg/fence"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/webhookcerts"
@@ -57,7 +59,10 @@ func runController(ctx context.Context, args []string, stderr io.Writer) int {
 	return 0
 }
 
-func restConfig(o *options) (*rest.Config, error) {
+// restConfig builds the client configuration. The user agent names the
+// process identity, so that the API server's audit log tells replicas
+// apart even when they share a ServiceAccount (docs/high-availability.md).
+func restConfig(o *options, identity string) (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
 	if o.kubeconfig != "" {
@@ -69,7 +74,7 @@ func restConfig(o *options) (*rest.Config, error) {
 		return nil, fmt.Errorf("building client config: %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
-	cfg.UserAgent = "ogx-controller/" + o.operatorVersion
+	cfg.UserAgent = fmt.Sprintf("ogx-controller/%s (%s)", o.operatorVersion, identity)
 	return cfg, nil
 }
 
@@ -78,11 +83,18 @@ func run(ctx context.Context, o *options) error {
 	setGCPercent(o.gcPercent, os.Getenv("GOGC"))
 	m := metrics.New(o.operatorVersion)
 	m.RegisterClientGoMetrics()
-	c, err := newClients(o, m)
+	identity := processIdentity()
+	// With leader election every write of the controllers passes the
+	// fence: none leaves once the Lease may have passed to another replica
+	// (pkg/fence, docs/high-availability.md).
+	var fenced *fence.Fence
+	if o.leaderElect {
+		fenced = fence.New(o.renewDeadline, nil)
+	}
+	c, err := newClients(o, m, identity, fenced)
 	if err != nil {
 		return err
 	}
-	identity := processIdentity()
 	mgr, err := newManager(o, c, m, identity)
 	if err != nil {
 		return err
@@ -102,13 +114,13 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	msrv, err := startMetrics(ctx, o, c.kube, m)
+	msrv, err := startMetrics(ctx, o, c.unfenced, m)
 	if err != nil {
 		return err
 	}
 
 	var synced atomic.Bool
-	ready := func() bool { return synced.Load() && (adm == nil || adm.Ready()) }
+	ready := readiness(ctx, &synced, adm)
 	// With leader election, /healthz also fails while this replica leads but
 	// has not renewed its Lease for lease duration + 20 s (a wedged leader
 	// is restarted instead of blocking every other replica).
@@ -133,7 +145,7 @@ func run(ctx context.Context, o *options) error {
 		mgr.Run(ctx)
 	}
 	if o.leaderElect {
-		err = runElected(ctx, o, c.kube, identity, watchdog, m, lead)
+		err = runElected(ctx, o, c.unfenced, identity, watchdog, m, fenced, lead)
 	} else {
 		lead(ctx)
 	}
@@ -146,18 +158,39 @@ func run(ctx context.Context, o *options) error {
 // clients are the API clients of the process. Every one counts its writes
 // (ogx_controller_writes_total).
 type clients struct {
+	// kube, ogx and events carry the controllers' requests: their writes
+	// pass the fence, when there is one.
 	kube   kubernetes.Interface
 	ogx    versioned.Interface
 	events kubernetes.Interface
+	// unfenced carries the Lease's own requests, which must never be
+	// refused by the fence they refresh, and the metrics endpoint's token
+	// and access reviews, which every replica makes and which store
+	// nothing. Its own rate limiter also keeps a burst of controller
+	// requests from delaying a renewal.
+	unfenced kubernetes.Interface
 }
 
-func newClients(o *options, m *metrics.Metrics) (*clients, error) {
-	cfg, err := restConfig(o)
+// unfencedQPS and unfencedBurst limit the unfenced client: a renewal every
+// retry period plus the metrics endpoint's cached reviews.
+const unfencedQPS, unfencedBurst = 5, 10
+
+func newClients(o *options, m *metrics.Metrics, identity string, f *fence.Fence) (*clients, error) {
+	base, err := restConfig(o, identity)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Wrap(m.WrapTransport)
+	base.Wrap(m.WrapTransport)
+	unfencedCfg := rest.CopyConfig(base)
+	unfencedCfg.QPS, unfencedCfg.Burst = unfencedQPS, unfencedBurst
 	c := &clients{}
+	if c.unfenced, err = kubernetes.NewForConfig(unfencedCfg); err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(base)
+	if f != nil {
+		cfg.Wrap(f.WrapTransport)
+	}
 	if c.kube, err = kubernetes.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -211,21 +244,38 @@ func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*c
 		EventsClient:      c.events,
 		EventQPS:          o.eventQPS,
 		EventBurst:        o.eventBurst,
+		ShutdownTimeout:   o.shutdownTimeout,
 	})
 }
 
 // runElected runs lead while this replica holds the Lease and returns when
 // ctx is done (nil) or the Lease was lost (an error: a replica that lost its
 // lease restarts as a follower with clean state).
+//
+// Shutdown order (docs/high-availability.md): when ctx is done, lead's
+// context is cancelled but the elector's is not, so the Lease is still
+// renewed, and the fence kept open, while lead lets the passes in flight
+// finish; only after lead has returned is the elector stopped, which
+// releases the Lease (ReleaseOnCancel) for a follower to take at once.
+//
+// A lost Lease ends lead's context too, and runElected returns its error
+// once lead has returned: the passes in flight end as at a shutdown (up to
+// --graceful-shutdown-timeout), but every write they try is refused by the
+// fence, which closed before another replica could take the Lease.
 func runElected(ctx context.Context, o *options, kube kubernetes.Interface, identity string,
-	watchdog *leaderelection.HealthzAdaptor, m *metrics.Metrics, lead func(context.Context)) error {
+	watchdog *leaderelection.HealthzAdaptor, m *metrics.Metrics, f *fence.Fence, lead func(context.Context)) error {
 	logger := klog.FromContext(ctx)
-	lock := &resourcelock.LeaseLock{
+	var lock resourcelock.Interface = &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Name: o.leaderElectionID, Namespace: o.leaderElectionNS},
 		Client:     kube.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
 	}
-	var lost atomic.Bool
+	if f != nil {
+		lock = fence.NewLock(lock, f)
+	}
+	electCtx, stopElecting := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopElecting()
+	g := &electedRun{stopElecting: stopElecting, leadDone: make(chan struct{})}
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   o.leaseDuration,
@@ -235,14 +285,16 @@ func runElected(ctx context.Context, o *options, kube kubernetes.Interface, iden
 		WatchDog:        watchdog,
 		Name:            o.leaderElectionID,
 		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(ctx context.Context) {
-				logger.Info("Became leader", "identity", identity)
-				lead(ctx)
+			OnStartedLeading: func(leading context.Context) {
+				g.lead(ctx, leading, func(ctx context.Context) {
+					logger.Info("Became leader", "identity", identity)
+					lead(ctx)
+				})
 			},
 			OnStoppedLeading: func() {
 				m.SetLeader(false)
-				if ctx.Err() == nil {
-					lost.Store(true)
+				if f != nil {
+					f.Revoke()
 				}
 			},
 			OnNewLeader: func(id string) {
@@ -255,11 +307,102 @@ func runElected(ctx context.Context, o *options, kube kubernetes.Interface, iden
 	if err != nil {
 		return fmt.Errorf("leader election: %w", err)
 	}
-	elector.Run(ctx)
-	if lost.Load() {
+	go g.stopWhenDone(ctx)
+	elector.Run(electCtx)
+	if g.end() {
+		<-g.leadDone
+	}
+	if !g.stopped() {
 		return errors.New("leader election lost")
 	}
 	return nil
+}
+
+// electedRun orders the end of a leader's term: the elector is stopped
+// (and so the Lease released) when ctx is done and, if this replica leads,
+// only once lead has returned.
+type electedRun struct {
+	stopElecting func()
+	// leadDone is closed when lead's fn has returned.
+	leadDone chan struct{}
+
+	mu sync.Mutex
+	// leading is set when lead's fn started; over when the election
+	// ended, after which it never starts.
+	leading, over bool
+	// asked is set when the elector was stopped on purpose, not because
+	// the Lease was lost.
+	asked bool
+}
+
+// lead runs fn with a context that ends when ctx (the process) or leading
+// (the Lease) does, then stops the elector if the process is stopping.
+func (g *electedRun) lead(ctx, leading context.Context, fn func(context.Context)) {
+	g.mu.Lock()
+	if g.over {
+		// The Lease was lost before this goroutine ran.
+		g.mu.Unlock()
+		return
+	}
+	if ctx.Err() != nil {
+		// Acquired just as the process was told to stop.
+		g.mu.Unlock()
+		g.stop()
+		return
+	}
+	g.leading = true
+	g.mu.Unlock()
+	term, cancel := context.WithCancel(leading)
+	stopWatching := context.AfterFunc(ctx, cancel)
+	fn(term)
+	stopWatching()
+	cancel()
+	close(g.leadDone)
+	if ctx.Err() != nil {
+		g.stop()
+	}
+}
+
+// stopWhenDone stops the elector when ctx is done, unless this replica
+// leads: then lead stops it once the passes in flight are over.
+func (g *electedRun) stopWhenDone(ctx context.Context) {
+	<-ctx.Done()
+	g.mu.Lock()
+	leading := g.leading
+	g.mu.Unlock()
+	if !leading {
+		g.stop()
+	}
+}
+
+func (g *electedRun) stop() {
+	g.mu.Lock()
+	g.asked = true
+	g.mu.Unlock()
+	g.stopElecting()
+}
+
+// end marks the election over and reports whether lead's fn started (and
+// so must be waited for).
+func (g *electedRun) end() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.over = true
+	return g.leading
+}
+
+func (g *electedRun) stopped() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.asked
+}
+
+// readiness is /readyz: caches synced, a certificate loaded when admission
+// is on, and ctx not done. It fails the moment a shutdown starts, before
+// the passes in flight drain, so that traffic (admission reviews) moves to
+// other replicas first.
+func readiness(ctx context.Context, synced *atomic.Bool, adm *admission.Server) func() bool {
+	return func() bool { return ctx.Err() == nil && synced.Load() && (adm == nil || adm.Ready()) }
 }
 
 // startHealthServer serves /healthz (always OK while running) and /readyz

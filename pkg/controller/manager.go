@@ -61,6 +61,10 @@ type Options struct {
 	// dropped and counted (zero: 5 a second, bursts of 100).
 	EventQPS   float64
 	EventBurst int
+	// ShutdownTimeout is how long passes in flight when Run's context ends
+	// may go on with a live context before theirs is cancelled
+	// (--graceful-shutdown-timeout; zero: 25 s).
+	ShutdownTimeout time.Duration
 }
 
 // deps are what every controller is built from.
@@ -134,6 +138,9 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	}
 	if opts.CacheSyncTimeout <= 0 {
 		opts.CacheSyncTimeout = 2 * time.Minute
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 25 * time.Second
 	}
 	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
 		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, opts.TakeoverManagers)
@@ -222,12 +229,19 @@ func (m *Manager) Start(ctx context.Context) error {
 }
 
 // Run starts event recording and the workers of every controller and blocks
-// until ctx is done. Only the leader calls it.
+// until ctx is done and the passes in flight have finished, or were
+// cancelled Options.ShutdownTimeout after ctx was done (queueRunner.Run;
+// docs/controllers.md, Shutdown). Only the leader calls it, and it keeps
+// the Lease until Run has returned.
 func (m *Manager) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
+	// Events go on being sent while the last passes finish: they explain
+	// what those passes did. The sink stops once every worker has.
+	events, stopEvents := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopEvents()
 	// Events are accepted before any pass runs, so a new leader's first
 	// passes are reported.
-	m.events.start(ctx, m.opts.EventsClient)
+	m.events.start(events, m.opts.EventsClient)
 	// The operator ConfigMap's informer reported bad image overrides when
 	// it first saw them, possibly before this replica led: check again.
 	if cm, err := m.caches.operatorConfigMap.ConfigMaps(m.opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
@@ -242,7 +256,7 @@ func (m *Manager) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	run := func(q *queueRunner, workers int) {
 		wg.Add(1)
-		go func() { defer wg.Done(); q.Run(ctx, workers) }()
+		go func() { defer wg.Done(); q.Run(ctx, workers, m.opts.ShutdownTimeout) }()
 	}
 	for _, c := range m.childControllers {
 		workers := m.opts.Workers

@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/time/rate"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
@@ -49,6 +49,8 @@ type queueRunner struct {
 	// through an informer event anyway.
 	userBackoff workqueue.TypedRateLimiter[string]
 	metrics     *metrics.Metrics
+	// clock times the graceful shutdown (a fake one in tests).
+	clock clock.Clock
 	// passes numbers the passes: with the controller's name, the number is
 	// the reconcile ID that ties one pass's log lines together.
 	passes atomic.Uint64
@@ -64,6 +66,7 @@ func newQueueRunner(name string, sync syncFunc, m *metrics.Metrics) *queueRunner
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(newRateLimiter(),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: name, MetricsProvider: m.WorkqueueMetricsProvider()}),
 		sync:        sync,
+		clock:       clock.RealClock{},
 		userBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](30*time.Second, 5*time.Minute),
 	}
 }
@@ -71,39 +74,60 @@ func newQueueRunner(name string, sync syncFunc, m *metrics.Metrics) *queueRunner
 // Enqueue adds a key for a pass.
 func (q *queueRunner) Enqueue(key string) { q.queue.Add(key) }
 
-// Run starts workers and blocks until ctx is done, then shuts the queue down
-// and waits for in-flight passes to finish.
-func (q *queueRunner) Run(ctx context.Context, workers int) {
+// Run starts workers and blocks until ctx is done and the passes in flight
+// have finished (docs/controllers.md, Shutdown).
+//
+// Passes run with a context of their own that outlives ctx by up to grace:
+// once ctx is done the queue takes no new keys and no new pass starts (keys
+// still queued are dropped: the next leader passes over every key anyway),
+// while a pass in flight keeps a live context so that it can finish its
+// writes rather than leave them half done. A pass still running grace
+// after ctx is done has its context cancelled, and Run returns once it has
+// returned.
+func (q *queueRunner) Run(ctx context.Context, workers int, grace time.Duration) {
 	defer utilruntime.HandleCrash()
 	logger := klog.FromContext(ctx).WithValues("controller", q.name)
 	logger.Info("Starting workers", "count", workers)
+	passCtx, cancelPasses := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelPasses()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wait.UntilWithContext(ctx, q.runWorker, time.Second)
+			for q.processNext(ctx, passCtx) {
+			}
 		}()
 	}
 	<-ctx.Done()
-	q.queue.ShutDownWithDrain()
-	wg.Wait()
-	logger.Info("Stopped workers")
-}
-
-func (q *queueRunner) runWorker(ctx context.Context) {
-	for q.processNext(ctx) {
+	// ShutDown, not ShutDownWithDrain: the latter waits for the passes
+	// without a bound, and the workers below skip what is still queued.
+	q.queue.ShutDown()
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-q.clock.After(grace):
+		logger.Info("Passes still running at the graceful shutdown timeout; cancelling them", "timeout", grace)
+		cancelPasses()
+		<-finished
 	}
+	logger.Info("Stopped workers")
 }
 
 // processNext runs one pass. A returned error requeues the key with
 // backoff; success forgets its failure history.
-func (q *queueRunner) processNext(ctx context.Context) bool {
+//
+// stop is done when no new pass may start; ctx is the context of the pass.
+func (q *queueRunner) processNext(stop, ctx context.Context) bool {
 	key, shutdown := q.queue.Get()
 	if shutdown {
 		return false
 	}
 	defer q.queue.Done(key)
+	if stop.Err() != nil {
+		return false
+	}
 	logger := klog.FromContext(ctx).WithValues("controller", q.name, "ogxserver", key, "reconcileID", q.passes.Add(1))
 	ctx = klog.NewContext(ctx, logger)
 	start := time.Now()

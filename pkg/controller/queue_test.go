@@ -5,9 +5,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/klog/v2"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
@@ -29,7 +31,7 @@ func TestPassesCarryReconcileIDs(t *testing.T) {
 	}, metrics.New("test"))
 	for range 2 {
 		q.Enqueue("ns/s")
-		q.processNext(ctx)
+		q.processNext(ctx, ctx)
 	}
 	var ids []string
 	for _, l := range lines {
@@ -46,5 +48,134 @@ func TestPassesCarryReconcileIDs(t *testing.T) {
 	}
 	if len(ids) != 2 || ids[0] == ids[1] {
 		t.Errorf("reconcile IDs %v, want two distinct", ids)
+	}
+}
+
+// blockingRunner is a queueRunner whose passes on key "ns/slow" report
+// that they started and then wait for release or for their context to end.
+type blockingRunner struct {
+	*queueRunner
+	clock   *clocktesting.FakeClock
+	started chan struct{}
+	release chan struct{}
+	// passEnd receives the context error each slow pass ended with.
+	passEnd chan error
+	mu      sync.Mutex
+	passed  []string
+}
+
+func newBlockingRunner() *blockingRunner {
+	b := &blockingRunner{clock: clocktesting.NewFakeClock(time.Unix(0, 0)), started: make(chan struct{}, 1),
+		release: make(chan struct{}), passEnd: make(chan error, 1)}
+	b.queueRunner = newQueueRunner("test", func(ctx context.Context, key string) (Result, error) {
+		b.mu.Lock()
+		b.passed = append(b.passed, key)
+		b.mu.Unlock()
+		if key != "ns/slow" {
+			return Result{}, nil
+		}
+		b.started <- struct{}{}
+		select {
+		case <-b.release:
+		case <-ctx.Done():
+		}
+		b.passEnd <- ctx.Err()
+		return Result{}, ctx.Err()
+	}, nil)
+	b.queueRunner.clock = b.clock
+	return b
+}
+
+func (b *blockingRunner) keys() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.passed...)
+}
+
+// runUntilSlowPass starts Run with one worker and returns once the slow
+// pass is in flight with other keys queued behind it.
+func (b *blockingRunner) runUntilSlowPass(t *testing.T, grace time.Duration) (cancel func(), returned chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	returned = make(chan struct{})
+	b.Enqueue("ns/slow")
+	go func() { b.Run(ctx, 1, grace); close(returned) }()
+	select {
+	case <-b.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the slow pass did not start")
+	}
+	b.Enqueue("ns/queued")
+	return cancel, returned
+}
+
+// TestShutdownLetsPassesInFlightFinish: a pass in flight when the stop
+// comes keeps a live context and finishes; keys still queued, or added
+// later, start no pass; Run returns only after the pass has.
+func TestShutdownLetsPassesInFlightFinish(t *testing.T) {
+	b := newBlockingRunner()
+	cancel, returned := b.runUntilSlowPass(t, time.Minute)
+	cancel()
+	// The queue stops taking keys (ShutDown), and Run waits on the grace
+	// timer: both are visible before the pass is released.
+	deadline := time.Now().Add(10 * time.Second)
+	for !b.queue.ShuttingDown() || !b.clock.HasWaiters() {
+		if time.Now().After(deadline) {
+			t.Fatal("Run did not shut the queue down and wait for the pass")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.Enqueue("ns/late")
+	select {
+	case <-returned:
+		t.Fatal("Run returned with a pass in flight")
+	default:
+	}
+	close(b.release)
+	if err := <-b.passEnd; err != nil {
+		t.Errorf("the pass in flight ended with context error %v, want a live context", err)
+	}
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after the pass finished")
+	}
+	if got := strings.Join(b.keys(), ","); got != "ns/slow" {
+		t.Errorf("passes %s, want only the one in flight (ns/slow)", got)
+	}
+}
+
+// TestShutdownCancelsPassesAtTheTimeout: a pass still running when the
+// graceful shutdown timeout ends has its context cancelled.
+func TestShutdownCancelsPassesAtTheTimeout(t *testing.T) {
+	b := newBlockingRunner()
+	cancel, returned := b.runUntilSlowPass(t, 5*time.Second)
+	cancel()
+	deadline := time.Now().Add(10 * time.Second)
+	for !b.clock.HasWaiters() {
+		if time.Now().After(deadline) {
+			t.Fatal("Run does not wait on the grace timer")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.clock.Step(4999 * time.Millisecond)
+	select {
+	case err := <-b.passEnd:
+		t.Fatalf("the pass ended (%v) before the timeout", err)
+	default:
+	}
+	b.clock.Step(time.Millisecond)
+	select {
+	case err := <-b.passEnd:
+		if err != context.Canceled {
+			t.Errorf("the pass ended with %v at the timeout, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pass was not cancelled at the timeout")
+	}
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after the cancelled pass")
 	}
 }

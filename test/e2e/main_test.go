@@ -17,11 +17,15 @@ var cp *framework.ControlPlane
 var root string
 
 func TestMain(m *testing.M) {
-	os.Exit(framework.RunMain(m, framework.Options{Full: true, Nodes: 2, ExtraArgs: map[string][]string{
-		// Setting blockOwnerDeletion then needs update on ogxservers/finalizers,
-		// so the RBAC test proves that rule is shipped.
-		framework.APIServer: {"--enable-admission-plugins=OwnerReferencesPermissionEnforcement"},
-	}}, func(c *framework.ControlPlane) error {
+	os.Exit(framework.RunMain(m, framework.Options{Full: true, Nodes: 2,
+		// The high-availability tests run each replica as a user of its
+		// own and read what each wrote from the audit log.
+		Users: replicaUsers, AuditPolicy: framework.AuditPolicyForUsers(replicaUsers...),
+		ExtraArgs: map[string][]string{
+			// Setting blockOwnerDeletion then needs update on ogxservers/finalizers,
+			// so the RBAC test proves that rule is shipped.
+			framework.APIServer: {"--enable-admission-plugins=OwnerReferencesPermissionEnforcement"},
+		}}, func(c *framework.ControlPlane) error {
 		cp = c
 		var err error
 		if root, err = framework.ModuleRoot(); err != nil {
