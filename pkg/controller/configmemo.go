@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -19,14 +18,17 @@ import (
 // ConfigMap, or the image whose labels carry it). A base read from a tag's
 // labels is therefore read once per generation of the server.
 //
-// Only successes are kept: a failure is retried by the next pass, which is
-// what the controllers' backoff paces.
+// When the configmap and deployment controllers miss at the same moment,
+// both generate (with the same result); otherwise the second reads the
+// first's. Only successes are kept: a failure is retried by the next pass,
+// which is what the controllers' backoff paces.
 type configMemo struct {
 	mu      sync.Mutex
 	entries map[types.UID]memoEntry
-	// generations counts calls of the generator (docs/controllers.md,
-	// Inputs): one per server generation and base when nothing fails.
-	generations atomic.Int64
+	// onChange is told the key of a server whose entry changed, so status
+	// reports a new base even when nothing else about the server changed;
+	// nil tells nobody.
+	onChange func(key string)
 }
 
 type memoKey struct {
@@ -67,10 +69,21 @@ func (m *configMemo) current(uid types.UID, generation int64) (GeneratedConfig, 
 }
 
 // put replaces uid's entry: only the newest generation and base are kept.
-func (m *configMemo) put(uid types.UID, key memoKey, cfg GeneratedConfig) {
+// A pass that read an older generation and finishes after one that read a
+// newer one does not take the memo back.
+func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg GeneratedConfig) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	e, ok := m.entries[uid]
+	if ok && e.key.generation > key.generation {
+		m.mu.Unlock()
+		return
+	}
 	m.entries[uid] = memoEntry{key: key, cfg: cfg}
+	notify := m.onChange
+	m.mu.Unlock()
+	if notify != nil && (!ok || e.key != key) {
+		notify(serverKey)
+	}
 }
 
 // forget drops a deleted server's entry.
@@ -87,12 +100,11 @@ func (r *resolver) generated(ctx context.Context, s *ogxv1beta1.OGXServer) (Gene
 	if g, ok := r.memo.get(s.UID, key); ok {
 		return g, nil
 	}
-	r.memo.generations.Add(1)
 	g, err := r.generator.Generate(ctx, s)
 	if err != nil {
 		return GeneratedConfig{}, err
 	}
-	r.memo.put(s.UID, key, g)
+	r.memo.put(s.UID, Key(s.Namespace, s.Name), key, g)
 	return g, nil
 }
 

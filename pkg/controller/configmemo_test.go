@@ -2,6 +2,8 @@ package controller
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -91,5 +93,38 @@ func TestConfigGeneratedOncePerGeneration(t *testing.T) {
 	}
 	if n := gen.calls.Load(); n != 2 {
 		t.Errorf("a status pass generated the config (%d calls)", n)
+	}
+	// ... and keeps what it reported rather than blanking it.
+	got, err = e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Status.ResolvedDistribution.Image += "@sha256:" + strings.Repeat("0", 64)
+	in := e.m.status.gather(e.ctx, got)
+	if in.configSource != "configmap" || in.configHash != got.Status.ResolvedDistribution.ConfigHash || in.image != got.Status.ResolvedDistribution.Image {
+		t.Errorf("after a memo miss status would report source %q, hash %q, image %q; want the last reported %+v",
+			in.configSource, in.configHash, in.image, got.Status.ResolvedDistribution)
+	}
+}
+
+// TestConfigMemoKeepsNewestGeneration: a pass that read an older generation
+// and finishes late does not take the memo back; a new base at the same
+// generation replaces the entry and tells status.
+func TestConfigMemoKeepsNewestGeneration(t *testing.T) {
+	m := newConfigMemo()
+	var told []string
+	m.onChange = func(key string) { told = append(told, key) }
+	m.put("u", "ns/s", memoKey{generation: 2, base: "a"}, GeneratedConfig{Hash: "two"})
+	m.put("u", "ns/s", memoKey{generation: 1, base: "a"}, GeneratedConfig{Hash: "one"})
+	if g, ok := m.current("u", 2); !ok || g.Hash != "two" {
+		t.Errorf("current(2) = %+v, %v; want the generation 2 entry", g, ok)
+	}
+	m.put("u", "ns/s", memoKey{generation: 2, base: "a"}, GeneratedConfig{Hash: "two"})
+	m.put("u", "ns/s", memoKey{generation: 2, base: "b"}, GeneratedConfig{Hash: "two-b"})
+	if g, _ := m.current("u", 2); g.Hash != "two-b" {
+		t.Errorf("current(2) = %+v, want the new base's entry", g)
+	}
+	if want := []string{"ns/s", "ns/s"}; !slices.Equal(told, want) {
+		t.Errorf("status told %v, want %v (the first entry and the new base only)", told, want)
 	}
 }

@@ -202,6 +202,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	}
 	m.status = newStatusController(&m.deps, names)
 	m.board.SetOnChange(m.status.Enqueue)
+	m.resolver.memo.onChange = m.status.Enqueue
 	m.events.journal.onAdd = m.status.Enqueue
 	if err := m.registerHandlers(); err != nil {
 		return nil, err

@@ -178,6 +178,8 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 			if g.ImageDigest != "" && in.image != "" {
 				in.image = oci.PinnedImage(in.image, g.ImageDigest)
 			}
+		} else {
+			keepReportedConfig(s, &in)
 		}
 	}
 	// Without a digest from the reference or the base-config resolution, a
@@ -191,6 +193,23 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		in.probe = c.probe(ctx, s, in.deployment)
 	}
 	return in
+}
+
+// keepReportedConfig keeps what status last reported about the generated
+// config while the config of a new generation is not generated yet (status
+// is queued with the generating controllers and often runs first): the
+// fields stay until the new values are known instead of going blank for
+// one write. The image keeps its pinned digest only if it is still the
+// same image.
+func keepReportedConfig(s *ogxv1beta1.OGXServer, in *statusInputs) {
+	rd := s.Status.ResolvedDistribution
+	if rd == nil {
+		return
+	}
+	in.configSource, in.configHash = rd.ConfigSource, rd.ConfigHash
+	if in.image != "" && strings.HasPrefix(rd.Image, in.image+"@") {
+		in.image = rd.Image
+	}
 }
 
 // controlledBy reports whether obj is controlled by s; status only counts our
