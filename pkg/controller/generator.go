@@ -13,10 +13,8 @@ import (
 )
 
 // baseResolveTTL is how long one successful OCI base-config resolution is
-// shared. The deployment, configmap and status controllers all need the
-// generated config for the same event; without sharing, each would ask the
-// registry. Tag references still see a re-pushed tag within seconds.
-// Failures are not kept: a retry (paced by the workqueue's backoff) asks the
+// shared between servers on the same image (one server's config is
+// generated once per generation, configmemo.go). Failures are not kept: a retry (paced by the workqueue's backoff) asks the
 // registry again, so a registry that recovers is noticed at once.
 const baseResolveTTL = 10 * time.Second
 

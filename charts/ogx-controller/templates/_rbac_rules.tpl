@@ -56,7 +56,7 @@ config/rbac/role.yaml: namespaced resources, then cluster-scoped ones.
     verbs: ["get", "list", "watch", "create", "patch", "delete"]
   - apiGroups: ["events.k8s.io"]
     resources: ["events"]
-    verbs: ["create", "patch"]
+    verbs: ["create"]
 {{- end }}
 {{- define "ogx.clusterRules" }}
 {{- $selfCerts := and .Values.admission.enabled (eq .Values.admission.certificate.mode "self") }}
