@@ -26,6 +26,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,8 +66,9 @@ const targetNamespacesAnnotation = "olm.targetNamespaces"
 //     bundle manifests (metrics Service, PodDisruptionBudget, metrics-reader
 //     ClusterRole) in the operator namespace or cluster-wide; and the
 //     Deployment with the olm.targetNamespaces annotation on its pod
-//     template. The apiserver accepts all of them, and the Deployment rolls
-//     out on kwok's fake node (pods that run no process);
+//     template. The apiserver accepts all of them, the Deployment rolls
+//     out on kwok's fake node (pods that run no process), and the bundle's
+//     PodDisruptionBudget and metrics Service select its pods;
 //   - the real ogx-controller binary, run out of cluster with a token of
 //     that ServiceAccount (so it holds exactly the CSV's RBAC) and with the
 //     Deployment's args and env as stored by the apiserver, with only the
@@ -114,6 +116,7 @@ func TestBundleInstallsAndRuns(t *testing.T) {
 	dep := installCSV(t, kube, c, opNS, watched)
 	applyOthers(t, b.others, opNS)
 	dep = waitDeploymentAvailable(t, kube, opNS, dep.Name, *dep.Spec.Replicas)
+	checkSelectsPods(t, kube, b.others, opNS, *dep.Spec.Replicas)
 
 	bin := buildController(t)
 	kubeconfig := serviceAccountKubeconfig(t, kube, opNS, dep.Spec.Template.Spec.ServiceAccountName)
@@ -247,6 +250,74 @@ func applyOthers(t *testing.T, objs []*unstructured.Unstructured, opNS string) {
 		}
 	}
 	t.Logf("created %d other bundle objects", len(objs))
+}
+
+// checkSelectsPods: every PodDisruptionBudget of the bundle counts the
+// Deployment's n pods as healthy, and every Service has them as ready
+// endpoints on each of its ports, so their selectors and named target
+// ports match the CSV's pod template.
+func checkSelectsPods(t *testing.T, kube kubernetes.Interface, others []*unstructured.Unstructured, ns string, n int32) {
+	t.Helper()
+	checked := 0
+	for _, u := range others {
+		name := u.GetName()
+		switch u.GroupVersionKind().GroupKind() {
+		case schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"}:
+			poll(t, time.Minute, "PodDisruptionBudget "+name+" to count the pods", func(ctx context.Context) (bool, error) {
+				pdb, err := kube.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return false, err
+				}
+				return pdb.Status.ObservedGeneration == pdb.Generation && pdb.Status.CurrentHealthy == n, nil
+			})
+		case schema.GroupKind{Kind: "Service"}:
+			poll(t, time.Minute, "Service "+name+" to have the pods as endpoints", func(ctx context.Context) (bool, error) {
+				svc, err := kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return false, err
+				}
+				slices, err := kube.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{
+					LabelSelector: discoveryv1.LabelServiceName + "=" + name})
+				if err != nil {
+					return false, err
+				}
+				ready := 0
+				for _, s := range slices.Items {
+					if !resolvesAllPorts(svc, s.Ports) {
+						continue
+					}
+					for _, e := range s.Endpoints {
+						if e.Conditions.Ready != nil && *e.Conditions.Ready {
+							ready++
+						}
+					}
+				}
+				return ready == int(n), nil
+			})
+		default:
+			continue
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("the bundle has no PodDisruptionBudget or Service to check against the Deployment's pods")
+	}
+}
+
+// resolvesAllPorts reports whether an EndpointSlice carries every port of
+// the Service with a number: the EndpointSlice controller leaves out a
+// port whose named targetPort matches no container port of the pods.
+func resolvesAllPorts(svc *corev1.Service, ports []discoveryv1.EndpointPort) bool {
+	for _, sp := range svc.Spec.Ports {
+		found := false
+		for _, p := range ports {
+			found = found || (p.Name != nil && *p.Name == sp.Name && p.Port != nil)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 func waitDeploymentAvailable(t *testing.T, kube kubernetes.Interface, ns, name string, n int32) *appsv1.Deployment {
