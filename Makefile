@@ -44,6 +44,7 @@ $(BIN)/kwok-stages.yaml: $(TOOLS_DEPS)
 test: tools $(BIN)/ogx-controller
 	$(GO) test ./... -count=1 -timeout 30m
 	$(MAKE) test-chart
+	$(MAKE) test-bundle-e2e
 	cd test/monitoring && OGX_CONTROLLER_BIN=$(BIN)/ogx-controller $(GO) test ./... -count=1 -timeout 15m
 
 unit:
@@ -185,7 +186,7 @@ BUNDLE_VERSION ?= 0.1.0
 BUNDLE_CHANNEL ?= alpha
 BUNDLE_ARGS = -release release/ogx-controller.yaml -crds config/crd/bases -samples config/samples \
 	-version $(BUNDLE_VERSION) -channel $(BUNDLE_CHANNEL)
-.PHONY: bundle verify-bundle test-bundle
+.PHONY: bundle verify-bundle test-bundle test-bundle-e2e
 bundle:
 	$(GO) run ./hack/bundle $(BUNDLE_ARGS) -out bundle
 ## verify-bundle: fails when bundle/ is stale.
@@ -195,6 +196,12 @@ verify-bundle:
 ## test-bundle: OLM's own validation of bundle/ (a separate module, test/bundle).
 test-bundle:
 	cd test/bundle && $(GO) test ./... -count=1
+## test-bundle-e2e: the bundle installed as OLM would on the local control
+## plane, with the real operator under the CSV's RBAC (test/bundle/e2e, a
+## module of its own; part of make test). docs/operations.md, OLM, says
+## what it proves and what it does not.
+test-bundle-e2e: tools
+	cd test/bundle/e2e && $(GO) vet ./... && $(GO) test ./... -count=1 -timeout 15m
 
 ## api-reference: docs/api-reference.md from the API types (hack/apiref).
 .PHONY: api-reference verify-api-reference

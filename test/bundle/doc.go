@@ -13,4 +13,7 @@
 // why the structural checks here go further.
 //
 // Run it with `make test-bundle` (cd test/bundle && go test ./...).
+//
+// Its install on the local control plane is test/bundle/e2e, a module of
+// its own (see that package) run by `make test-bundle-e2e`.
 package bundle
