@@ -146,7 +146,11 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 	if !ok {
 		return fmt.Errorf("Deployment %s/%s vanished right after its create; retrying", s.Namespace, s.Name)
 	}
-	if err := c.handOverReplicas(ctx, live, desired); err != nil {
+	// No resourceVersion precondition here: kube-controller-manager writes
+	// the new Deployment within milliseconds (revision, status), and the
+	// count is the one this pass just created it with; the HPA acts only
+	// after its first sync period.
+	if err := c.handOverReplicas(ctx, live, desired, false); err != nil {
 		return err
 	}
 	_, err := c.children.deployments.converge(ctx, s, s.Name, desired)
@@ -200,7 +204,7 @@ func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXSer
 	if err := c.switchStrategy(ctx, live, desired); err != nil {
 		return err
 	}
-	return c.handOverReplicas(ctx, live, desired)
+	return c.handOverReplicas(ctx, live, desired, true)
 }
 
 // switchStrategy handles the one field an apply alone cannot move: going to
@@ -236,8 +240,10 @@ func (c *DeploymentController) switchStrategy(ctx context.Context, live *appsv1.
 // handOverReplicas keeps the replica count when autoscaling starts: while
 // ogx-controller owns spec.replicas, dropping it from the apply would make
 // the server reset it to 1, so the live value is first applied by another
-// manager that keeps owning it for the HPA.
-func (c *DeploymentController) handOverReplicas(ctx context.Context, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) error {
+// manager that keeps owning it for the HPA. With pinned the apply carries
+// live's resourceVersion, so a count read from a stale cache is never forced
+// over a newer one.
+func (c *DeploymentController) handOverReplicas(ctx context.Context, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration, pinned bool) error {
 	if desired.Spec != nil && desired.Spec.Replicas != nil {
 		return nil
 	}
@@ -246,8 +252,10 @@ func (c *DeploymentController) handOverReplicas(ctx context.Context, live *appsv
 		return err
 	}
 	ac := appsv1ac.Deployment(live.Name, live.Namespace).
-		WithResourceVersion(live.ResourceVersion).
 		WithSpec(appsv1ac.DeploymentSpec().WithReplicas(*live.Spec.Replicas))
+	if pinned {
+		ac.WithResourceVersion(live.ResourceVersion)
+	}
 	klog.FromContext(ctx).Info("Handing Deployment replicas over to the HPA", "name", live.Name, "replicas", *live.Spec.Replicas)
 	out, err := c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: handoverFieldManager, Force: true})
 	if err != nil {
