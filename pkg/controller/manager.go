@@ -103,6 +103,25 @@ type Manager struct {
 // NewManager builds the caches and controllers; nothing runs until Start and
 // Run.
 func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options) (*Manager, error) {
+	opts = withDefaults(opts, kube)
+	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
+		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, opts.TakeoverManagers)
+	caches.metrics = opts.Metrics
+	opts.Metrics.CountServersWith(caches.ServerPhases)
+	m := &Manager{deps: newDeps(kube, ogx, caches, opts)}
+	if g, ok := opts.Generator.(*Generator); ok {
+		g.bind(m.resolver)
+	}
+	m.newControllers()
+	if err := m.registerHandlers(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// withDefaults fills the options a caller left unset; Events go through
+// kube unless the caller gave them a client of their own.
+func withDefaults(opts Options, kube kubernetes.Interface) Options {
 	if opts.Workers <= 0 {
 		opts.Workers = 2
 	}
@@ -142,20 +161,24 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = 25 * time.Second
 	}
-	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
-		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, opts.TakeoverManagers)
-	caches.metrics = opts.Metrics
-	opts.Metrics.CountServersWith(caches.ServerPhases)
-	m := &Manager{}
 	if opts.EventQPS == 0 {
 		opts.EventQPS = 5
 	}
 	if opts.EventBurst == 0 {
 		opts.EventBurst = 100
 	}
-	// The sink comes first: its journal also records the children's takeovers.
+	if opts.EventsClient == nil {
+		opts.EventsClient = kube
+	}
+	return opts
+}
+
+// newDeps builds what the controllers share: clients, caches, the outcome
+// board, the children's appliers, the resolver and the event sink. The sink
+// comes first: its journal also records the children's takeovers.
+func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *Caches, opts Options) deps {
 	events := newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics)
-	m.deps = deps{
+	return deps{
 		events: events,
 		kube:   kube, ogx: ogx, caches: caches, opts: opts,
 		board:    NewOutcomeBoard(nil),
@@ -166,14 +189,12 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 			operatorNamespace: opts.OperatorNamespace, clusterDomain: opts.ClusterDomain,
 		},
 	}
-	if opts.EventsClient == nil {
-		opts.EventsClient = kube
-	}
-	m.opts = opts
-	if g, ok := opts.Generator.(*Generator); ok {
-		g.bind(m.resolver)
-	}
+}
 
+// newControllers builds the child controllers and the status controller
+// and wires what tells status to look again: outcomes, generated configs
+// and journaled writes.
+func (m *Manager) newControllers() {
 	d := &m.deps
 	m.configMap = newConfigMapController(d)
 	m.service = newServiceController(d)
@@ -204,10 +225,6 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	m.board.SetOnChange(m.status.Enqueue)
 	m.resolver.memo.onChange = m.status.Enqueue
 	m.events.journal.onAdd = m.status.Enqueue
-	if err := m.registerHandlers(); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 // Start starts the informers and waits for them to sync. Every replica does
