@@ -286,77 +286,108 @@ func (r *renderRun) parseImageOverrides() error {
 // readInputs reads --base and the -f documents: exactly one OGXServer plus
 // ConfigMaps and Secrets standing in for cluster objects.
 func (r *renderRun) readInputs() error {
-	if r.opts.base != "" {
-		var err error
-		if r.opts.base == "-" {
-			r.baseBytes, err = io.ReadAll(r.stdin)
-		} else {
-			r.baseBytes, err = os.ReadFile(r.opts.base)
-		}
-		if err != nil {
-			return usageErr("--base: %v", err)
-		}
-		if r.baseBytes == nil {
-			r.baseBytes = []byte{}
-		}
+	if err := r.readBase(); err != nil {
+		return err
 	}
 	docs, err := readRenderDocuments(r.opts.files, r.stdin)
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	in, err := r.decodeDocuments(docs)
+	if err != nil {
+		return err
+	}
+	return r.place(in)
+}
+
+// readBase reads the --base file (- for stdin), if given.
+func (r *renderRun) readBase() error {
+	if r.opts.base == "" {
+		return nil
+	}
+	var err error
+	if r.opts.base == "-" {
+		r.baseBytes, err = io.ReadAll(r.stdin)
+	} else {
+		r.baseBytes, err = os.ReadFile(r.opts.base)
+	}
+	if err != nil {
+		return usageErr("--base: %v", err)
+	}
+	if r.baseBytes == nil {
+		r.baseBytes = []byte{}
+	}
+	return nil
+}
+
+// renderInputs are the decoded documents of -f, by kind.
+type renderInputs struct {
+	servers    []*ogxv1beta1.OGXServer
+	configMaps []*corev1.ConfigMap
+	secrets    []*corev1.Secret
+}
+
+// decodeDocuments decodes each document by its kind; an OGXServer is
+// checked for unknown fields (and with --validate as the API server would)
+// first.
+func (r *renderRun) decodeDocuments(docs []renderDocument) (renderInputs, error) {
+	var in renderInputs
 	// Unknown fields are reported with their paths from the CRD's schema,
 	// as the API server would drop them, before the strict decoder names
 	// only the key.
 	serverSchema, err := crd.Schema(serverCRD, ogxv1beta1.SchemeGroupVersion.Version)
 	if err != nil {
-		return err
+		return in, err
 	}
-	var servers []*ogxv1beta1.OGXServer
-	var cms []*corev1.ConfigMap
-	var secrets []*corev1.Secret
 	for _, d := range docs {
 		gvk := d.obj.GroupVersionKind()
 		id := objectID(d.obj)
 		switch {
 		case gvk.Group == ogxv1beta1.SchemeGroupVersion.Group && gvk.Kind == render.OGXServerKind:
 			if gvk.Version != ogxv1beta1.SchemeGroupVersion.Version {
-				return usageErr("unsupported apiVersion %s for OGXServer %s: render takes %s", d.obj.GetAPIVersion(), id, ogxv1beta1.SchemeGroupVersion)
+				return in, usageErr("unsupported apiVersion %s for OGXServer %s: render takes %s", d.obj.GetAPIVersion(), id, ogxv1beta1.SchemeGroupVersion)
 			}
 			if unknown := unknownFields(d.obj, serverSchema); len(unknown) > 0 {
-				return &validationErr{msgs: messages(unknown)}
+				return in, &validationErr{msgs: messages(unknown)}
 			}
 			if r.opts.validate {
 				if err := validateAsAPIServer(d.obj.Object); err != nil {
-					return err
+					return in, err
 				}
 			}
 			s, err := configgen.ParseServer(d.json)
 			if err != nil {
-				return usageErr("OGXServer %s: %v", id, err)
+				return in, usageErr("OGXServer %s: %v", id, err)
 			}
-			servers = append(servers, s)
+			in.servers = append(in.servers, s)
 		case gvk.Group == llsdv1alpha1.GroupName && gvk.Kind == "LlamaStackDistribution":
-			return usageErr("LlamaStackDistribution %s: use ogx-controller migrate first", id)
+			return in, usageErr("LlamaStackDistribution %s: use ogx-controller migrate first", id)
 		case gvk.Group == "" && gvk.Version == "v1" && gvk.Kind == "ConfigMap":
 			cm := &corev1.ConfigMap{}
 			if err := json.Unmarshal(d.json, cm); err != nil {
-				return usageErr("ConfigMap %s: %v", id, err)
+				return in, usageErr("ConfigMap %s: %v", id, err)
 			}
-			cms = append(cms, cm)
+			in.configMaps = append(in.configMaps, cm)
 		case gvk.Group == "" && gvk.Version == "v1" && gvk.Kind == "Secret":
 			sec := &corev1.Secret{}
 			if err := json.Unmarshal(d.json, sec); err != nil {
-				return usageErr("Secret %s: %v", id, err)
+				return in, usageErr("Secret %s: %v", id, err)
 			}
-			secrets = append(secrets, sec)
+			in.secrets = append(in.secrets, sec)
 		default:
-			return usageErr("unsupported kind %q (apiVersion %q) of %s: render takes one OGXServer plus ConfigMaps and Secrets", gvk.Kind, d.obj.GetAPIVersion(), id)
+			return in, usageErr("unsupported kind %q (apiVersion %q) of %s: render takes one OGXServer plus ConfigMaps and Secrets", gvk.Kind, d.obj.GetAPIVersion(), id)
 		}
 	}
-	if len(servers) != 1 {
-		return usageErr("found %d OGXServers (%s), want exactly one", len(servers), ogxv1beta1.SchemeGroupVersion)
+	return in, nil
+}
+
+// place keeps the one OGXServer, defaults its namespace and files the
+// ConfigMaps and Secrets of that namespace as the cluster render reads.
+func (r *renderRun) place(in renderInputs) error {
+	if len(in.servers) != 1 {
+		return usageErr("found %d OGXServers (%s), want exactly one", len(in.servers), ogxv1beta1.SchemeGroupVersion)
 	}
-	s := servers[0]
+	s := in.servers[0]
 	if s.Name == "" {
 		return usageErr("the OGXServer has no metadata.name")
 	}
@@ -371,7 +402,7 @@ func (r *renderRun) readInputs() error {
 	s.Status = ogxv1beta1.OGXServerStatus{}
 	r.server = s
 	r.cluster = cluster{namespace: s.Namespace, configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]*corev1.Secret{}}
-	for _, cm := range cms {
+	for _, cm := range in.configMaps {
 		if !r.cluster.place(&cm.ObjectMeta, "ConfigMap", r) {
 			continue
 		}
@@ -380,7 +411,7 @@ func (r *renderRun) readInputs() error {
 		}
 		r.configMaps[cm.Name] = cm
 	}
-	for _, sec := range secrets {
+	for _, sec := range in.secrets {
 		if !r.cluster.place(&sec.ObjectMeta, "Secret", r) {
 			continue
 		}
