@@ -26,7 +26,10 @@ type reconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, e
 // controller.
 type childController struct {
 	*queueRunner
-	events    *eventSink
+	events *eventSink
+	// specs shares the validator's verdict per generation between the child
+	// controllers; nil validates on every pass.
+	specs     *specMemo
 	caches    *Caches
 	board     *OutcomeBoard
 	reconcile reconcileFunc
@@ -67,7 +70,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 		record(Outcome{Class: OutcomeOK}, "")
 		return Result{}, nil
 	}
-	if errs := specErrors(s); len(errs) > 0 {
+	if errs := c.specs.errors(s); len(errs) > 0 {
 		err := &UserError{Reason: ReasonInvalidSpec, Event: specErrorsEvent(errs), Err: errs.ToAggregate()}
 		record(Outcome{Class: OutcomeUserError, Reason: ReasonInvalidSpec, Message: err.Error()}, err.eventReason())
 		return Result{}, err

@@ -76,7 +76,9 @@ type deps struct {
 	children *children
 	resolver *resolver
 	events   eventSink
-	opts     Options
+	// specs holds each server generation's re-validation verdict.
+	specs *specMemo
+	opts  Options
 }
 
 // Manager owns the caches and every controller of one process.
@@ -179,8 +181,8 @@ func withDefaults(opts Options, kube kubernetes.Interface) Options {
 func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *Caches, opts Options) deps {
 	events := newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics)
 	return deps{
-		events: events,
-		kube:   kube, ogx: ogx, caches: caches, opts: opts,
+		events: events, specs: newSpecMemo(),
+		kube: kube, ogx: ogx, caches: caches, opts: opts,
 		board:    NewOutcomeBoard(nil),
 		children: newChildren(kube, caches, opts.TakeoverManagers, events.journal),
 		resolver: &resolver{
@@ -220,6 +222,7 @@ func (m *Manager) newControllers() {
 	for i, c := range m.childControllers {
 		names[i] = c.name
 		c.events = &m.events
+		c.specs = m.specs
 	}
 	m.status = newStatusController(&m.deps, names)
 	m.board.SetOnChange(m.status.Enqueue)
@@ -449,6 +452,7 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 			m.status.forget(mo.GetUID())
 			m.events.forget(mo.GetUID())
 			m.resolver.memo.forget(mo.GetUID())
+			m.specs.forget(mo.GetUID())
 			m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
 		},
 	}
