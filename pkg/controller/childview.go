@@ -105,6 +105,14 @@ func (v childView) transform(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
+	// client-go may hand an object to the transform again (the streaming
+	// list of the WatchListClient feature does): a view is returned as it
+	// is. Run again, the filter would drop the digest entry and the field
+	// sets would be gone, and every later pass would fail to read what we
+	// own.
+	if _, isView := viewDigest(m); isView {
+		return obj, nil
+	}
 	if v.fields.takeoverPending(m, "") {
 		return obj, nil
 	}

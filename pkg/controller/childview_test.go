@@ -223,6 +223,18 @@ func TestChildViewOtherKinds(t *testing.T) {
 		if !tc.spec(out) {
 			t.Errorf("%s: view keeps the spec", tc.name)
 		}
+		// client-go may run the transform on its own output again (the
+		// streaming list of WatchListClient does): the view must survive.
+		again, err := testViews().transform(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(out, again); diff != "" {
+			t.Errorf("%s: a second transform changed the view (-once +twice):\n%s", tc.name, diff)
+		}
+		if got, ok := viewDigest(again.(metav1.Object)); !ok || got != want {
+			t.Errorf("%s: view digest after a second transform %q, want %q", tc.name, got, want)
+		}
 	}
 }
 
