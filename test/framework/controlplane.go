@@ -118,9 +118,10 @@ type ControlPlane struct {
 	userTokens map[string]string
 	times      StartupTimes
 
-	// procs lists the running components in start order. It is only
-	// modified during Start, before the ControlPlane is shared.
-	procs []*process
+	// procs lists the running components in start order. Start fills it;
+	// afterwards only RestartComponent replaces entries, under procsMu.
+	procsMu sync.Mutex
+	procs   []*process
 
 	stopOnce sync.Once
 	stopErr  error
@@ -343,8 +344,9 @@ func (cp *ControlPlane) Stop() error {
 }
 
 func (cp *ControlPlane) stop() error {
-	byName := make(map[string]*process, len(cp.procs))
-	for _, p := range cp.procs {
+	procs := cp.procList()
+	byName := make(map[string]*process, len(procs))
+	for _, p := range procs {
 		byName[p.name] = p
 	}
 	var errs []error
@@ -381,6 +383,8 @@ func (cp *ControlPlane) stop() error {
 // track records a started component, replacing an earlier attempt of the
 // same component that failed (for example on a port conflict).
 func (cp *ControlPlane) track(p *process) {
+	cp.procsMu.Lock()
+	defer cp.procsMu.Unlock()
 	for i, old := range cp.procs {
 		if old.name == p.name {
 			cp.procs[i] = p
@@ -388,4 +392,22 @@ func (cp *ControlPlane) track(p *process) {
 		}
 	}
 	cp.procs = append(cp.procs, p)
+}
+
+// procList returns a copy of the tracked components, safe to range over
+// while RestartComponent runs.
+func (cp *ControlPlane) procList() []*process {
+	cp.procsMu.Lock()
+	defer cp.procsMu.Unlock()
+	return append([]*process(nil), cp.procs...)
+}
+
+// proc returns the tracked component called name, or nil.
+func (cp *ControlPlane) proc(name string) *process {
+	for _, p := range cp.procList() {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
 }
