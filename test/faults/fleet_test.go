@@ -39,7 +39,11 @@ func poll(t *testing.T, timeout, interval time.Duration, what string, cond func(
 	var last error
 	err := wait.PollUntilContextTimeout(t.Context(), interval, timeout, true, func(ctx context.Context) (bool, error) {
 		ok, err := cond(ctx)
-		last = err
+		// A request cut short by the poll's own deadline says nothing
+		// about the condition; keep the error before it.
+		if err != nil && ctx.Err() == nil {
+			last = err
+		}
 		return ok && err == nil, nil
 	})
 	if err != nil {
