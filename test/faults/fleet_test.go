@@ -225,3 +225,5 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
