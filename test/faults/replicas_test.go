@@ -78,13 +78,19 @@ func replicaArgs(ns string, extra ...string) []string {
 // if it failed.
 func startReplicas(t *testing.T, ns string, names ...string) map[string]*replica {
 	t.Helper()
+	return startReplicasWith(t, ns, nil, names...)
+}
+
+// startReplicasWith is startReplicas with extra flags.
+func startReplicasWith(t *testing.T, ns string, extra []string, names ...string) map[string]*replica {
+	t.Helper()
 	bin, err := buildController()
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]*replica{}
 	for _, name := range names {
-		r := &replica{name: name, bin: bin, args: replicaArgs(ns),
+		r := &replica{name: name, bin: bin, args: replicaArgs(ns, extra...),
 			logPath: filepath.Join(t.TempDir(), name+".log"), done: make(chan struct{})}
 		if err := r.start(); err != nil {
 			t.Fatal(err)
