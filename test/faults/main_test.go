@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
@@ -55,6 +58,20 @@ func config() (int, time.Duration, error) {
 	return n, idle, nil
 }
 
+// grantClusterAdmin binds user to the cluster-admin ClusterRole. The suite
+// is about faults, not permissions (test/e2e checks the shipped RBAC).
+func grantClusterAdmin(ctx context.Context, c *framework.ControlPlane, user string) error {
+	crb := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "faults-" + user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	if _, err := c.Client().RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("binding %s to cluster-admin: %w", user, err)
+	}
+	return nil
+}
+
 func TestMain(m *testing.M) {
 	n, idle, err := config()
 	if err != nil {
@@ -62,9 +79,12 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	os.Exit(framework.RunMain(m, framework.Options{
-		Full:        true,
-		Nodes:       2,
-		Users:       []string{operatorUser},
+		Full:  true,
+		Nodes: 2,
+		// Not in system:masters, so API Priority and Fairness classifies
+		// its requests (the throttle scenario); bound to cluster-admin
+		// below.
+		RBACUsers:   []string{operatorUser},
 		AuditPolicy: framework.AuditPolicyForUsers(operatorUser),
 	}, func(c *framework.ControlPlane) error {
 		root, err := framework.ModuleRoot()
@@ -74,6 +94,9 @@ func TestMain(m *testing.M) {
 		s = suite{cp: c, root: root, fleet: n, idle: idle}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
+		if err := grantClusterAdmin(ctx, c, operatorUser); err != nil {
+			return err
+		}
 		return c.InstallCRDs(ctx, filepath.Join(root, "config", "crd", "bases", "ogx.io_ogxservers.yaml"))
 	}))
 }

@@ -37,11 +37,13 @@ const throttleWindow = 20 * time.Second
 // straddle a second boundary.
 var maxThrottledRate = float64(2 * (childControllers*throttleWorkers + throttleWorkers + throttleStatusWorkers + 16 + 5))
 
-// throttleName names the FlowSchema and PriorityLevelConfiguration. It sorts
-// before "exempt", which also has matchingPrecedence 1 and would otherwise
-// match the operator user (group system:masters): ties go to the
-// lexicographically smaller name.
-const throttleName = "aaa-ogx-faults-throttle"
+// throttleName names the FlowSchema and PriorityLevelConfiguration.
+const throttleName = "ogx-faults-throttle"
+
+// throttlePrecedence is the FlowSchema's matchingPrecedence: before every
+// suggested schema but exempt (1, reserved for it, and matching only
+// system:masters, which the operator user is not in).
+const throttlePrecedence = 2
 
 // TestThrottledByPriorityAndFairness puts the operator's requests (all but
 // its Lease renewals, so it keeps leading) into a priority level with no
@@ -172,7 +174,7 @@ func throttle(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: throttleName},
 		Spec: flowcontrolv1.FlowSchemaSpec{
 			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: throttleName},
-			MatchingPrecedence:         1,
+			MatchingPrecedence:         throttlePrecedence,
 			DistinguisherMethod:        &flowcontrolv1.FlowDistinguisherMethod{Type: flowcontrolv1.FlowDistinguisherMethodByUserType},
 			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
 				Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: operatorUser}}},
