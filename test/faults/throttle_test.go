@@ -83,13 +83,17 @@ func TestThrottledByPriorityAndFairness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Observe the throttled operator; the poll ends early only if the
-	// rollout completes, which it must not while every request fails.
+	// Observe the throttled operator for the window. A level without
+	// seats still dispatches some requests (the apiserver rounds a
+	// level's limit up and lets lent seats be used), so the rollout may
+	// progress slowly; the claims are the 429s and the bounded rate.
 	var after int
 	end := first.Add(throttleWindow)
-	_ = pollUntil(t, end, func(ctx context.Context) bool {
-		after, _, _, _, _ = progress(ctx, ns, "v2")
-		return after == n
+	pollUntil(t, end, func(ctx context.Context) bool {
+		if got, _, _, _, err := progress(ctx, ns, "v2"); err == nil {
+			after = got
+		}
+		return false
 	})
 	reqs, err := operatorRequests(ns, first)
 	if err != nil {
@@ -114,20 +118,16 @@ func TestThrottledByPriorityAndFairness(t *testing.T) {
 	if rejected == 0 {
 		t.Errorf("no request was rejected with 429: the throttle did not apply")
 	}
-	if after == n {
-		t.Errorf("all %d Deployments were updated while every request was rejected: the throttle did not apply", n)
-	}
 
 	unthrottle(t)
-	lifted := time.Now()
 	took := waitConverged(t, ns, n, "v2", fleetTimeout(n))
 	t.Logf("converged %s after the limit was lifted (%s after the rollout began)", took.Round(time.Second), time.Since(start).Round(time.Second))
-	_ = lifted
 }
 
 // pollUntil calls cond every 500 ms until it returns true or deadline
 // passes, and reports whether it returned true.
 func pollUntil(t *testing.T, deadline time.Time, cond func(ctx context.Context) bool) bool {
+	t.Helper()
 	ctx, cancel := context.WithDeadline(t.Context(), deadline)
 	defer cancel()
 	tick := time.NewTicker(500 * time.Millisecond)
