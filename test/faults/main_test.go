@@ -83,6 +83,10 @@ func TestMain(m *testing.M) {
 	os.Exit(framework.RunMain(m, framework.Options{
 		Full:  true,
 		Nodes: 2,
+		// Each server has one pod (1 CPU; a node offers 2 CPU per pod of
+		// capacity) plus a surge pod during a rollout, and pods of an
+		// earlier scenario's namespace may still be terminating.
+		PodsPerNode: 2*n + 50,
 		// Not in system:masters, so API Priority and Fairness classifies
 		// its requests (the throttle scenario); bound to cluster-admin
 		// below.
