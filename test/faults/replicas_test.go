@@ -31,9 +31,10 @@ const (
 // where kubelet would restart the container).
 const maxRestarts = 5
 
-// buildController builds ogx-controller once per test binary.
+// buildController builds ogx-controller once per test binary, into the
+// control plane's directory, which Stop removes.
 var buildController = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "ogx-faults-bin-")
+	dir, err := os.MkdirTemp(s.cp.Dir(), "bin-")
 	if err != nil {
 		return "", err
 	}
