@@ -17,7 +17,7 @@ TOOLS_DEPS := test/tools/go.mod test/tools/go.sum
 CONTROL_PLANE := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager \
 	$(BIN)/kube-scheduler $(BIN)/kwok $(BIN)/kwok-stages.yaml
 
-.PHONY: all build test unit integration verify codegen tools clean run bench
+.PHONY: all build test unit integration verify codegen tools clean run bench test-faults
 
 all: build tools
 
@@ -233,6 +233,15 @@ verify-chart: $(KUSTOMIZE)
 	@extra=$$(ls $(CHART)/crds | grep -vxF $(addprefix -e ,$(CHART_CRDS))); \
 	  if [ -n "$$extra" ]; then echo "$(CHART)/crds has files that config/crd/bases does not provide: $$extra" >&2; exit 1; fi
 	cd test/chart && $(GO) vet ./... && $(GO) test . -count=1
+## test-faults: the fault-injection suite (test/faults; docs/faults.md) on the
+## local control plane: two real ogx-controller replicas roll out FAULTS_N
+## OGXServers (default 200) while the leader is killed, the apiserver or etcd
+## restarts, API Priority and Fairness throttles the operator, or the cluster
+## changes while no replica runs. FAULTS_IDLE (default 60s) is the idle
+## window after a restart. Not part of make test (build tag faults).
+test-faults: tools
+	$(GO) test -tags faults ./test/faults/ -count=1 -v -timeout 60m
+
 ## test-chart: the chart's tests, including the end-to-end install on the
 ## local control plane (test/chart/e2e).
 test-chart: tools $(KUSTOMIZE)

@@ -43,6 +43,14 @@ type Options struct {
 	// differ from the admin's.
 	Users []string
 
+	// RBACUsers are like Users but belong to no group of their own (only
+	// system:authenticated), so, like a real workload, they need RBAC
+	// bindings and API Priority and Fairness classifies them: the exempt
+	// FlowSchema matches system:masters. UserConfig and
+	// UserKubeconfigPath serve them as well; names follow the same rules
+	// and must differ from those in Users.
+	RBACUsers []string
+
 	// AuditPolicy, when set, turns on the apiserver's audit log: the
 	// policy (an audit.k8s.io/v1 Policy in YAML; see AuditPolicyForUsers)
 	// is written to the control-plane directory and events go, one JSON
@@ -114,13 +122,14 @@ type ControlPlane struct {
 
 	config *rest.Config
 	client kubernetes.Interface
-	// userTokens maps each Options.Users name to its bearer token.
+	// userTokens maps each Options.Users and RBACUsers name to its bearer token.
 	userTokens map[string]string
 	times      StartupTimes
 
-	// procs lists the running components in start order. It is only
-	// modified during Start, before the ControlPlane is shared.
-	procs []*process
+	// procs lists the running components in start order. Start fills it;
+	// afterwards only RestartComponent replaces entries, under procsMu.
+	procsMu sync.Mutex
+	procs   []*process
 
 	stopOnce sync.Once
 	stopErr  error
@@ -240,20 +249,25 @@ func (cp *ControlPlane) writeSecrets() (secrets, error) {
 	}
 	// token,user,uid,"group[,group...]": see the apiserver's --token-auth-file.
 	tokens := fmt.Sprintf("%s,%s,%s,\"system:masters\"\n", token, adminUser, adminUser)
-	cp.userTokens = make(map[string]string, len(cp.opts.Users))
-	for _, user := range cp.opts.Users {
-		if err := validUser(user); err != nil {
-			return secrets{}, err
+	cp.userTokens = make(map[string]string, len(cp.opts.Users)+len(cp.opts.RBACUsers))
+	for _, list := range []struct {
+		users  []string
+		groups string // the token file's optional fourth column
+	}{{cp.opts.Users, ",\"system:masters\""}, {cp.opts.RBACUsers, ""}} {
+		for _, user := range list.users {
+			if err := validUser(user); err != nil {
+				return secrets{}, err
+			}
+			if _, dup := cp.userTokens[user]; dup {
+				return secrets{}, fmt.Errorf("user %q is listed twice in Options.Users and Options.RBACUsers", user)
+			}
+			userToken, err := randomToken()
+			if err != nil {
+				return secrets{}, err
+			}
+			cp.userTokens[user] = userToken
+			tokens += fmt.Sprintf("%s,%s,%s%s\n", userToken, user, user, list.groups)
 		}
-		if _, dup := cp.userTokens[user]; dup {
-			return secrets{}, fmt.Errorf("user %q is listed twice in Options.Users", user)
-		}
-		userToken, err := randomToken()
-		if err != nil {
-			return secrets{}, err
-		}
-		cp.userTokens[user] = userToken
-		tokens += fmt.Sprintf("%s,%s,%s,\"system:masters\"\n", userToken, user, user)
 	}
 
 	out := map[string][]byte{
@@ -288,7 +302,7 @@ func (cp *ControlPlane) Client() kubernetes.Interface { return cp.client }
 func (cp *ControlPlane) KubeconfigPath() string { return cp.files.kubeconfig }
 
 // UserConfig returns a client configuration that authenticates as name, one
-// of Options.Users (group system:masters), or nil when name is not one of
+// of Options.Users (group system:masters) or RBACUsers, or nil when name is not one of
 // them. Like Config, each call returns a fresh copy.
 func (cp *ControlPlane) UserConfig(name string) *rest.Config {
 	token, ok := cp.userTokens[name]
@@ -301,7 +315,8 @@ func (cp *ControlPlane) UserConfig(name string) *rest.Config {
 }
 
 // UserKubeconfigPath returns the path of a kubeconfig for name, one of
-// Options.Users, written during Start, or "" when name is not one of them.
+// Options.Users or RBACUsers, written during Start, or "" when name is not
+// one of them.
 func (cp *ControlPlane) UserKubeconfigPath(name string) string {
 	if _, ok := cp.userTokens[name]; !ok {
 		return ""
@@ -343,8 +358,9 @@ func (cp *ControlPlane) Stop() error {
 }
 
 func (cp *ControlPlane) stop() error {
-	byName := make(map[string]*process, len(cp.procs))
-	for _, p := range cp.procs {
+	procs := cp.procList()
+	byName := make(map[string]*process, len(procs))
+	for _, p := range procs {
 		byName[p.name] = p
 	}
 	var errs []error
@@ -381,6 +397,8 @@ func (cp *ControlPlane) stop() error {
 // track records a started component, replacing an earlier attempt of the
 // same component that failed (for example on a port conflict).
 func (cp *ControlPlane) track(p *process) {
+	cp.procsMu.Lock()
+	defer cp.procsMu.Unlock()
 	for i, old := range cp.procs {
 		if old.name == p.name {
 			cp.procs[i] = p
@@ -388,4 +406,22 @@ func (cp *ControlPlane) track(p *process) {
 		}
 	}
 	cp.procs = append(cp.procs, p)
+}
+
+// procList returns a copy of the tracked components, safe to range over
+// while RestartComponent runs.
+func (cp *ControlPlane) procList() []*process {
+	cp.procsMu.Lock()
+	defer cp.procsMu.Unlock()
+	return append([]*process(nil), cp.procs...)
+}
+
+// proc returns the tracked component called name, or nil.
+func (cp *ControlPlane) proc(name string) *process {
+	for _, p := range cp.procList() {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
 }

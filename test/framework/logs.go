@@ -15,7 +15,7 @@ import (
 // failed), so it is best effort: a log that cannot be read is reported inline
 // instead of aborting the dump. Call it before Stop, which removes the logs.
 func (cp *ControlPlane) DumpLogs(w io.Writer, lines int) {
-	for _, p := range cp.procs {
+	for _, p := range cp.procList() {
 		state := "running"
 		if p.exited() {
 			state = fmt.Sprintf("exited: %v", p.waitErr)

@@ -71,7 +71,7 @@ func (cp *ControlPlane) registerNodes(ctx context.Context) error {
 	}
 
 	var watched []*process
-	for _, p := range cp.procs {
+	for _, p := range cp.procList() {
 		if p.name == Kwok || p.name == ControllerManager || p.name == Scheduler {
 			watched = append(watched, p)
 		}
