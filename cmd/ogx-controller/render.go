@@ -99,6 +99,9 @@ func validateAsAPIServer(obj map[string]any) error {
 	if len(errs) == 0 {
 		return nil
 	}
+	// The CEL rules of sibling fields are evaluated in map order: sorted by
+	// field path, the output is the same on every run.
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 	msgs := make([]string, 0, len(errs))
 	for _, e := range errs {
 		msgs = append(msgs, e.Error())

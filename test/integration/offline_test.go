@@ -1,7 +1,10 @@
 package integration
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,4 +44,14 @@ func (o offlineValidator) causes(t *testing.T, obj map[string]any) []metav1.Stat
 	}
 	causes, _ := apiCauses(apierrors.NewInvalid(schema.GroupKind{Group: "ogx.io", Kind: "OGXServer"}, "offline", errs))
 	return causes
+}
+
+// sortedCauses orders causes by field and message: the CEL rules of sibling
+// fields are evaluated in map order, by the API server as offline.
+func sortedCauses(causes []metav1.StatusCause) []metav1.StatusCause {
+	out := slices.Clone(causes)
+	slices.SortStableFunc(out, func(a, b metav1.StatusCause) int {
+		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Message, b.Message))
+	})
+	return out
 }
