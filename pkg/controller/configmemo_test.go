@@ -128,3 +128,33 @@ func TestConfigMemoKeepsNewestGeneration(t *testing.T) {
 		t.Errorf("status told %v, want %v (the first entry and the new base only)", told, want)
 	}
 }
+
+// TestKeepReportedConfigOnlyForTheSameSource: while a new generation's
+// config is not generated, status keeps the reported base only if the spec
+// still takes its base from the same kind of source.
+func TestKeepReportedConfigOnlyForTheSameSource(t *testing.T) {
+	withBase := func(sp *ogxv1beta1.OGXServerSpec) {
+		sp.BaseConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "base", Key: "config.yaml"}
+	}
+	for _, tc := range []struct {
+		name     string
+		reported string
+		spec     func(*ogxv1beta1.OGXServerSpec)
+		kept     bool
+	}{
+		{"base ConfigMap, still", "configmap", withBase, true},
+		{"image labels, still", "oci-label", func(*ogxv1beta1.OGXServerSpec) {}, true},
+		{"was override", "override", withBase, false},
+		{"was built in", "builtin", func(*ogxv1beta1.OGXServerSpec) {}, false},
+		{"image labels, now a base ConfigMap", "oci-label", withBase, false},
+	} {
+		s := sfServer(sfNamespace, sfName, sfUID, tc.spec)
+		s.Status.ResolvedDistribution = &ogxv1beta1.ResolvedDistribution{Image: "img@sha256:" + strings.Repeat("0", 64),
+			ConfigSource: tc.reported, ConfigHash: "sha256:old"}
+		in := statusInputs{image: "img"}
+		keepReportedConfig(s, &in)
+		if kept := in.configHash == "sha256:old"; kept != tc.kept || (kept && in.image != s.Status.ResolvedDistribution.Image) {
+			t.Errorf("%s: source %q hash %q image %q; kept = %v, want %v", tc.name, in.configSource, in.configHash, in.image, kept, tc.kept)
+		}
+	}
+}

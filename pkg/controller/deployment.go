@@ -255,6 +255,10 @@ func (c *DeploymentController) handOverReplicas(ctx context.Context, live *appsv
 		WithSpec(appsv1ac.DeploymentSpec().WithReplicas(*live.Spec.Replicas))
 	if pinned {
 		ac.WithResourceVersion(live.ResourceVersion)
+	} else {
+		// Still this object: a Deployment deleted (and perhaps recreated)
+		// in between answers 409 and the pass retries.
+		ac.WithUID(live.UID)
 	}
 	klog.FromContext(ctx).Info("Handing Deployment replicas over to the HPA", "name", live.Name, "replicas", *live.Spec.Replicas)
 	out, err := c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: handoverFieldManager, Force: true})

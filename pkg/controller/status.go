@@ -203,7 +203,14 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 // same image.
 func keepReportedConfig(s *ogxv1beta1.OGXServer, in *statusInputs) {
 	rd := s.Status.ResolvedDistribution
-	if rd == nil {
+	// Only a base of the kind the current spec uses is kept: after a switch
+	// (from override or inactive mode, or between spec.baseConfig and image
+	// labels) the old values would name the wrong source.
+	want := configgen.SourceOCILabel
+	if s.Spec.BaseConfig != nil {
+		want = configgen.SourceConfigMap
+	}
+	if rd == nil || rd.ConfigSource != want {
 		return
 	}
 	in.configSource, in.configHash = rd.ConfigSource, rd.ConfigHash
