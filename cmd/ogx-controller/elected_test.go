@@ -14,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -52,13 +53,18 @@ func (j *journal) String() string {
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	err := wait.PollUntilContextTimeout(t.Context(), 5*time.Millisecond, 20*time.Second, true,
+		func(context.Context) (bool, error) { return cond(), nil })
+	if err != nil {
+		t.Fatalf("timed out waiting for %s", what)
 	}
+}
+
+// renewedAfter reports whether the Lease was last renewed after at.
+func renewedAfter(t *testing.T, kube *fake.Clientset, at time.Time) bool {
+	t.Helper()
+	l, err := kube.CoordinationV1().Leases("ops").Get(context.Background(), "ogx-controller-leader", metav1.GetOptions{})
+	return err == nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.After(at)
 }
 
 func electionOptions() *options {
@@ -131,14 +137,18 @@ func TestShutdownOrder(t *testing.T) {
 		t.Fatalf("/readyz while leading = %d, want 200", c)
 	}
 
+	stopped := time.Now()
 	sigterm()
 	waitFor(t, "the stop to reach the leader's work", func() bool { return j.has("stop seen") })
 	if c := readyz(); c != http.StatusServiceUnavailable {
 		t.Errorf("/readyz after SIGTERM, before the drain = %d, want 503", c)
 	}
 	// Draining for longer than the lease duration: the Lease stays ours
-	// because it is still renewed.
-	time.Sleep(o.leaseDuration + o.retryPeriod)
+	// because it is still renewed (a renewal later than a whole lease
+	// duration after the stop).
+	waitFor(t, "a renewal a lease duration after the stop", func() bool {
+		return renewedAfter(t, kube, stopped.Add(o.leaseDuration))
+	})
 	if h := holder(t, kube); h != "me" {
 		t.Errorf("Lease holder while draining = %q, want me", h)
 	}
@@ -191,12 +201,14 @@ func TestLostLeaseFencesAndFails(t *testing.T) {
 	waitFor(t, "leadership", func() bool { return j.has("leading") })
 	waitFor(t, "an open fence", func() bool { return f.Check() == nil })
 	failing.Store(true)
-	// The last successful renewal was sent before now, so a renew
-	// deadline from now the fence must be closed.
+	// The last successful renewal was sent before now, so the fence must
+	// close at the latest a renew deadline from now, and in any case before
+	// the lease could expire for another replica (the safety property;
+	// the renew deadline is a quarter below the lease duration).
 	lost := time.Now()
-	time.Sleep(time.Until(lost.Add(o.renewDeadline)))
-	if err := f.Check(); !errors.Is(err, fence.ErrFenced) {
-		t.Errorf("fence a renew deadline after renewals began to fail: %v, want ErrFenced", err)
+	waitFor(t, "the fence to close", func() bool { return errors.Is(f.Check(), fence.ErrFenced) })
+	if closed := time.Since(lost); closed >= o.leaseDuration {
+		t.Errorf("fence closed %s after renewals began to fail, want before the lease duration %s", closed, o.leaseDuration)
 	}
 	waitFor(t, "the term to end", func() bool { return j.has("term ended") })
 	select {
