@@ -14,6 +14,7 @@ import (
 
 	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // legacyInstall creates what the llama-stack operator leaves for a
@@ -69,7 +70,7 @@ func legacyInstall(t *testing.T, ns, name string) {
 					Port: networkingv1.ServiceBackendPort{Number: 8321}}}}}}}}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 60*time.Second, "the legacy Deployment running", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 60*time.Second, "the legacy Deployment running", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
 		return err == nil && d.Status.AvailableReplicas == 1, err
 	})

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 const baseConfigYAML = `version: 2
@@ -90,7 +91,7 @@ func TestGeneratedConfig(t *testing.T) {
 	if _, err := kube.CoreV1().Secrets(ns).Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 30*time.Second, "the rotated Secret rolled out", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the rotated Secret rolled out", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "gen", metav1.GetOptions{})
 		return err == nil && d.Spec.Template.Annotations["secret.hash/referenced"] != secretHash, err
 	})
@@ -115,7 +116,7 @@ func TestGeneratedConfig(t *testing.T) {
 	}
 	// Old ReplicaSets still mount old configs and protect them; scale-down
 	// leaves them at 0 replicas but they remain, so the protected set decides.
-	poll(t, 30*time.Second, "superseded ConfigMaps collected", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "superseded ConfigMaps collected", func(ctx context.Context) (bool, error) {
 		list, err := kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: "ogx.io/generated-config=true"})
 		if err != nil {
 			return false, err
@@ -163,7 +164,7 @@ func TestBaseConfigUnavailable(t *testing.T) {
 	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, time.Minute, "ConfigGenerated BaseConfigUnavailable", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "ConfigGenerated BaseConfigUnavailable", func(ctx context.Context) (bool, error) {
 		got, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "nobase", metav1.GetOptions{})
 		if err != nil {
 			return false, err

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // TestStarterLifecycle drives one OGXServer through its life on the real
@@ -77,7 +78,7 @@ func TestStarterLifecycle(t *testing.T) {
 	if err := kube.CoreV1().Services(ns).Delete(ctx, "llm-service", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 10*time.Second, "Service recreated", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 10*time.Second, "Service recreated", func(ctx context.Context) (bool, error) {
 		got, err := kube.CoreV1().Services(ns).Get(ctx, "llm-service", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -92,7 +93,7 @@ func TestStarterLifecycle(t *testing.T) {
 		metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 10*time.Second, "hand-edited image reverted", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 10*time.Second, "hand-edited image reverted", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "llm", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -104,7 +105,7 @@ func TestStarterLifecycle(t *testing.T) {
 	updateServer(t, ogx, ns, "llm", func(cur *ogxv1beta1.OGXServer) {
 		cur.Spec.Workload.Overrides = &ogxv1beta1.WorkloadOverrides{Env: []corev1.EnvVar{{Name: "EXTRA", Value: "1"}}}
 	})
-	poll(t, 30*time.Second, "env rolled out", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "env rolled out", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "llm", metav1.GetOptions{})
 		if err != nil {
 			return false, err

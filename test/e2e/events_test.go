@@ -15,6 +15,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // TestEventsOncePerCause: a cause is reported by exactly one Event, however
@@ -99,7 +100,7 @@ func TestEventsOncePerCause(t *testing.T) {
 // condition typ has status want for it.
 func waitObserved(t *testing.T, ogx versioned.Interface, ns, name string, gen int64, typ string, want metav1.ConditionStatus) {
 	t.Helper()
-	poll(t, time.Minute, fmt.Sprintf("OGXServer %s/%s generation %d with %s=%s", ns, name, gen, typ, want), func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, fmt.Sprintf("OGXServer %s/%s generation %d with %s=%s", ns, name, gen, typ, want), func(ctx context.Context) (bool, error) {
 		s, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -119,7 +120,7 @@ func waitEvent(t *testing.T, kube kubernetes.Interface, ns, server, reason, note
 			t.Logf("Events of %s: %q", server, seen)
 		}
 	}()
-	poll(t, time.Minute, fmt.Sprintf("a %s Event of %s containing %q", reason, server, note), func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, fmt.Sprintf("a %s Event of %s containing %q", reason, server, note), func(ctx context.Context) (bool, error) {
 		list, err := kube.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err

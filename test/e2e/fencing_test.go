@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // replicaUsers are the API users the high-availability tests run their two
@@ -62,12 +63,12 @@ func startReplicas(t *testing.T, kube kubernetes.Interface, ns string, extra ...
 	}
 	var rs []*replica
 	for _, user := range replicaUsers {
-		r := &replica{user: user, health: freeAddr(t)}
+		r := &replica{user: user, health: framework.FreeAddr(t)}
 		// HOSTNAME is the identity's prefix, the user its API identity.
 		r.process = startProcessWith(t, bin, user, replicaFlags(ns, user, r.health, extra...)...)
 		rs = append(rs, r)
 	}
-	poll(t, time.Minute, "a leader", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "a leader", func(ctx context.Context) (bool, error) {
 		h, _, err := leaseHolder(ctx, kube, ns)
 		for _, r := range rs {
 			if strings.HasPrefix(h, r.user+"_") {
@@ -164,7 +165,7 @@ func TestGracefulShutdownDrainsThenHandsOver(t *testing.T) {
 	reg := newGatedRegistry(t)
 	leader, follower := startReplicas(t, kube, ns, "--graceful-shutdown-timeout=20s")
 	t.Logf("leader: %s", leader.user)
-	poll(t, 30*time.Second, "the leader to be ready", func(context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the leader to be ready", func(context.Context) (bool, error) {
 		return readyz(leader.health) == http.StatusOK, nil
 	})
 
@@ -174,14 +175,14 @@ func TestGracefulShutdownDrainsThenHandsOver(t *testing.T) {
 	// The configmap and deployment passes both need the generated config;
 	// they share one resolution of the image (generator.go), and status
 	// never resolves (configmemo.go), so one request waits at the registry.
-	poll(t, 30*time.Second, "a pass waiting on the registry", func(context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "a pass waiting on the registry", func(context.Context) (bool, error) {
 		return reg.heldCount() >= 1, nil
 	})
 	sigterm := time.Now()
 	if err := leader.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 10*time.Second, "/readyz to fail after SIGTERM", func(context.Context) (bool, error) {
+	framework.Poll(t, 10*time.Second, "/readyz to fail after SIGTERM", func(context.Context) (bool, error) {
 		return readyz(leader.health) == http.StatusServiceUnavailable, nil
 	})
 	// Draining: still running, still the holder, for longer than a lease
@@ -203,7 +204,7 @@ func TestGracefulShutdownDrainsThenHandsOver(t *testing.T) {
 		t.Errorf("leader exit code %d after SIGTERM, want 0", code)
 	}
 	var acquired time.Time
-	poll(t, 30*time.Second, "the follower to take the Lease", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the follower to take the Lease", func(ctx context.Context) (bool, error) {
 		h, at, err := leaseHolder(ctx, kube, ns)
 		acquired = at
 		return strings.HasPrefix(h, follower.user+"_"), err
@@ -229,7 +230,7 @@ func TestGracefulShutdownDrainsThenHandsOver(t *testing.T) {
 		}
 	}
 	// The follower converges the server from where the drained pass left it.
-	poll(t, time.Minute, "the follower's ConfigGenerated condition", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "the follower's ConfigGenerated condition", func(ctx context.Context) (bool, error) {
 		s, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "drain", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -256,7 +257,7 @@ func TestFrozenLeaderIsFenced(t *testing.T) {
 	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(ctx, generatedServer(ns, "frozen", reg), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 30*time.Second, "a pass waiting on the registry", func(context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "a pass waiting on the registry", func(context.Context) (bool, error) {
 		return reg.heldCount() > 0, nil
 	})
 	if err := leader.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
@@ -266,7 +267,7 @@ func TestFrozenLeaderIsFenced(t *testing.T) {
 	// answered at once, with a different base config.
 	reg.open()
 	var acquired time.Time
-	poll(t, 30*time.Second, "the follower to take the Lease", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the follower to take the Lease", func(ctx context.Context) (bool, error) {
 		h, at, err := leaseHolder(ctx, kube, ns)
 		acquired = at
 		return strings.HasPrefix(h, follower.user+"_"), err
@@ -293,7 +294,7 @@ func TestFrozenLeaderIsFenced(t *testing.T) {
 		}
 	}
 	// The new leader converges the server.
-	poll(t, time.Minute, "the new leader's generated config", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "the new leader's generated config", func(ctx context.Context) (bool, error) {
 		s, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "frozen", metav1.GetOptions{})
 		return err == nil && s.Status.ConfigGeneration != nil && s.Status.ConfigGeneration.ConfigMapName != "", err
 	})

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,7 +42,7 @@ func TestHarnessDeploymentAvailableAndCollected(t *testing.T) {
 	if _, err := kube.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating Deployment: %v", err)
 	}
-	poll(t, 90*time.Second, "Deployment 2/2 available", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 90*time.Second, "Deployment 2/2 available", func(ctx context.Context) (bool, error) {
 		got, err := kube.AppsV1().Deployments(ns).Get(ctx, "harness", metav1.GetOptions{})
 		if err != nil {
 			return false, err

@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -22,6 +21,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // writeCounter counts the mutating requests a client sends, per verb and
@@ -124,29 +124,12 @@ func clients(t *testing.T) (kubernetes.Interface, versioned.Interface) {
 	return cp.Client(), versioned.NewForConfigOrDie(cp.Config())
 }
 
-// poll waits until cond returns true, failing the test after timeout.
-func poll(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
-	}
-}
-
 // waitReady waits for condition Ready=True with observedGeneration equal to
 // the generation, as `kubectl wait --for=condition=Ready` would.
 func waitReady(t *testing.T, ogx versioned.Interface, ns, name string, timeout time.Duration) *ogxv1beta1.OGXServer {
 	t.Helper()
 	var got *ogxv1beta1.OGXServer
-	poll(t, timeout, fmt.Sprintf("OGXServer %s/%s Ready", ns, name), func(ctx context.Context) (bool, error) {
+	framework.Poll(t, timeout, fmt.Sprintf("OGXServer %s/%s Ready", ns, name), func(ctx context.Context) (bool, error) {
 		s, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -162,7 +145,7 @@ func waitReady(t *testing.T, ogx versioned.Interface, ns, name string, timeout t
 // waitGone waits until get reports NotFound.
 func waitGone(t *testing.T, timeout time.Duration, what string, get func(ctx context.Context) error) {
 	t.Helper()
-	poll(t, timeout, what+" to be deleted", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, timeout, what+" to be deleted", func(ctx context.Context) (bool, error) {
 		err := get(ctx)
 		if apierrors.IsNotFound(err) {
 			return true, nil

@@ -12,6 +12,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // TestHPAHandover: turning autoscaling on for a running Deployment never
@@ -58,7 +59,7 @@ func TestHPAHandover(t *testing.T) {
 	updateServer(t, ogx, ns, "hs", func(cur *ogxv1beta1.OGXServer) {
 		cur.Spec.Workload.Autoscaling = &ogxv1beta1.AutoscalingSpec{MaxReplicas: 5}
 	})
-	poll(t, 30*time.Second, "the HPA", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the HPA", func(ctx context.Context) (bool, error) {
 		_, err := kube.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "hs-hpa", metav1.GetOptions{})
 		return err == nil, err
 	})
@@ -76,7 +77,7 @@ func TestHPAHandover(t *testing.T) {
 		cur.Spec.Workload.Autoscaling = nil
 		cur.Spec.Workload.Replicas = &one
 	})
-	poll(t, 30*time.Second, "replicas back to the spec's 1", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "replicas back to the spec's 1", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "hs", metav1.GetOptions{})
 		return err == nil && d.Spec.Replicas != nil && *d.Spec.Replicas == 1, err
 	})

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // buildController builds the ogx-controller binary once per test binary.
@@ -119,7 +120,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 		"replica-b": startProcess(t, bin, ns, "replica-b"),
 	}
 	var leader string
-	poll(t, 60*time.Second, "a leader", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 60*time.Second, "a leader", func(ctx context.Context) (bool, error) {
 		l, err := kube.CoordinationV1().Leases(ns).Get(ctx, "ogx-controller-leader", metav1.GetOptions{})
 		if err != nil || l.Spec.HolderIdentity == nil {
 			return false, err
@@ -157,7 +158,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 			follower = id
 		}
 	}
-	poll(t, 30*time.Second, "the follower to take the lease", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the follower to take the lease", func(ctx context.Context) (bool, error) {
 		l, err := kube.CoordinationV1().Leases(ns).Get(ctx, "ogx-controller-leader", metav1.GetOptions{})
 		if err != nil || l.Spec.HolderIdentity == nil {
 			return false, err
@@ -172,7 +173,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 		cur.Spec.Workload = &ogxv1beta1.WorkloadSpec{Overrides: &ogxv1beta1.WorkloadOverrides{
 			Env: []corev1.EnvVar{{Name: "AFTER_FAILOVER", Value: "1"}}}}
 	})
-	poll(t, 30*time.Second, "the change converged by the new leader", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the change converged by the new leader", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "ha", metav1.GetOptions{})
 		if err != nil {
 			return false, err

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // legacyManifest is a LlamaStackDistribution as a user wrote it: storage,
@@ -70,7 +71,7 @@ func TestMigratedInstallKeepsServing(t *testing.T) {
 
 	got := waitReady(t, ogx, ns, name, 3*time.Minute)
 	assertCondition(t, got, "StorageAdopted", metav1.ConditionTrue, "StorageAdopted", "PVC legacy-pvc adopted")
-	poll(t, time.Minute, "the migrated server's pods ready", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "the migrated server's pods ready", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err

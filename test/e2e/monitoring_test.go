@@ -23,6 +23,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 var (
@@ -205,7 +206,7 @@ func assertNoErrorConditions(t *testing.T, s *ogxv1beta1.OGXServer) {
 func waitMonitoringObject(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns, name string) *unstructured.Unstructured {
 	t.Helper()
 	var got *unstructured.Unstructured
-	poll(t, 15*monDiscoveryInterval, fmt.Sprintf("%s %s/%s", gvr.Resource, ns, name), func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 15*monDiscoveryInterval, fmt.Sprintf("%s %s/%s", gvr.Resource, ns, name), func(ctx context.Context) (bool, error) {
 		obj, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err

@@ -17,6 +17,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 func watched(labels map[string]string) map[string]string {
@@ -162,7 +163,7 @@ func TestNetworkScalingAndTrust(t *testing.T) {
 	if _, err := kube.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 30*time.Second, "the new CA bundle rolled out", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the new CA bundle rolled out", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "net", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -257,7 +258,7 @@ func TestReferenceDiagnosis(t *testing.T) {
 	}
 	waitCondition(t, ogx, ns, "refs", "Ready", "ReferenceNotFound",
 		"failed to resolve secret "+ns+"/serving for env OGX_TLS_CERTFILE: not found (referenced by spec.network.tls.secretName)")
-	poll(t, 30*time.Second, "a ReferenceNotFound Warning event", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "a ReferenceNotFound Warning event", func(ctx context.Context) (bool, error) {
 		evs, err := kube.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -290,7 +291,7 @@ func TestReferenceDiagnosis(t *testing.T) {
 	waitReady(t, ogx, ns, "refs", time.Minute)
 	// The override config does not configure server TLS: one Warning says
 	// how to.
-	poll(t, 30*time.Second, "a ServerTLSNotConfigured Warning event", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "a ServerTLSNotConfigured Warning event", func(ctx context.Context) (bool, error) {
 		evs, err := kube.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -308,7 +309,7 @@ func TestReferenceDiagnosis(t *testing.T) {
 func waitCondition(t *testing.T, ogx versioned.Interface, ns, name, typ, reason, message string) {
 	t.Helper()
 	var last string
-	poll(t, 90*time.Second, fmt.Sprintf("%s reason %s", typ, reason), func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 90*time.Second, fmt.Sprintf("%s reason %s", typ, reason), func(ctx context.Context) (bool, error) {
 		s, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -327,7 +328,7 @@ func waitCondition(t *testing.T, ogx versioned.Interface, ns, name, typ, reason,
 func settleWrites(t *testing.T, r *running) {
 	t.Helper()
 	prev, stable := -1, 0
-	poll(t, time.Minute, "the controller to settle", func(context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "the controller to settle", func(context.Context) (bool, error) {
 		n, _ := r.writes.snapshot()
 		if n == prev {
 			stable++

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -26,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // readManifest decodes one YAML document of config/rbac into out.
@@ -115,7 +115,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	// bind N-sa to the anyuid SCC role, which it may only do through the
 	// shipped bind rule.
 	installOpenShiftSecurity(t)
-	metricsAddr := freeAddr(t)
+	metricsAddr := framework.FreeAddr(t)
 	proc := startProcessWith(t, bin, "rbac", "--kubeconfig="+kubeconfig, "--leader-elect=true",
 		"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=1s",
 		"--operator-namespace="+ns, "--watch-namespaces="+ns,
@@ -155,7 +155,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if got.Status.ConfigGeneration == nil {
 		t.Errorf("no generated config in status: %+v", got.Status)
 	}
-	poll(t, 30*time.Second, "RoleBinding rbac-rb", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "RoleBinding rbac-rb", func(ctx context.Context) (bool, error) {
 		rb, err := kube.RbacV1().RoleBindings(ns).Get(ctx, "rbac-rb", metav1.GetOptions{})
 		if err != nil {
 			return false, nil
@@ -170,7 +170,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	// The metrics listener authenticates and authorises with the
 	// controller's own identity (TokenReview, SubjectAccessReview).
 	checkMetricsAuth(t, metricsAddr, admin.BearerToken)
-	poll(t, 60*time.Second, "the self-managed webhook certificate Secret", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 60*time.Second, "the self-managed webhook certificate Secret", func(ctx context.Context) (bool, error) {
 		_, err := kube.CoreV1().Secrets(ns).Get(ctx, "ogx-controller-webhook-tls", metav1.GetOptions{})
 		return err == nil, nil
 	})
@@ -205,17 +205,6 @@ func grepLines(s, sub string) string {
 	return b.String()
 }
 
-// freeAddr returns a loopback address with a port that was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // checkMetricsAuth: no token is refused with 401, a token allowed to get
 // /metrics (the admin's) is served.
 func checkMetricsAuth(t *testing.T, addr, token string) {
@@ -237,7 +226,7 @@ func checkMetricsAuth(t *testing.T, addr, token string) {
 		resp.Body.Close()
 		return resp.StatusCode, nil
 	}
-	poll(t, 30*time.Second, "metrics served to an authorised token", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "metrics served to an authorised token", func(ctx context.Context) (bool, error) {
 		code, err := get(ctx, token)
 		return code == http.StatusOK, err
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -39,7 +40,7 @@ func TestRestartRevertsOfflineDrift(t *testing.T) {
 	}
 
 	second := startController(t, ns)
-	poll(t, time.Minute, "the hand edit reverted by the restarted controller", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "the hand edit reverted by the restarted controller", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "rs", metav1.GetOptions{})
 		if err != nil {
 			return false, err

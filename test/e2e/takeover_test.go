@@ -12,6 +12,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // TestTakeoverOfUpstreamChildren pre-creates a Deployment and a Service the
@@ -54,14 +55,14 @@ func TestTakeoverOfUpstreamChildren(t *testing.T) {
 	if _, err := ogx.OgxV1beta1().OGXServers(ns).UpdateStatus(ctx, s, metav1.UpdateOptions{FieldManager: "manager"}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 60*time.Second, "the upstream Deployment to roll out", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 60*time.Second, "the upstream Deployment to roll out", func(ctx context.Context) (bool, error) {
 		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "tk", metav1.GetOptions{})
 		return err == nil && d.Status.AvailableReplicas == 1, err
 	})
 	rsBefore := replicaSets(t, kube, ns, "tk")
 
 	startController(t, ns)
-	poll(t, 60*time.Second, "the upstream-only env var removed", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 60*time.Second, "the upstream-only env var removed", func(ctx context.Context) (bool, error) {
 		got, err := kube.AppsV1().Deployments(ns).Get(ctx, "tk", metav1.GetOptions{})
 		if err != nil {
 			return false, err

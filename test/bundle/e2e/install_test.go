@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -32,7 +33,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -118,7 +118,7 @@ func TestBundleInstallsAndRuns(t *testing.T) {
 	dep = waitDeploymentAvailable(t, kube, opNS, dep.Name, *dep.Spec.Replicas)
 	checkSelectsPods(t, kube, b.others, opNS, *dep.Spec.Replicas)
 
-	bin := buildController(t)
+	bin := framework.BuildController(t, root)
 	kubeconfig := serviceAccountKubeconfig(t, kube, opNS, dep.Spec.Template.Spec.ServiceAccountName)
 	ctrl := startController(t, bin, dep, kubeconfig)
 
@@ -263,7 +263,7 @@ func checkSelectsPods(t *testing.T, kube kubernetes.Interface, others []*unstruc
 		name := u.GetName()
 		switch u.GroupVersionKind().GroupKind() {
 		case schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"}:
-			poll(t, time.Minute, "PodDisruptionBudget "+name+" to count the pods", func(ctx context.Context) (bool, error) {
+			framework.Poll(t, time.Minute, "PodDisruptionBudget "+name+" to count the pods", func(ctx context.Context) (bool, error) {
 				pdb, err := kube.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, name, metav1.GetOptions{})
 				if err != nil {
 					return false, err
@@ -271,7 +271,7 @@ func checkSelectsPods(t *testing.T, kube kubernetes.Interface, others []*unstruc
 				return pdb.Status.ObservedGeneration == pdb.Generation && pdb.Status.CurrentHealthy == n, nil
 			})
 		case schema.GroupKind{Kind: "Service"}:
-			poll(t, time.Minute, "Service "+name+" to have the pods as endpoints", func(ctx context.Context) (bool, error) {
+			framework.Poll(t, time.Minute, "Service "+name+" to have the pods as endpoints", func(ctx context.Context) (bool, error) {
 				svc, err := kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
 				if err != nil {
 					return false, err
@@ -323,7 +323,7 @@ func resolvesAllPorts(svc *corev1.Service, ports []discoveryv1.EndpointPort) boo
 func waitDeploymentAvailable(t *testing.T, kube kubernetes.Interface, ns, name string, n int32) *appsv1.Deployment {
 	t.Helper()
 	var dep *appsv1.Deployment
-	poll(t, 2*time.Minute, fmt.Sprintf("Deployment %s %d/%d available", name, n, n), func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 2*time.Minute, fmt.Sprintf("Deployment %s %d/%d available", name, n, n), func(ctx context.Context) (bool, error) {
 		var err error
 		dep, err = kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -392,9 +392,9 @@ func startController(t *testing.T, bin string, dep *appsv1.Deployment, kubeconfi
 		name, value, _ := strings.Cut(a, "=")
 		switch name {
 		case "--health-probe-bind-address", "--metrics-bind-address":
-			a = name + "=" + freeAddr(t)
+			a = name + "=" + framework.FreeAddr(t)
 		case "--admission-bind-address":
-			ctrl.admissionAddr = freeAddr(t)
+			ctrl.admissionAddr = framework.FreeAddr(t)
 			a = name + "=" + ctrl.admissionAddr
 		case "--admission-cert-dir":
 			dir := t.TempDir()
@@ -505,7 +505,7 @@ func checkServesCert(t *testing.T, ctrl *controller) {
 	if !pool.AppendCertsFromPEM(ctrl.certPEM) {
 		t.Fatal("the test's own certificate does not parse")
 	}
-	poll(t, 30*time.Second, "the admission listener to serve the mounted certificate", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the admission listener to serve the mounted certificate", func(ctx context.Context) (bool, error) {
 		d := tls.Dialer{Config: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
 		conn, err := d.DialContext(ctx, "tcp", ctrl.admissionAddr)
 		if err != nil {
@@ -535,50 +535,10 @@ func checkAlmExamplesAccepted(t *testing.T, dyn dynamic.Interface, examples []*u
 	}
 }
 
-// buildController builds ogx-controller from the repository.
-func buildController(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ogx-controller")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/ogx-controller")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building ogx-controller: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// freeAddr returns a loopback address with a port that was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// poll waits until cond returns true, failing the test after timeout.
-func poll(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
-	}
-}
-
 // waitReady waits for Ready=True observed at the current generation.
 func waitReady(t *testing.T, dyn dynamic.Interface, ns, name string, timeout time.Duration) {
 	t.Helper()
-	poll(t, timeout, fmt.Sprintf("OGXServer %s/%s Ready", ns, name), func(ctx context.Context) (bool, error) {
+	framework.Poll(t, timeout, fmt.Sprintf("OGXServer %s/%s Ready", ns, name), func(ctx context.Context) (bool, error) {
 		u, err := dyn.Resource(ogxServers).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err

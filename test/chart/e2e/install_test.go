@@ -23,7 +23,6 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -36,6 +35,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/test/chart"
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // operatorNamespace is the chart's operator namespace in this test: not the
@@ -121,7 +121,7 @@ func TestChartInstallsAndRuns(t *testing.T) {
 	waitEndpoints(t, kube, svcRef.Name, 2)
 
 	// The two replicas, as the chart's ServiceAccount with the chart's flags.
-	bin := buildController(t)
+	bin := framework.BuildController(t, root)
 	kubeconfig := serviceAccountKubeconfig(t, kube, dep.Spec.Template.Spec.ServiceAccountName)
 	replicas := []*replica{
 		startReplica(t, bin, dep, kubeconfig, dep.Name+"-replica-a"),
@@ -145,7 +145,7 @@ func TestChartInstallsAndRuns(t *testing.T) {
 		replicas[0].admissionAddr, replicas[1].admissionAddr)
 
 	waitLeader(t, kube, replicas)
-	poll(t, time.Minute, "the caBundle in the chart's webhook configuration", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "the caBundle in the chart's webhook configuration", func(ctx context.Context) (bool, error) {
 		got, err := kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, vwc.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -154,7 +154,7 @@ func TestChartInstallsAndRuns(t *testing.T) {
 	})
 	// Admission through the apiserver: an unknown distribution passes the
 	// CRD schema and is denied by the webhook.
-	poll(t, time.Minute, "the webhook to deny an invalid OGXServer", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "the webhook to deny an invalid OGXServer", func(ctx context.Context) (bool, error) {
 		bad := newServer(watchA, "invalid")
 		bad.Spec.Distribution.Name = ptr.To("nope")
 		_, err := ogx.OgxV1beta1().OGXServers(watchA).Create(ctx, bad, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
@@ -190,7 +190,7 @@ func TestChartInstallsAndRuns(t *testing.T) {
 
 	// The leader labels the operator ConfigMap in its own namespace, which
 	// with watch namespaces only the chart's operator-config Role allows.
-	poll(t, 30*time.Second, "the operator ConfigMap in "+operatorNamespace, func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "the operator ConfigMap in "+operatorNamespace, func(ctx context.Context) (bool, error) {
 		cm, err := kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, render.OperatorConfigMapName, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -244,7 +244,7 @@ func applyAll(t *testing.T, objs []*unstructured.Unstructured) {
 func waitDeploymentAvailable(t *testing.T, kube kubernetes.Interface, n int32) *appsv1.Deployment {
 	t.Helper()
 	var dep *appsv1.Deployment
-	poll(t, 2*time.Minute, fmt.Sprintf("the chart's Deployment %d/%d available", n, n), func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 2*time.Minute, fmt.Sprintf("the chart's Deployment %d/%d available", n, n), func(ctx context.Context) (bool, error) {
 		var err error
 		dep, err = kube.AppsV1().Deployments(operatorNamespace).Get(ctx, "ogx-k8s-operator-controller-manager", metav1.GetOptions{})
 		if err != nil {
@@ -257,7 +257,7 @@ func waitDeploymentAvailable(t *testing.T, kube kubernetes.Interface, n int32) *
 
 func waitPDBHealthy(t *testing.T, kube kubernetes.Interface, name string, n int32) {
 	t.Helper()
-	poll(t, time.Minute, "the chart's PodDisruptionBudget to count the pods", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "the chart's PodDisruptionBudget to count the pods", func(ctx context.Context) (bool, error) {
 		pdb, err := kube.PolicyV1().PodDisruptionBudgets(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -286,7 +286,7 @@ func servesPort(svc *corev1.Service, port int32, c corev1.Container, target stri
 // webhook's container port.
 func waitEndpoints(t *testing.T, kube kubernetes.Interface, service string, n int) {
 	t.Helper()
-	poll(t, time.Minute, "endpoints of Service "+service, func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "endpoints of Service "+service, func(ctx context.Context) (bool, error) {
 		slices, err := kube.DiscoveryV1().EndpointSlices(operatorNamespace).List(ctx, metav1.ListOptions{
 			LabelSelector: discoveryv1.LabelServiceName + "=" + service})
 		if err != nil {
@@ -334,7 +334,7 @@ func serviceAccountKubeconfig(t *testing.T, kube kubernetes.Interface, sa string
 // one of the replicas.
 func waitLeader(t *testing.T, kube kubernetes.Interface, replicas []*replica) {
 	t.Helper()
-	poll(t, time.Minute, "a replica to hold the leader Lease in "+operatorNamespace, func(ctx context.Context) (bool, error) {
+	framework.Poll(t, time.Minute, "a replica to hold the leader Lease in "+operatorNamespace, func(ctx context.Context) (bool, error) {
 		leases, err := kube.CoordinationV1().Leases(operatorNamespace).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -389,12 +389,12 @@ func startReplica(t *testing.T, bin string, dep *appsv1.Deployment, kubeconfig, 
 		name, _, _ := strings.Cut(a, "=")
 		switch name {
 		case "--health-probe-bind-address":
-			a = name + "=" + freeAddr(t)
+			a = name + "=" + framework.FreeAddr(t)
 		case "--metrics-bind-address":
-			r.metricsAddr = freeAddr(t)
+			r.metricsAddr = framework.FreeAddr(t)
 			a = name + "=" + r.metricsAddr
 		case "--admission-bind-address":
-			r.admissionAddr = freeAddr(t)
+			r.admissionAddr = framework.FreeAddr(t)
 			a = name + "=" + r.admissionAddr
 		case "--admission-cert-dir":
 			a = name + "=" + t.TempDir()
@@ -442,29 +442,6 @@ func startReplica(t *testing.T, bin string, dep *appsv1.Deployment, kubeconfig, 
 	return r
 }
 
-// buildController builds ogx-controller from the repository.
-func buildController(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ogx-controller")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/ogx-controller")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building ogx-controller: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// freeAddr returns a loopback address with a port that was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // checkMetricsAuth: a request without a token is refused with 401, one
 // with a token allowed to get /metrics (the admin's) is served.
 func checkMetricsAuth(t *testing.T, addr, token string) {
@@ -486,7 +463,7 @@ func checkMetricsAuth(t *testing.T, addr, token string) {
 		resp.Body.Close()
 		return resp.StatusCode, nil
 	}
-	poll(t, 30*time.Second, "metrics served to an authorised token", func(ctx context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "metrics served to an authorised token", func(ctx context.Context) (bool, error) {
 		code, err := get(ctx, token)
 		return code == http.StatusOK, err
 	})
@@ -495,27 +472,10 @@ func checkMetricsAuth(t *testing.T, addr, token string) {
 	}
 }
 
-// poll waits until cond returns true, failing the test after timeout.
-func poll(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
-	}
-}
-
 // waitReady waits for Ready=True observed at the current generation.
 func waitReady(t *testing.T, ogx versioned.Interface, ns, name string, timeout time.Duration) {
 	t.Helper()
-	poll(t, timeout, fmt.Sprintf("OGXServer %s/%s Ready", ns, name), func(ctx context.Context) (bool, error) {
+	framework.Poll(t, timeout, fmt.Sprintf("OGXServer %s/%s Ready", ns, name), func(ctx context.Context) (bool, error) {
 		s, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
