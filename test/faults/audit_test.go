@@ -12,9 +12,10 @@ import (
 
 // auditEvent is the part of an audit.k8s.io/v1 Event the suite reads.
 type auditEvent struct {
-	AuditID string `json:"auditID"`
-	Stage   string `json:"stage"`
-	Verb    string `json:"verb"`
+	AuditID   string `json:"auditID"`
+	Stage     string `json:"stage"`
+	Verb      string `json:"verb"`
+	UserAgent string `json:"userAgent"`
 	User    struct {
 		Username string `json:"username"`
 	} `json:"user"`
@@ -29,6 +30,7 @@ type auditEvent struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
 	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+	StageTimestamp           time.Time `json:"stageTimestamp"`
 }
 
 // request is one of the operator's API requests in namespace ns, from the
@@ -36,7 +38,12 @@ type auditEvent struct {
 type request struct {
 	verb, resource, name string
 	code                 int
-	at                   time.Time
+	// at is when the apiserver received the request, done when it last
+	// reported on it (the response, for a request that completed).
+	at, done time.Time
+	// userAgent names the replica's process identity
+	// (ogx-controller/<version> (<HOSTNAME>_<uuid>)).
+	userAgent string
 }
 
 func (r request) key() string { return r.resource + "/" + r.name }
@@ -82,7 +89,8 @@ func operatorRequests(ns string, since time.Time) ([]request, error) {
 		if ev.ObjectRef.Subresource != "" {
 			res += "/" + ev.ObjectRef.Subresource
 		}
-		r := request{verb: ev.Verb, resource: res, name: ev.ObjectRef.Name, at: ev.RequestReceivedTimestamp}
+		r := request{verb: ev.Verb, resource: res, name: ev.ObjectRef.Name, at: ev.RequestReceivedTimestamp,
+			done: ev.StageTimestamp, userAgent: ev.UserAgent}
 		if ev.ResponseStatus != nil {
 			r.code = ev.ResponseStatus.Code
 		}

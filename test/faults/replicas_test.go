@@ -192,6 +192,13 @@ func (r *replica) Stop() {
 	}
 }
 
+// Signal sends sig to the current process, for SIGSTOP and SIGCONT.
+func (r *replica) Signal(sig syscall.Signal) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cmd.Process.Signal(sig)
+}
+
 // Restarts is how often the supervisor restarted the process.
 func (r *replica) Restarts() int {
 	r.mu.Lock()
@@ -213,20 +220,32 @@ func (r *replica) tail(n int) string {
 
 // leaseHolder returns which of names holds the Lease in ns, or "".
 func leaseHolder(ctx context.Context, ns string, names []string) (string, error) {
-	l, err := s.cp.Client().CoordinationV1().Leases(ns).Get(ctx, leaseName, metav1.GetOptions{})
+	holder, _, err := leaseRecord(ctx, ns)
 	if err != nil {
 		return "", err
 	}
-	if l.Spec.HolderIdentity == nil {
-		return "", nil
-	}
 	for _, n := range names {
 		// The identity is <HOSTNAME>_<uuid>.
-		if strings.HasPrefix(*l.Spec.HolderIdentity, n+"_") {
+		if strings.HasPrefix(holder, n+"_") {
 			return n, nil
 		}
 	}
 	return "", nil
+}
+
+// leaseRecord returns the Lease's holder identity and acquire time in ns.
+func leaseRecord(ctx context.Context, ns string) (holder string, acquired time.Time, err error) {
+	l, err := s.cp.Client().CoordinationV1().Leases(ns).Get(ctx, leaseName, metav1.GetOptions{})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if l.Spec.HolderIdentity != nil {
+		holder = *l.Spec.HolderIdentity
+	}
+	if l.Spec.AcquireTime != nil {
+		acquired = l.Spec.AcquireTime.Time
+	}
+	return holder, acquired, nil
 }
 
 // waitLeader waits until one of names holds the Lease and returns it.
