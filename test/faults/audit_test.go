@@ -16,7 +16,7 @@ type auditEvent struct {
 	Stage     string `json:"stage"`
 	Verb      string `json:"verb"`
 	UserAgent string `json:"userAgent"`
-	User    struct {
+	User      struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef *struct {
