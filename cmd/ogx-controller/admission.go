@@ -61,10 +61,7 @@ func startWebhookCerts(ctx context.Context, o *options, kube kubernetes.Interfac
 
 // stopAdmission stops the admission server last, draining in-flight reviews.
 func stopAdmission(srv *admission.Server) {
-	if srv == nil {
-		return
+	if srv != nil {
+		stopServer(srv, admission.ShutdownTimeout)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), admission.ShutdownTimeout)
-	defer cancel()
-	_ = srv.Shutdown(ctx)
 }

@@ -63,11 +63,9 @@ func healthHandler(ready func() bool, watchdog *leaderelection.HealthzAdaptor) h
 	return mux
 }
 
+// shutdown stops the health or profiling server (nil: not started).
 func shutdown(srv *http.Server) {
-	if srv == nil {
-		return
+	if srv != nil {
+		stopServer(srv, 5*time.Second)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(ctx)
 }

@@ -34,10 +34,7 @@ func startMetrics(ctx context.Context, o *options, kube kubernetes.Interface, m 
 
 // stopMetrics stops the metrics listener.
 func stopMetrics(srv *metrics.Server) {
-	if srv == nil {
-		return
+	if srv != nil {
+		stopServer(srv, metrics.ShutdownTimeout)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), metrics.ShutdownTimeout)
-	defer cancel()
-	_ = srv.Shutdown(ctx)
 }

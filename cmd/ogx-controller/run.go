@@ -128,3 +128,11 @@ func setGCPercent(percent int, gogc string) {
 		debug.SetGCPercent(percent)
 	}
 }
+
+// stopServer shuts a listener down, waiting at most timeout for the
+// requests in flight; the process is stopping, so an error changes nothing.
+func stopServer(srv interface{ Shutdown(context.Context) error }, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	_ = srv.Shutdown(ctx)
+}
