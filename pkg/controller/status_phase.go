@@ -63,7 +63,10 @@ func terminalMessage(terminals []terminal) string {
 }
 
 // phaseAndReadiness sets the phase, Ready and the kstatus conditions from
-// the outcomes and the rollout, and says how soon to look again.
+// the outcomes and the rollout, and says how soon to look again. Unlike the
+// other conditions these share one function: each case of the phase
+// decides Ready, Reconciling and Stalled together (docs/status.md, Phase), and
+// apart they would repeat the same case analysis three times.
 func phaseAndReadiness(in statusInputs, cs *conditionSet, st *ogxv1beta1.OGXServerStatus, expected int32, deployFailed string, rolledOut bool) statusResult {
 	s, d := in.server, in.deployment
 	p := summarizeOutcomes(in)
