@@ -9,6 +9,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -122,28 +123,10 @@ func bundleAnnotations(channel string) map[string]string {
 	}
 }
 
+// buildCSV assembles the ClusterServiceVersion from the release's install
+// objects, the samples and the two CRDs.
 func buildCSV(o options, rel *manifests, ogx, legacy *apiextensionsv1.CustomResourceDefinition) (*clusterServiceVersion, error) {
-	var d appsv1.Deployment
-	if err := rel.get("Deployment", deploymentName, &d); err != nil {
-		return nil, err
-	}
-	if err := forOLM(&d); err != nil {
-		return nil, err
-	}
-	sa := d.Spec.Template.Spec.ServiceAccountName
-	namespaced, cluster, err := splitRules(rel, sa)
-	if err != nil {
-		return nil, err
-	}
-	var whc admissionregistrationv1.ValidatingWebhookConfiguration
-	if err := rel.get("ValidatingWebhookConfiguration", webhookConfigName, &whc); err != nil {
-		return nil, err
-	}
-	var svc corev1.Service
-	if err := rel.get("Service", webhookService, &svc); err != nil {
-		return nil, err
-	}
-	hooks, err := webhooks(&whc, &svc, deploymentName)
+	inst, err := readInstall(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -151,15 +134,11 @@ func buildCSV(o options, rel *manifests, ogx, legacy *apiextensionsv1.CustomReso
 	if err != nil {
 		return nil, err
 	}
-	ogxDesc, err := ownedCRD(ogx, "OGX Server", ogxResources)
+	owned, err := ownedCRDs(ogx, legacy)
 	if err != nil {
 		return nil, err
 	}
-	legacyDesc, err := ownedCRD(legacy, "LlamaStackDistribution (legacy)", nil)
-	if err != nil {
-		return nil, err
-	}
-	legacyDesc.Description = "The llama-stack operator's API, kept for migration: ogx-controller does not reconcile it; `ogx-controller migrate` converts one into an OGXServer, which then adopts its storage and networking."
+	d := &inst.deployment
 	image := d.Spec.Template.Spec.Containers[0].Image
 	internal, err := json.Marshal([]string{legacyCRD})
 	if err != nil {
@@ -181,33 +160,91 @@ func buildCSV(o options, rel *manifests, ogx, legacy *apiextensionsv1.CustomReso
 				"operatorframework.io/suggested-namespace":        d.Namespace,
 			},
 		},
-		Spec: csvSpec{
-			DisplayName:    "OGX Controller",
-			Description:    csvDescription,
-			Version:        o.version,
-			MinKubeVersion: minKubeVersion,
-			Maturity:       o.channel,
-			Provider:       appLink{Name: "ogx-k8s", URL: repository},
-			Links:          []appLink{{Name: "Source and documentation", URL: repository}},
-			Keywords:       []string{"ogx", "llama-stack", "llm", "inference", "ai"},
-			// --watch-namespaces takes any set of namespaces, or none for
-			// all (forOLM passes OLM's choice in).
-			InstallModes: []installMode{
-				{Type: "OwnNamespace", Supported: true},
-				{Type: "SingleNamespace", Supported: true},
-				{Type: "MultiNamespace", Supported: true},
-				{Type: "AllNamespaces", Supported: true},
-			},
-			InstallStrategy: installStrategy{Strategy: "deployment", Spec: strategySpec{
-				Permissions:        []permission{{ServiceAccountName: sa, Rules: namespaced}},
-				ClusterPermissions: []permission{{ServiceAccountName: sa, Rules: cluster}},
-				Deployments:        []deploymentSpec{{Name: d.Name, Label: d.Labels, Spec: d.Spec}},
-			}},
-			CustomResourceDefinitions: crdDescriptions{Owned: []crdDescription{*ogxDesc, *legacyDesc}},
-			WebhookDefinitions:        hooks,
-			RelatedImages:             []relatedImage{{Name: "ogx-controller", Image: image}},
-		},
+		Spec: newCSVSpec(o, inst, owned, image),
 	}, nil
+}
+
+// installParts are the parts of the release's install that the CSV's
+// install strategy and webhook definitions are made of.
+type installParts struct {
+	deployment          appsv1.Deployment
+	namespaced, cluster []rbacv1.PolicyRule
+	webhooks            []webhookDefinition
+}
+
+// readInstall reads the operator's Deployment (adapted for OLM), its RBAC
+// rules split by scope, and the webhook definitions.
+func readInstall(rel *manifests) (*installParts, error) {
+	inst := &installParts{}
+	d := &inst.deployment
+	if err := rel.get("Deployment", deploymentName, d); err != nil {
+		return nil, err
+	}
+	if err := forOLM(d); err != nil {
+		return nil, err
+	}
+	var err error
+	if inst.namespaced, inst.cluster, err = splitRules(rel, d.Spec.Template.Spec.ServiceAccountName); err != nil {
+		return nil, err
+	}
+	var whc admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := rel.get("ValidatingWebhookConfiguration", webhookConfigName, &whc); err != nil {
+		return nil, err
+	}
+	var svc corev1.Service
+	if err := rel.get("Service", webhookService, &svc); err != nil {
+		return nil, err
+	}
+	if inst.webhooks, err = webhooks(&whc, &svc, deploymentName); err != nil {
+		return nil, err
+	}
+	return inst, nil
+}
+
+// ownedCRDs describes the OGXServer CRD and the legacy one.
+func ownedCRDs(ogx, legacy *apiextensionsv1.CustomResourceDefinition) ([]crdDescription, error) {
+	ogxDesc, err := ownedCRD(ogx, "OGX Server", ogxResources)
+	if err != nil {
+		return nil, err
+	}
+	legacyDesc, err := ownedCRD(legacy, "LlamaStackDistribution (legacy)", nil)
+	if err != nil {
+		return nil, err
+	}
+	legacyDesc.Description = "The llama-stack operator's API, kept for migration: ogx-controller does not reconcile it; `ogx-controller migrate` converts one into an OGXServer, which then adopts its storage and networking."
+	return []crdDescription{*ogxDesc, *legacyDesc}, nil
+}
+
+// newCSVSpec is the CSV's spec: the fixed description and the install.
+func newCSVSpec(o options, inst *installParts, owned []crdDescription, image string) csvSpec {
+	d := &inst.deployment
+	sa := d.Spec.Template.Spec.ServiceAccountName
+	return csvSpec{
+		DisplayName:    "OGX Controller",
+		Description:    csvDescription,
+		Version:        o.version,
+		MinKubeVersion: minKubeVersion,
+		Maturity:       o.channel,
+		Provider:       appLink{Name: "ogx-k8s", URL: repository},
+		Links:          []appLink{{Name: "Source and documentation", URL: repository}},
+		Keywords:       []string{"ogx", "llama-stack", "llm", "inference", "ai"},
+		// --watch-namespaces takes any set of namespaces, or none for
+		// all (forOLM passes OLM's choice in).
+		InstallModes: []installMode{
+			{Type: "OwnNamespace", Supported: true},
+			{Type: "SingleNamespace", Supported: true},
+			{Type: "MultiNamespace", Supported: true},
+			{Type: "AllNamespaces", Supported: true},
+		},
+		InstallStrategy: installStrategy{Strategy: "deployment", Spec: strategySpec{
+			Permissions:        []permission{{ServiceAccountName: sa, Rules: inst.namespaced}},
+			ClusterPermissions: []permission{{ServiceAccountName: sa, Rules: inst.cluster}},
+			Deployments:        []deploymentSpec{{Name: d.Name, Label: d.Labels, Spec: d.Spec}},
+		}},
+		CustomResourceDefinitions: crdDescriptions{Owned: owned},
+		WebhookDefinitions:        inst.webhooks,
+		RelatedImages:             []relatedImage{{Name: "ogx-controller", Image: image}},
+	}
 }
 
 // ogxResources are the kinds of an OGXServer's children

@@ -22,16 +22,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
-
-	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
@@ -93,27 +87,47 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "localcluster:", err)
 		return 2
 	}
-	// Fail on a missing binary or file before spending seconds on start-up.
-	for _, p := range []string{o.controllerBin, o.crd} {
-		if _, err := os.Stat(p); err != nil {
-			logf("%v (run from the repository root; `make run` builds bin/ogx-controller)", err)
-			return 1
-		}
-	}
-	var objects []sampleObject
-	if o.sample != "" {
-		if objects, err = readSamples(o.sample, o.sampleNamespace); err != nil {
-			logf("%v", err)
-			return 1
-		}
+	objects, err := readInputs(o)
+	if err != nil {
+		logf("%v", err)
+		return 1
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// The first signal starts an orderly shutdown; a second one exits at
-	// once. The components then die with us (the framework and startController
-	// set Pdeathsig), but the temporary directory stays behind.
-	var tmpDir string
+	var tmpDir atomic.Value
+	tmpDir.Store("")
+	handleSignals(cancel, &tmpDir)
+
+	cp, err := startControlPlane(ctx, o)
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	tmpDir.Store(cp.Dir())
+	ctrl, code := serve(ctx, cp, o, objects, begin)
+	return tearDown(cp, ctrl, o, code)
+}
+
+// readInputs fails on a missing binary or file before seconds are spent on
+// start-up, and reads the samples.
+func readInputs(o *options) ([]sampleObject, error) {
+	for _, p := range []string{o.controllerBin, o.crd} {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("%w (run from the repository root; `make run` builds bin/ogx-controller)", err)
+		}
+	}
+	if o.sample == "" {
+		return nil, nil
+	}
+	return readSamples(o.sample, o.sampleNamespace)
+}
+
+// handleSignals makes the first SIGINT or SIGTERM start an orderly
+// shutdown (cancel); a second one exits at once. The components then die
+// with us (the framework sets Pdeathsig), but the temporary directory, whose
+// path tmpDir holds once known, stays behind.
+func handleSignals(cancel context.CancelFunc, tmpDir *atomic.Value) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
@@ -121,53 +135,59 @@ func run(args []string) int {
 		logf("%s received, shutting down (send it again to exit at once)", s)
 		cancel()
 		<-sigs
-		logf("second signal, exiting without cleanup; %s may remain", tmpDir)
+		logf("second signal, exiting without cleanup; %s may remain", tmpDir.Load())
 		os.Exit(1)
 	}()
+}
 
+// startControlPlane starts the control plane with kwok nodes within
+// -start-timeout.
+func startControlPlane(ctx context.Context, o *options) (*framework.ControlPlane, error) {
 	logf("Starting a local control plane with %d kwok node(s) (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)", o.nodes)
 	startCtx, startCancel := context.WithTimeout(ctx, o.startTimeout)
 	cp, err := framework.Start(startCtx, framework.Options{Full: true, Nodes: o.nodes, KeepDir: o.keep})
 	startCancel()
 	if err != nil {
 		if ctx.Err() != nil {
-			logf("interrupted while starting the control plane")
-			return 1
+			return nil, errors.New("interrupted while starting the control plane")
 		}
-		logf("starting the control plane: %v", err)
-		return 1
+		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
-	tmpDir = cp.Dir()
 	times := cp.StartupTimes()
 	logf("Control plane ready in %s (apiserver after %s) in %s", round(times.NodesReady), round(times.APIServerReady), cp.Dir())
+	return cp, nil
+}
 
-	var ctrl *framework.ControllerProcess
-	code := func() int {
-		var err error
-		ctrl, err = setUp(ctx, cp, o, objects, begin)
-		if err != nil {
-			if ctx.Err() != nil {
-				logf("interrupted during set-up")
-				return 1
-			}
-			logf("%v", err)
-			if ctrl != nil {
-				ctrl.DumpLog(os.Stderr, 40)
-			}
-			return 1
+// serve sets up the cluster and then waits for a signal or for the
+// controller to exit, and returns the exit code so far. The controller is
+// non-nil once it has started, so the caller stops it.
+func serve(ctx context.Context, cp *framework.ControlPlane, o *options, objects []sampleObject, begin time.Time) (*framework.ControllerProcess, int) {
+	ctrl, err := setUp(ctx, cp, o, objects, begin)
+	if err != nil {
+		if ctx.Err() != nil {
+			logf("interrupted during set-up")
+			return ctrl, 1
 		}
-		select {
-		case <-ctx.Done():
-			return 0
-		case <-ctrl.Done():
-			logf("ogx-controller exited unexpectedly: %v", ctrl.Err())
+		logf("%v", err)
+		if ctrl != nil {
 			ctrl.DumpLog(os.Stderr, 40)
-			return 1
 		}
-	}()
+		return ctrl, 1
+	}
+	select {
+	case <-ctx.Done():
+		return ctrl, 0
+	case <-ctrl.Done():
+		logf("ogx-controller exited unexpectedly: %v", ctrl.Err())
+		ctrl.DumpLog(os.Stderr, 40)
+		return ctrl, 1
+	}
+}
 
-	// Tear down in dependency order: the controller while the apiserver still
-	// answers, so it shuts down cleanly, then the control plane.
+// tearDown stops everything in dependency order: the controller while the
+// apiserver still answers, so it shuts down cleanly, then the control
+// plane. It returns code, or 1 if stopping failed.
+func tearDown(cp *framework.ControlPlane, ctrl *framework.ControllerProcess, o *options, code int) int {
 	if ctrl != nil {
 		if err := ctrl.Stop(o.stopTimeout); err != nil {
 			logf("%v", err)
@@ -184,102 +204,6 @@ func run(args []string) int {
 		logf("Stopped; removed %s", cp.Dir())
 	}
 	return code
-}
-
-// setUp installs the CRD, creates the operator namespace, starts
-// ogx-controller, applies the samples and waits until they are Ready. The
-// returned controller is non-nil once it has started, even with an error,
-// so the caller stops it.
-func setUp(ctx context.Context, cp *framework.ControlPlane, o *options, objects []sampleObject, begin time.Time) (*framework.ControllerProcess, error) {
-	step := time.Now()
-	if err := cp.InstallCRDs(ctx, o.crd); err != nil {
-		return nil, fmt.Errorf("installing CRDs: %w", err)
-	}
-	logf("Installed %s in %s", o.crd, round(time.Since(step)))
-
-	_, err := cp.Client().CoreV1().Namespaces().Create(ctx,
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.operatorNamespace}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("creating namespace %s: %w", o.operatorNamespace, err)
-	}
-
-	logPath := filepath.Join(cp.Dir(), "logs", "ogx-controller.log")
-	args := append([]string{
-		"run",
-		"--kubeconfig=" + cp.KubeconfigPath(),
-		"--leader-elect=false",
-		"--operator-namespace=" + o.operatorNamespace,
-		"--metrics-bind-address=0",
-		"--admission-bind-address=0",
-		"--health-probe-bind-address=0",
-		// Pods on kwok nodes run no containers, so an HTTP probe of the
-		// server would never succeed.
-		"--server-probe=false",
-	}, o.controllerArgs...)
-	ctrl, err := framework.StartController(o.controllerBin, args, logPath)
-	if err != nil {
-		return nil, err
-	}
-	logf("Started %s (log: %s)", o.controllerBin, logPath)
-
-	if len(objects) == 0 {
-		logf("Ready after %s; no sample applied", round(time.Since(begin)))
-		printUsage(cp, o, nil, logPath)
-		return ctrl, nil
-	}
-	dyn, err := dynamic.NewForConfig(cp.Config())
-	if err != nil {
-		return ctrl, err
-	}
-	ogx, err := versioned.NewForConfig(cp.Config())
-	if err != nil {
-		return ctrl, err
-	}
-	step = time.Now()
-	for _, obj := range objects {
-		if err := applySample(ctx, dyn, obj); err != nil {
-			return ctrl, err
-		}
-		logf("Applied OGXServer %s/%s from %s", obj.namespace, obj.name, o.sample)
-	}
-	if err := waitReady(ctx, ogx, ctrl, objects, o.readyTimeout); err != nil {
-		return ctrl, err
-	}
-	total := time.Since(begin)
-	for _, obj := range objects {
-		logf("OGXServer %s/%s is Ready: %s after start (control plane %s, sample applied to Ready %s)",
-			obj.namespace, obj.name, round(total), round(cp.StartupTimes().NodesReady), round(time.Since(step)))
-	}
-	printUsage(cp, o, objects, logPath)
-	return ctrl, nil
-}
-
-// printUsage tells the user how to reach the cluster.
-func printUsage(cp *framework.ControlPlane, o *options, objects []sampleObject, logPath string) {
-	kc := cp.KubeconfigPath()
-	w := os.Stdout
-	fmt.Fprintf(w, "\nThe local cluster is running.\n  kubeconfig:          %s\n  ogx-controller log:  %s\n  control-plane logs:  %s\n\n",
-		kc, logPath, filepath.Join(cp.Dir(), "logs"))
-	fmt.Fprintf(w, "Try, in another terminal:\n")
-	fmt.Fprintf(w, "  export KUBECONFIG=%s\n", kc)
-	fmt.Fprintf(w, "  kubectl get ogx -A\n")
-	for _, obj := range objects {
-		ns := ""
-		if obj.namespace != "default" {
-			ns = " -n " + obj.namespace
-		}
-		fmt.Fprintf(w, "  kubectl wait --for=condition=Ready ogx/%s%s\n", obj.name, ns)
-	}
-	if len(objects) > 0 {
-		fmt.Fprintf(w, "  kubectl get deploy,svc,sa,pvc,pods -n %s\n", objects[0].namespace)
-	}
-	fmt.Fprintf(w, "  kubectl apply -f config/samples/   # more samples\n")
-	fmt.Fprintf(w, "  tail -f %s\n\n", logPath)
-	if o.keep {
-		fmt.Fprintf(w, "Press Ctrl-C to stop; %s is kept afterwards.\n", cp.Dir())
-	} else {
-		fmt.Fprintf(w, "Press Ctrl-C to stop; the kubeconfig, logs and etcd data are removed then.\n")
-	}
 }
 
 func logf(format string, args ...any) {

@@ -2,34 +2,17 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
-	"github.com/google/go-cmp/cmp"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
-
-// waitRequeue is how long a controller waits before looking again at
-// something it cannot speed up (an old incarnation's child being collected,
-// legacy pods terminating, a ConfigMap not yet in the cache).
-const waitRequeue = 5 * time.Second
-
-// WaitingError means the pass cannot proceed yet and should look again
-// shortly; it is not a failure. Reason defaults to Progressing.
-type WaitingError struct{ Reason, Message string }
-
-func (e *WaitingError) Error() string { return e.Message }
 
 // child is what the applier needs to know about one kind of child object:
 // where to read it (the cache; live only after a create conflict), how to extract the fields
@@ -98,29 +81,6 @@ func (c *child[O, AC]) readLive(ctx context.Context, namespace, name string) (ob
 	return obj, false, fmt.Errorf("reading %s %s/%s: %w", c.kind, namespace, name, err)
 }
 
-// guard applies the ownership rules to an existing object with the child's
-// name: nil means ogx-controller may write it.
-func guard(owner *ogxv1beta1.OGXServer, kind string, obj metav1.Object) error {
-	ref := metav1.GetControllerOfNoCopy(obj)
-	switch {
-	case ref != nil && ref.UID == owner.UID:
-		return nil
-	case ref == nil && obj.GetLabels()[render.LabelManagedBy] == render.ManagedByValue:
-		// An orphan with our label, e.g. a Deployment whose owner reference
-		// the upstream operator stripped: adopt it.
-		return nil
-	case ref != nil && ref.Kind == "OGXServer" && ref.Name == owner.Name && isOGXGroup(ref.APIVersion):
-		return &WaitingError{Message: fmt.Sprintf(
-			"waiting for garbage collection of %s %s owned by a previous OGXServer", kind, obj.GetName())}
-	}
-	return NewUserError(ReasonChildConflict, "%s %s exists and is not managed by this OGXServer", kind, obj.GetName())
-}
-
-func isOGXGroup(apiVersion string) bool {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	return err == nil && gv.Group == ogxv1beta1.GroupName
-}
-
 // converge writes desired unless the fields ogx-controller owns in the
 // existing object already equal it (no request at all then). Reads come
 // from the cache; a child the cache does not show is created with one
@@ -184,13 +144,6 @@ func (c *child[O, AC]) convergeCreating(ctx context.Context, owner *ogxv1beta1.O
 		c.taken.Delete(key)
 	}
 	return res, err
-}
-
-// isResourceVersionOnCreateRefused recognises the answer of API servers
-// (kubernetes/kubernetes#106745, fixed since) that refuse an apply creating
-// an object when it carries a resourceVersion.
-func isResourceVersionOnCreateRefused(err error) bool {
-	return apierrors.IsInternalError(err) && strings.Contains(err.Error(), "resourceVersion should not be set on objects to be created")
 }
 
 // create sends the create-only apply. conflict reports that the API server
@@ -268,38 +221,6 @@ func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	return writeUpdated, nil
 }
 
-// logDiff logs, at -v=4, how the fields ogx-controller owns in the stored
-// object differ from what it is about to apply. The caches keep only a
-// digest of those fields, so this reads the object live: one GET per write,
-// and only at this verbosity, which is for debugging.
-func (c *child[O, AC]) logDiff(ctx context.Context, namespace, name string, desired AC) {
-	logger := klog.FromContext(ctx)
-	live, found, err := c.readLive(ctx, namespace, name)
-	if err != nil || !found {
-		logger.V(4).Info("Apply diff unavailable", "kind", c.kind, "name", name, "found", found, "err", err)
-		return
-	}
-	owned, err := c.extract(live)
-	if err != nil {
-		logger.V(4).Info("Apply diff unavailable", "kind", c.kind, "name", name, "err", err)
-		return
-	}
-	logger.V(4).Info("Apply diff (-stored +desired)", "kind", c.kind, "name", name, "diff", jsonDiff(owned, desired))
-}
-
-// jsonDiff compares two apply configurations as the JSON they are sent as
-// (their Go values hold quantities, which cmp cannot walk).
-func jsonDiff(a, b any) string {
-	asMap := func(v any) any {
-		var m any
-		if raw, err := json.Marshal(v); err == nil {
-			_ = json.Unmarshal(raw, &m)
-		}
-		return m
-	}
-	return cmp.Diff(asMap(a), asMap(b))
-}
-
 // ownedDigest is the digest of the fields ogx-controller owns in obj: kept
 // by the cache transform in a cached view, extracted from a whole object.
 func (c *child[O, AC]) ownedDigest(obj O) (string, error) {
@@ -311,30 +232,6 @@ func (c *child[O, AC]) ownedDigest(obj O) (string, error) {
 		return "", err
 	}
 	return digestOf(owned)
-}
-
-// takeOver merges the field ownership of the upstream operator's managers
-// into ours, once per object: afterwards no listed manager owns anything, so
-// later passes find nothing to do here.
-func (c *child[O, AC]) takeOver(ctx context.Context, owner *ogxv1beta1.OGXServer, obj O) (O, error) {
-	if len(c.takeover) == 0 || c.patch == nil {
-		return obj, nil
-	}
-	patch, err := takeoverPatch(obj, c.apiVersion, c.takeover, "", time.Now())
-	if err != nil || patch == nil {
-		return obj, err
-	}
-	out, err := c.patch(ctx, obj.GetNamespace(), obj.GetName(), patch)
-	if isStaleTakeover(err) {
-		return obj, fmt.Errorf("taking over %s %s: the cached object is older than the stored one (%w); retrying once the cache catches up", c.kind, obj.GetName(), err)
-	}
-	if err != nil {
-		return obj, classifyWriteError(c.kind, obj.GetName(), err)
-	}
-	c.recent.remember(out)
-	c.journal.add(Key(owner.Namespace, owner.Name), owner.UID, c.kind, obj.GetName(), writeTakenOver)
-	klog.FromContext(ctx).Info("Took over field ownership from the upstream operator", "kind", c.kind, "name", obj.GetName())
-	return out, nil
 }
 
 // remove deletes the child when it exists and is controlled by this
@@ -362,34 +259,6 @@ func (c *child[O, AC]) remove(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	c.recent.observe(existing, true)
 	klog.FromContext(ctx).Info("Deleted child", "kind", c.kind, "name", name)
 	return writeDeleted, nil
-}
-
-// isStaleTakeover reports whether a takeover patch failed its guard. The API
-// server answers a JSON patch it cannot apply with 422 Invalid and a
-// generic message, without the field causes a validation failure carries;
-// for the takeover patch that means its test of the cached resourceVersion
-// failed: a race with a newer version of the object, which the next event
-// resolves, not a user error.
-func isStaleTakeover(err error) bool {
-	var status apierrors.APIStatus
-	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
-		return false
-	}
-	d := status.Status().Details
-	return d == nil || len(d.Causes) == 0
-}
-
-// classifyWriteError turns a rejected write into a user error (a 4xx other
-// than 409 and 429: retrying the same request cannot succeed) or leaves it
-// transient.
-func classifyWriteError(kind, name string, err error) error {
-	if status, ok := err.(apierrors.APIStatus); ok {
-		code := status.Status().Code
-		if code >= 400 && code < 500 && code != 409 && code != 429 {
-			return &UserError{Reason: ReasonApplyFailed, Err: fmt.Errorf("%s/%s: %w", kind, name, err)}
-		}
-	}
-	return fmt.Errorf("writing %s %s: %w", kind, name, err)
 }
 
 // applyOptions are the options of every server-side apply.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,6 +73,17 @@ func IsUserError(err error) bool {
 	var ue *UserError
 	return errors.As(err, &ue)
 }
+
+// waitRequeue is how long a controller waits before looking again at
+// something it cannot speed up (an old incarnation's child being collected,
+// legacy pods terminating, a ConfigMap not yet in the cache).
+const waitRequeue = 5 * time.Second
+
+// WaitingError means the pass cannot proceed yet and should look again
+// shortly; it is not a failure. Reason defaults to Progressing.
+type WaitingError struct{ Reason, Message string }
+
+func (e *WaitingError) Error() string { return e.Message }
 
 // OutcomeBoard is the per-process record of every child controller's last
 // outcome per OGXServer UID, read by the status controller. A changed record

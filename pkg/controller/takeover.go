@@ -2,14 +2,17 @@ package controller
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
@@ -61,4 +64,28 @@ func takeoverPatch(obj metav1.Object, apiVersion string, managers []string, subr
 		{"op": "test", "path": "/metadata/resourceVersion", "value": obj.GetResourceVersion()},
 		{"op": "replace", "path": "/metadata/managedFields", "value": kept},
 	})
+}
+
+// takeOver merges the field ownership of the upstream operator's managers
+// into ours, once per object: afterwards no listed manager owns anything, so
+// later passes find nothing to do here.
+func (c *child[O, AC]) takeOver(ctx context.Context, owner *ogxv1beta1.OGXServer, obj O) (O, error) {
+	if len(c.takeover) == 0 || c.patch == nil {
+		return obj, nil
+	}
+	patch, err := takeoverPatch(obj, c.apiVersion, c.takeover, "", time.Now())
+	if err != nil || patch == nil {
+		return obj, err
+	}
+	out, err := c.patch(ctx, obj.GetNamespace(), obj.GetName(), patch)
+	if isStaleTakeover(err) {
+		return obj, fmt.Errorf("taking over %s %s: the cached object is older than the stored one (%w); retrying once the cache catches up", c.kind, obj.GetName(), err)
+	}
+	if err != nil {
+		return obj, classifyWriteError(c.kind, obj.GetName(), err)
+	}
+	c.recent.remember(out)
+	c.journal.add(Key(owner.Namespace, owner.Name), owner.UID, c.kind, obj.GetName(), writeTakenOver)
+	klog.FromContext(ctx).Info("Took over field ownership from the upstream operator", "kind", c.kind, "name", obj.GetName())
+	return out, nil
 }

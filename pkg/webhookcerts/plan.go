@@ -2,6 +2,7 @@ package webhookcerts
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -53,32 +54,29 @@ type subject struct {
 // Secret should hold. It is a pure function apart from key generation.
 func makePlan(cur map[string][]byte, now time.Time, sub subject) (*plan, error) {
 	p := &plan{data: map[string][]byte{}}
+	ca, previous, err := p.planCA(cur, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.planServing(cur, now, sub, ca, previous); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
 
-	// The CA: the certificate of ca.crt whose key is ca.key, if valid.
+// planCA keeps the stored CA or makes a new one, and fills ca.crt (the
+// current CA first, then the earlier ones still trusted) and ca.key. It
+// returns the current CA and the earlier ones.
+func (p *plan) planCA(cur map[string][]byte, now time.Time) (*authority, []*x509.Certificate, error) {
 	bundle, bundleErr := parseCertificates(cur[CACertKey])
 	caKey, caKeyErr := parsePrivateKey(cur[CAKeyKey])
 	var ca *authority
 	if bundleErr == nil && caKeyErr == nil {
-		for _, c := range bundle {
-			if c.IsCA && samePublicKey(c, caKey) && validAt(c, now) {
-				ca = &authority{cert: c, key: caKey}
-				break
-			}
-		}
+		ca = currentCA(bundle, caKey, now)
 	}
-	// Earlier CAs stay trusted until they expire.
 	var previous []*x509.Certificate
 	if bundleErr == nil {
-		for _, c := range bundle {
-			if (ca != nil && ca.cert.Equal(c)) || containsCert(previous, c) {
-				continue
-			}
-			if c.IsCA && validAt(c, now) {
-				previous = append(previous, c)
-			} else {
-				p.pruned++
-			}
-		}
+		previous = p.previousCAs(bundle, ca, now)
 	}
 	switch {
 	case cur[CACertKey] == nil && cur[CAKeyKey] == nil:
@@ -99,7 +97,7 @@ func makePlan(cur map[string][]byte, now time.Time, sub subject) (*plan, error) 
 		var keyPEM []byte
 		var err error
 		if ca, keyPEM, err = newCA(now); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.data[CAKeyKey] = keyPEM
 	} else {
@@ -111,8 +109,40 @@ func makePlan(cur map[string][]byte, now time.Time, sub subject) (*plan, error) 
 	}
 	p.ca = ca.cert
 	p.data[CACertKey] = encodeCertificates(append([]*x509.Certificate{ca.cert}, previous...))
+	return ca, previous, nil
+}
 
-	// The serving certificate.
+// currentCA is the certificate of ca.crt whose key is ca.key, if valid.
+func currentCA(bundle []*x509.Certificate, caKey crypto.Signer, now time.Time) *authority {
+	for _, c := range bundle {
+		if c.IsCA && samePublicKey(c, caKey) && validAt(c, now) {
+			return &authority{cert: c, key: caKey}
+		}
+	}
+	return nil
+}
+
+// previousCAs are the other CAs of ca.crt, which stay trusted until they
+// expire; it counts the ones dropped in p.pruned.
+func (p *plan) previousCAs(bundle []*x509.Certificate, ca *authority, now time.Time) []*x509.Certificate {
+	var previous []*x509.Certificate
+	for _, c := range bundle {
+		if (ca != nil && ca.cert.Equal(c)) || containsCert(previous, c) {
+			continue
+		}
+		if c.IsCA && validAt(c, now) {
+			previous = append(previous, c)
+		} else {
+			p.pruned++
+		}
+	}
+	return previous
+}
+
+// planServing keeps the stored serving pair or issues a new one under ca.
+// During the first step of a CA rotation, previous are the CAs the API
+// server still trusts.
+func (p *plan) planServing(cur map[string][]byte, now time.Time, sub subject, ca *authority, previous []*x509.Certificate) error {
 	leaf, problem := checkServing(cur, now, sub)
 	switch {
 	case problem != "":
@@ -132,17 +162,17 @@ func makePlan(cur map[string][]byte, now time.Time, sub subject) (*plan, error) 
 	if p.servingReason == "" {
 		p.data[TLSCertKey], p.data[TLSKeyKey] = cur[TLSCertKey], cur[TLSKeyKey]
 		p.serving = leaf
-		return p, nil
+		return nil
 	}
 	certPEM, keyPEM, err := ca.issue(now, sub.commonName, sub.dnsNames, sub.ips)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.data[TLSCertKey], p.data[TLSKeyKey] = certPEM, keyPEM
 	if p.serving, err = firstCertificate(certPEM); err != nil {
-		return nil, err
+		return err
 	}
-	return p, nil
+	return nil
 }
 
 // checkServing parses the stored serving pair and returns its certificate,

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/google/uuid"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/fence"
+	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+)
+
+// restConfig builds the client configuration. The user agent names the
+// process identity, so that the API server's audit log tells replicas
+// apart even when they share a ServiceAccount (docs/high-availability.md).
+func restConfig(o *options, identity string) (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if o.kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("building client config: %w", err)
+	}
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	cfg.UserAgent = fmt.Sprintf("ogx-controller/%s (%s)", o.operatorVersion, identity)
+	return cfg, nil
+}
+
+// clients are the API clients of the process. Every one counts its writes
+// (ogx_controller_writes_total).
+type clients struct {
+	// kube, ogx and events carry the controllers' requests: their writes
+	// pass the fence, when there is one.
+	kube   kubernetes.Interface
+	ogx    versioned.Interface
+	events kubernetes.Interface
+	// unfenced carries the Lease's own requests, which must never be
+	// refused by the fence they refresh, and the metrics endpoint's token
+	// and access reviews, which every replica makes and which store
+	// nothing. Its own rate limiter also keeps a burst of controller
+	// requests from delaying a renewal.
+	unfenced kubernetes.Interface
+}
+
+// unfencedQPS and unfencedBurst limit the unfenced client: a renewal every
+// retry period plus the metrics endpoint's cached reviews.
+const unfencedQPS, unfencedBurst = 5, 10
+
+func newClients(o *options, m *metrics.Metrics, identity string, f *fence.Fence) (*clients, error) {
+	base, err := restConfig(o, identity)
+	if err != nil {
+		return nil, err
+	}
+	base.Wrap(m.WrapTransport)
+	unfencedCfg := rest.CopyConfig(base)
+	unfencedCfg.QPS, unfencedCfg.Burst = unfencedQPS, unfencedBurst
+	c := &clients{}
+	if c.unfenced, err = kubernetes.NewForConfig(unfencedCfg); err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(base)
+	if f != nil {
+		cfg.Wrap(f.WrapTransport)
+	}
+	if c.kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	if c.ogx, err = versioned.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	// Events get a client of their own: its rate limiter never delays a
+	// child or status write. The sink's own budget (--event-qps) decides
+	// what is sent, so this client's limiter only backs it up.
+	eventsCfg := rest.CopyConfig(cfg)
+	eventsCfg.QPS, eventsCfg.Burst = float32(o.eventQPS), o.eventBurst
+	if c.events, err = kubernetes.NewForConfig(eventsCfg); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// processIdentity is the pod name (HOSTNAME in a pod) plus a per-process
+// UUID, so a restarted pod never reuses its predecessor's identity.
+func processIdentity() string {
+	hostname := os.Getenv("HOSTNAME")
+	if hostname == "" {
+		hostname, _ = os.Hostname()
+	}
+	return hostname + "_" + uuid.NewString()
+}

@@ -1,0 +1,214 @@
+package controller
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// configGenerated sets ConfigGenerated and returns status.configGeneration:
+// nil outside generated mode, the current one while the configmap
+// controller reports a user error or nothing was generated yet.
+func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenerationStatus {
+	s := in.server
+	old := s.Status.ConfigGeneration
+	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
+		cs.set(CondConfigGenerated, metav1.ConditionFalse, "ConfigGenerationInactive", "Declarative config generation is not active")
+		return nil
+	}
+	if o, ok := in.outcomes["configmap"]; ok && o.Class == OutcomeUserError {
+		// Each cause keeps its own reason (an invalid spec, a missing or
+		// unlabelled reference, a CA bundle problem, a conflict on a child
+		// of the configmap controller); only a failure of generation itself
+		// is ConfigGenerationFailed.
+		reason := o.Reason
+		if reason == "" {
+			reason = ReasonConfigGenFailed
+		}
+		cs.set(CondConfigGenerated, metav1.ConditionFalse, reason, o.Message)
+		return old
+	}
+	g := in.generated
+	if g == nil {
+		return old
+	}
+	name := render.GeneratedConfigName(s.Name, g.Hash)
+	cg := &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: s.Generation, ConfigMapName: name,
+		ProviderCount: g.ProviderCount, ResourceCount: g.ResourceCount, ConfigVersion: g.ConfigVersion, GeneratedAt: in.now}
+	if old != nil && old.ConfigMapName == name {
+		// Same config: keep when and by which generation it was made.
+		cg.GeneratedAt = old.GeneratedAt
+		cg.ObservedGeneration = old.ObservedGeneration
+	}
+	cs.set(CondConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded",
+		fmt.Sprintf("Generated config.yaml with %d providers and %d resources", g.ProviderCount, g.ResourceCount))
+	return cg
+}
+
+// expectedReplicas is the replica count the rollout must reach. With
+// autoscaling the HPA decides it: the live spec.replicas, but at least the
+// HPA minimum (a new Deployment starts at 1 until the HPA scales it up).
+func expectedReplicas(s *ogxv1beta1.OGXServer, d *appsv1.Deployment) int32 {
+	if s.Spec.Autoscaling() == nil {
+		return s.Spec.Replicas()
+	}
+	expected := s.Spec.HPAMinReplicas()
+	if d != nil && d.Spec.Replicas != nil && *d.Spec.Replicas > expected {
+		expected = *d.Spec.Replicas
+	}
+	return expected
+}
+
+// deploymentReady sets DeploymentReady and returns the Deployment's failure
+// message ("" if none) and whether its rollout reached expected replicas.
+func deploymentReady(d *appsv1.Deployment, expected int32, cs *conditionSet) (failed string, rolledOut bool) {
+	if d == nil {
+		cs.set(CondDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
+		return "", false
+	}
+	failed, rolledOut = deploymentFailure(d), rolloutComplete(d, expected)
+	switch {
+	case failed != "":
+		cs.set(CondDeploymentReady, metav1.ConditionFalse, ReasonDeploymentFailed, failed)
+	case rolledOut && expected == 0:
+		cs.set(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is scaled to zero")
+	case rolledOut:
+		cs.set(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is ready")
+	default:
+		cs.set(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing",
+			fmt.Sprintf("Deployment is scaling: %d/%d replicas available", d.Status.AvailableReplicas, expected))
+	}
+	return failed, rolledOut
+}
+
+// storageReady sets StorageReady, which exists only with storage: the pvc
+// controller's report when it made one (adoption), else the claim's state.
+func storageReady(in statusInputs, cs *conditionSet) {
+	s := in.server
+	switch f := factOf(in.facts, CondStorageReady); {
+	case s.Spec.StorageSpec() == nil:
+		cs.remove(CondStorageReady)
+	case f != nil:
+		cs.set(CondStorageReady, f.Status, f.Reason, f.Message)
+	default:
+		setStorage(cs, in.pvc, in.pvcName, s.Spec.StorageSize())
+	}
+}
+
+// serviceReady sets ServiceReady.
+func serviceReady(in statusInputs, cs *conditionSet) {
+	switch o := in.outcomes["service"]; {
+	case o.Class == OutcomeUserError:
+		cs.set(CondServiceReady, metav1.ConditionFalse, "ServiceFailed", o.Message)
+	case in.serviceExists:
+		cs.set(CondServiceReady, metav1.ConditionTrue, "ServiceReady", "Service is ready")
+	default:
+		cs.set(CondServiceReady, metav1.ConditionFalse, "ServicePending", fmt.Sprintf("Service %s not found", render.ServiceName(in.server.Name)))
+	}
+}
+
+// healthCheck sets HealthCheck, the probe's verdict; it never gates Ready.
+// Before the first probe the current condition stays.
+func healthCheck(in statusInputs, cs *conditionSet) {
+	d := in.deployment
+	switch {
+	case !in.probeEnabled:
+		cs.set(CondHealthCheck, metav1.ConditionUnknown, "HealthCheckDisabled", "The server probe is disabled")
+	case d == nil || d.Status.AvailableReplicas == 0:
+		cs.set(CondHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Deployment not ready")
+	case in.probe == nil:
+	case in.probe.Healthy:
+		cs.set(CondHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed")
+	default:
+		cs.set(CondHealthCheck, metav1.ConditionFalse, "HealthCheckFailed", in.probe.HealthMessage)
+	}
+}
+
+// adoptedConditions sets StorageAdopted and NetworkingAdopted to what the
+// pvc, service and ingress controllers reported, and removes each one no
+// controller reports.
+func adoptedConditions(in statusInputs, cs *conditionSet) {
+	for _, t := range []string{CondStorageAdopted, CondNetworkingAdopted} {
+		if f := factOf(in.facts, t); f != nil {
+			cs.set(t, f.Status, f.Reason, f.Message)
+		} else {
+			cs.remove(t)
+		}
+	}
+}
+
+// adoptionConfigInvalid sets AdoptionConfigInvalid from the annotations
+// (checks A4/A5) and the several-adopted-PVCs error; once they are fixed it
+// turns False; valid annotations otherwise add nothing.
+func adoptionConfigInvalid(in statusInputs, cs *conditionSet) {
+	problems := adoptionAnnotationProblems(in.server)
+	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == ReasonAdoptionConfigInvalid {
+		problems = append(problems, o.Message)
+	}
+	switch {
+	case len(problems) > 0:
+		cs.set(CondAdoptionConfigInvalid, metav1.ConditionTrue, ReasonAdoptionConfigInvalid, strings.Join(problems, "; "))
+	case apimeta.IsStatusConditionTrue(cs.conds, CondAdoptionConfigInvalid):
+		cs.set(CondAdoptionConfigInvalid, metav1.ConditionFalse, "AnnotationsValid", "Adoption annotations are valid")
+	}
+}
+
+// setStorage sets StorageReady from the effective PVC.
+func setStorage(cs *conditionSet, pvc *corev1.PersistentVolumeClaim, name string, requested resource.Quantity) {
+	switch {
+	case pvc == nil:
+		cs.set(CondStorageReady, metav1.ConditionFalse, "StorageFailed", fmt.Sprintf("PVC %s not found", name))
+	case pvc.Status.Phase == corev1.ClaimBound:
+		msg := "Storage is ready"
+		if actual, ok := pvc.Status.Capacity[corev1.ResourceStorage]; ok && actual.Cmp(requested) != 0 {
+			msg += fmt.Sprintf(" (requested %s, actual %s; ogx-controller does not resize PVCs)", requested.String(), actual.String())
+		}
+		cs.set(CondStorageReady, metav1.ConditionTrue, "StorageReady", msg)
+	case pvc.Status.Phase == corev1.ClaimLost:
+		cs.set(CondStorageReady, metav1.ConditionFalse, "StorageFailed", fmt.Sprintf("PVC %s is lost", name))
+	default:
+		phase := pvc.Status.Phase
+		if phase == "" {
+			phase = corev1.ClaimPending
+		}
+		cs.set(CondStorageReady, metav1.ConditionFalse, "StoragePending", fmt.Sprintf("PVC %s is not bound: %s", name, phase))
+	}
+}
+
+// deploymentFailure returns the message of a Deployment condition that means
+// the rollout cannot finish on its own, or "".
+func deploymentFailure(d *appsv1.Deployment) string {
+	for _, c := range d.Status.Conditions {
+		if isDeploymentFailure(c) {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// isDeploymentFailure: the progress deadline passed, or replicas cannot be
+// created. The only Deployment conditions anything here reads (the cached
+// view keeps no others).
+func isDeploymentFailure(c appsv1.DeploymentCondition) bool {
+	return c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" ||
+		c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue
+}
+
+// rolloutComplete: the Deployment controller observed the current spec, and
+// exactly D updated replicas exist, all available.
+func rolloutComplete(d *appsv1.Deployment, expected int32) bool {
+	replicas := int32(1)
+	if d.Spec.Replicas != nil {
+		replicas = *d.Spec.Replicas
+	}
+	return d.Status.ObservedGeneration >= d.Generation && replicas == expected &&
+		d.Status.UpdatedReplicas == expected && d.Status.Replicas == expected && d.Status.AvailableReplicas >= expected
+}

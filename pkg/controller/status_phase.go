@@ -1,0 +1,133 @@
+package controller
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+// terminal is one user-error cause.
+type terminal struct{ reason, message string }
+
+// passSummary is what the child controllers' outcomes say about this
+// generation: user errors, what they wait for, and the first transient
+// failure.
+type passSummary struct {
+	terminals  []terminal
+	waiting    []string
+	waitReason string
+	transient  string
+}
+
+// summarizeOutcomes reads the outcomes in the controllers' fixed order.
+func summarizeOutcomes(in statusInputs) passSummary {
+	s := in.server
+	p := passSummary{waitReason: ReasonProgressing}
+	for _, name := range in.controllers {
+		o := in.outcomes[name]
+		switch {
+		case o.Class == OutcomeUserError:
+			p.terminals = append(p.terminals, terminal{o.Reason, o.Message})
+		case o.Class == OutcomeWaiting:
+			p.waiting = append(p.waiting, o.Message)
+			if o.Reason == ReasonAdoptionInProgress {
+				p.waitReason = ReasonAdoptionInProgress
+			}
+		case o.Class == OutcomeTransient && p.transient == "":
+			p.transient = o.Message
+		case o.Generation != s.Generation && s.DeletionTimestamp == nil:
+			p.waiting = append(p.waiting, fmt.Sprintf("waiting for the %s controller to observe generation %d", name, s.Generation))
+		}
+	}
+	return p
+}
+
+// terminalMessage joins the user-error messages, each once: every
+// controller re-validates the spec, so one invalid spec is reported by all
+// of them.
+func terminalMessage(terminals []terminal) string {
+	var msgs []string
+	seen := map[string]bool{}
+	for _, t := range terminals {
+		if !seen[t.message] {
+			seen[t.message] = true
+			msgs = append(msgs, t.message)
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// phaseAndReadiness sets the phase, Ready and the kstatus conditions from
+// the outcomes and the rollout, and says how soon to look again. Unlike the
+// other conditions these share one function: each case of the phase
+// decides Ready, Reconciling and Stalled together (docs/status.md, Phase), and
+// apart they would repeat the same case analysis three times.
+func phaseAndReadiness(in statusInputs, cs *conditionSet, st *ogxv1beta1.OGXServerStatus, expected int32, deployFailed string, rolledOut bool) statusResult {
+	s, d := in.server, in.deployment
+	p := summarizeOutcomes(in)
+	if deployFailed != "" {
+		p.terminals = append(p.terminals, terminal{ReasonDeploymentFailed, deployFailed})
+	}
+	switch {
+	case s.DeletionTimestamp != nil:
+		st.Phase = ogxv1beta1.PhaseTerminating
+		cs.set(CondReady, metav1.ConditionFalse, "Terminating", "OGXServer is being deleted")
+		return statusResult{}
+	case len(p.terminals) > 0:
+		st.Phase = ogxv1beta1.PhaseFailed
+		msg := terminalMessage(p.terminals)
+		cs.set(CondReady, metav1.ConditionFalse, p.terminals[0].reason, msg)
+		cs.setKstatus(CondStalled, metav1.ConditionTrue, p.terminals[0].reason, msg)
+		return statusResult{requeueAfter: time.Minute}
+	case p.transient != "":
+		if st.Phase == "" {
+			st.Phase = ogxv1beta1.PhasePending
+		}
+		// A Ready condition from an older generation must not survive: it
+		// would let `kubectl wait` pass on a spec not yet applied.
+		if r := apimeta.FindStatusCondition(cs.conds, CondReady); r == nil || r.ObservedGeneration != s.Generation {
+			cs.set(CondReady, metav1.ConditionUnknown, "Reconciling", "Reconciling")
+		}
+		cs.setKstatus(CondReconciling, metav1.ConditionTrue, "RetryingAfterError", p.transient)
+		return statusResult{requeueAfter: 10 * time.Second}
+	case d == nil:
+		st.Phase = ogxv1beta1.PhasePending
+		if p.waitReason == ReasonAdoptionInProgress {
+			msg := strings.Join(p.waiting, "; ")
+			cs.set(CondReady, metav1.ConditionFalse, ReasonAdoptionInProgress, msg)
+			cs.setKstatus(CondReconciling, metav1.ConditionTrue, ReasonAdoptionInProgress, msg)
+		} else {
+			cs.set(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
+			cs.setKstatus(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created")
+		}
+		return statusResult{requeueAfter: 10 * time.Second}
+	case !rolledOut || len(p.waiting) > 0:
+		st.Phase = ogxv1beta1.PhaseInitializing
+		msg := fmt.Sprintf("Deployment is scaling: %d/%d replicas available", d.Status.AvailableReplicas, expected)
+		if len(p.waiting) > 0 {
+			msg = strings.Join(p.waiting, "; ")
+		}
+		readyReason := "DeploymentProgressing"
+		if p.waitReason == ReasonAdoptionInProgress {
+			readyReason = ReasonAdoptionInProgress
+		}
+		cs.set(CondReady, metav1.ConditionFalse, readyReason, msg)
+		cs.setKstatus(CondReconciling, metav1.ConditionTrue, p.waitReason, msg)
+		return statusResult{requeueAfter: 10 * time.Second}
+	}
+	st.Phase = ogxv1beta1.PhaseReady
+	if expected == 0 {
+		cs.set(CondReady, metav1.ConditionTrue, "ScaledToZero", "scaled to zero replicas")
+	} else {
+		cs.set(CondReady, metav1.ConditionTrue, "Available", fmt.Sprintf("%d/%d replicas available", d.Status.AvailableReplicas, expected))
+	}
+	if c := apimeta.FindStatusCondition(cs.conds, CondHealthCheck); c != nil && c.Status == metav1.ConditionFalse {
+		return statusResult{requeueAfter: 30 * time.Second}
+	}
+	return statusResult{requeueAfter: 5 * time.Minute}
+}

@@ -1,0 +1,134 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
+)
+
+// statusCoalesceWindow is how long a server that is still starting keeps a
+// written status before a change within the same phase is written: while
+// Pending or Initializing, the messages follow every child event, and
+// writing each of them would be several writes per new server for nothing
+// a user acts on. A change of phase is written at once.
+const statusCoalesceWindow = 5 * time.Second
+
+// coalesce returns how long to wait before writing st, or 0 to write now.
+func (c *StatusController) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus) time.Duration {
+	starting := st.Phase == ogxv1beta1.PhasePending || st.Phase == ogxv1beta1.PhaseInitializing
+	if !starting || s.Status.Phase != st.Phase || s.Status.ObservedGeneration != st.ObservedGeneration {
+		return 0
+	}
+	c.mu.Lock()
+	at, ok := c.writtenAt[s.UID]
+	c.mu.Unlock()
+	if !ok {
+		return 0
+	}
+	if wait := statusCoalesceWindow - c.now().Sub(at); wait > 0 {
+		return wait
+	}
+	return 0
+}
+
+// statusEqual compares statuses semantically (times at second precision,
+// as they are stored).
+func statusEqual(a, b ogxv1beta1.OGXServerStatus) bool {
+	return equality.Semantic.DeepEqual(normalizeStatus(a), normalizeStatus(b))
+}
+
+func normalizeStatus(s ogxv1beta1.OGXServerStatus) ogxv1beta1.OGXServerStatus {
+	out := *s.DeepCopy()
+	for i := range out.Conditions {
+		out.Conditions[i].LastTransitionTime = metav1.NewTime(out.Conditions[i].LastTransitionTime.Truncate(time.Second))
+	}
+	out.Version.LastUpdated = metav1.NewTime(out.Version.LastUpdated.Truncate(time.Second))
+	if out.ConfigGeneration != nil {
+		out.ConfigGeneration.GeneratedAt = metav1.NewTime(out.ConfigGeneration.GeneratedAt.Truncate(time.Second))
+	}
+	for i := range out.DistributionConfig.Providers {
+		var v any
+		if json.Unmarshal(out.DistributionConfig.Providers[i].Config.Raw, &v) == nil {
+			out.DistributionConfig.Providers[i].Config.Raw, _ = json.Marshal(v)
+		}
+	}
+	return out
+}
+
+// takeOverStatus merges the upstream operator's status field ownership into
+// ours (it wrote status with Update requests, and an apply never removes
+// fields only another manager owns). managedFields sent through the status
+// subresource are ignored, so the patch goes to the main resource. A failure
+// is logged and retried on the next pass; it never blocks the status apply.
+func (c *StatusController) takeOverStatus(ctx context.Context, s *ogxv1beta1.OGXServer) {
+	patch, err := takeoverPatch(s, ogxv1beta1.SchemeGroupVersion.String(), c.takeover, "status", c.now())
+	if err != nil || patch == nil {
+		return
+	}
+	if _, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).Patch(ctx, s.Name, types.JSONPatchType, patch,
+		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+		klog.FromContext(ctx).Error(err, "Could not take over status field ownership; will retry")
+		return
+	}
+	c.events.journal.add(Key(s.Namespace, s.Name), s.UID, "OGXServer", s.Name+" (status)", writeTakenOver)
+	klog.FromContext(ctx).Info("Took over status field ownership from the upstream operator")
+}
+
+// write applies the complete status to the status subresource.
+func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus) error {
+	statusAC, err := asObject[ogxv1beta1ac.OGXServerStatusApplyConfiguration](st)
+	if err != nil {
+		return err
+	}
+	c.takeOverStatus(ctx, s)
+	ac := ogxv1beta1ac.OGXServer(s.Name, s.Namespace).WithStatus(statusAC)
+	out, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, applyOptions())
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing status: %w", err)
+	}
+	klog.FromContext(ctx).Info("Wrote status", "phase", st.Phase)
+	c.mu.Lock()
+	c.written[s.UID] = out
+	c.writtenAt[s.UID] = c.now()
+	c.mu.Unlock()
+	return nil
+}
+
+// healthEvent records HealthCheckPassed or HealthCheckFailed when the
+// HealthCheck condition flips between True and False.
+func (c *StatusController) healthEvent(before, after []metav1.Condition, s *ogxv1beta1.OGXServer) {
+	find := func(conds []metav1.Condition) *metav1.Condition {
+		for i := range conds {
+			if conds[i].Type == CondHealthCheck {
+				return &conds[i]
+			}
+		}
+		return nil
+	}
+	old, cur := find(before), find(after)
+	if cur == nil || (old != nil && old.Status == cur.Status) {
+		return
+	}
+	switch cur.Status {
+	case metav1.ConditionTrue:
+		c.events.normal(s, "HealthCheckPassed", cur.Message)
+	case metav1.ConditionFalse:
+		if cur.Reason == "HealthCheckFailed" {
+			c.events.warn(s, "HealthCheckFailed", cur.Message)
+		}
+	}
+}
