@@ -18,6 +18,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // waitRequeue is how long a controller waits before looking again at
@@ -113,7 +114,7 @@ func guard(owner *ogxv1beta1.OGXServer, kind string, obj metav1.Object) error {
 		return &WaitingError{Message: fmt.Sprintf(
 			"waiting for garbage collection of %s %s owned by a previous OGXServer", kind, obj.GetName())}
 	}
-	return NewUserError(ReasonChildConflict, "%s %s exists and is not managed by this OGXServer", kind, obj.GetName())
+	return resolve.NewUserError(ReasonChildConflict, "%s %s exists and is not managed by this OGXServer", kind, obj.GetName())
 }
 
 func isOGXGroup(apiVersion string) bool {
@@ -386,7 +387,7 @@ func classifyWriteError(kind, name string, err error) error {
 	if status, ok := err.(apierrors.APIStatus); ok {
 		code := status.Status().Code
 		if code >= 400 && code < 500 && code != 409 && code != 429 {
-			return &UserError{Reason: ReasonApplyFailed, Err: fmt.Errorf("%s/%s: %w", kind, name, err)}
+			return &resolve.UserError{Reason: ReasonApplyFailed, Err: fmt.Errorf("%s/%s: %w", kind, name, err)}
 		}
 	}
 	return fmt.Errorf("writing %s %s: %w", kind, name, err)

@@ -23,6 +23,7 @@ import (
 	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // StatusController is the only writer of OGXServer status. It computes the
@@ -143,10 +144,10 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	in := statusInputs{
 		server: s, outcomes: c.board.Get(s.UID), controllers: c.controllers,
 		probeEnabled: c.probeEnabled, operatorVersion: c.operatorVersion,
-		clusterDomain: c.resolver.clusterDomain, table: c.resolver.table,
+		clusterDomain: c.resolver.ClusterDomain, table: c.resolver.Table,
 		now: metav1.NewTime(c.now().Truncate(time.Second)),
 	}
-	in.pvcName, _ = c.resolver.effectivePVCName(ctx, s)
+	in.pvcName, _ = c.resolver.EffectivePVCName(s)
 	in.facts = c.board.Facts(s.UID)
 	sc := c.caches.For(s.Namespace)
 	if d, ok := c.children.deployments.current(s.Namespace, s.Name); ok && controlledBy(d, s) {
@@ -159,7 +160,7 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		in.ingress = ing
 	}
 	in.pvc = sc.pvc(s.Namespace, in.pvcName)
-	if img, err := c.resolver.image(s); err == nil {
+	if img, err := c.resolver.Image(s); err == nil {
 		in.image = img
 	}
 	switch s.Spec.ConfigMode() {
@@ -228,7 +229,7 @@ func controlledBy(obj metav1.Object, s *ogxv1beta1.OGXServer) bool {
 
 // overrideHash is sha256:<hex> of the override config content.
 func overrideHash(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServer) string {
-	text, err := r.refs.configMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig", prefixConfigMap, "override config")
+	text, err := r.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig", resolve.PrefixConfigMap, "override config")
 	if err != nil {
 		return ""
 	}
@@ -263,7 +264,7 @@ func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d
 // Secret's CA when server TLS is on.
 func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) ProbeTarget {
 	t := ProbeTarget{
-		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.resolver.clusterDomain, s.Spec.Port()),
+		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.resolver.ClusterDomain, s.Spec.Port()),
 	}
 	if tlsSpec := s.Spec.ServerTLS(); tlsSpec != nil {
 		t.TLS = true

@@ -14,6 +14,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // Condition types, in the fixed order status lists them (docs/status.md,
@@ -57,11 +58,11 @@ type statusInputs struct {
 	probeEnabled    bool
 	operatorVersion string
 	clusterDomain   string
-	table           DistributionTable
+	table           resolve.DistributionTable
 	image           string
 	configSource    string
 	configHash      string
-	generated       *GeneratedConfig
+	generated       *resolve.GeneratedConfig
 	now             metav1.Time
 }
 
@@ -230,7 +231,7 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 		// is ConfigGenerationFailed.
 		reason := o.Reason
 		if reason == "" {
-			reason = ReasonConfigGenFailed
+			reason = resolve.ReasonConfigGenFailed
 		}
 		cs.set(CondConfigGenerated, metav1.ConditionFalse, reason, o.Message)
 		return old
@@ -473,12 +474,12 @@ func setAdoption(s *ogxv1beta1.OGXServer, in statusInputs, set func(string, meta
 		}
 	}
 	problems := adoptionAnnotationProblems(s)
-	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == ReasonAdoptionConfigInvalid {
+	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == resolve.ReasonAdoptionConfigInvalid {
 		problems = append(problems, o.Message)
 	}
 	switch {
 	case len(problems) > 0:
-		set(CondAdoptionConfigInvalid, metav1.ConditionTrue, ReasonAdoptionConfigInvalid, strings.Join(problems, "; "))
+		set(CondAdoptionConfigInvalid, metav1.ConditionTrue, resolve.ReasonAdoptionConfigInvalid, strings.Join(problems, "; "))
 	case apimeta.IsStatusConditionTrue(old, CondAdoptionConfigInvalid):
 		set(CondAdoptionConfigInvalid, metav1.ConditionFalse, "AnnotationsValid", "Adoption annotations are valid")
 	}
