@@ -31,6 +31,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/fence"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 	"github.com/ogx-k8s/ogx-controller/pkg/webhookcerts"
 )
 
@@ -235,7 +236,7 @@ func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*c
 		ProbeEnabled:      o.serverProbe,
 		ProbeInterval:     o.probeInterval,
 		Prober:            controller.NewHTTPProber(o.probeTimeout, o.probeDialAddress),
-		Distributions:     controller.NewDistributionTable(os.Getenv),
+		Distributions:     resolve.NewDistributionTable(os.Getenv),
 		CacheSyncTimeout:  o.cacheSyncTimeout,
 		DiscoveryInterval: o.discoveryInterval,
 		TakeoverManagers:  splitList(o.takeoverManagers),

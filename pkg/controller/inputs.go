@@ -113,6 +113,12 @@ func (c *cacheSource) CachedSecret(ns, name string) (*corev1.Secret, error) {
 	return cacheOutcome(sc.secrets.Secrets(ns).Get(name))
 }
 
+// GeneratedConfigMap reads the watched cache, which holds the generated
+// ConfigMaps (they carry the watch label).
+func (c *cacheSource) GeneratedConfigMap(ns, name string) (*corev1.ConfigMap, error) {
+	return c.CachedConfigMap(ns, name)
+}
+
 // AdoptedPVCs reads the adopted-PVC cache (selected by the adopted-from
 // label alone), so a PVC adopted by the upstream operator without our
 // managed-by label is seen as well.

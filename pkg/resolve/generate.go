@@ -61,7 +61,7 @@ func (r *Resolver) Generated(ctx context.Context, s *ogxv1beta1.OGXServer) (Gene
 		r.warn("%s", w)
 	}
 	name := render.GeneratedConfigName(s.Name, g.Hash)
-	if cm, err := r.Source.CachedConfigMap(s.Namespace, name); err == nil && cm.Data[render.GeneratedConfigKey] != g.ConfigYAML {
+	if cm, err := r.Source.GeneratedConfigMap(s.Namespace, name); err == nil && cm.Data[render.GeneratedConfigKey] != g.ConfigYAML {
 		return GeneratedConfig{}, NewUserError(ReasonConfigGenFailed, "generated ConfigMap %s exists with different content (hash collision)", name)
 	}
 	return g, nil

@@ -34,6 +34,9 @@ type Source interface {
 	// bundle, the serving Secret's ca.crt, a generated ConfigMap).
 	CachedConfigMap(namespace, name string) (*corev1.ConfigMap, error)
 	CachedSecret(namespace, name string) (*corev1.Secret, error)
+	// GeneratedConfigMap returns a ConfigMap of a generated config's name
+	// that the source shows, labelled or not, to detect a hash collision.
+	GeneratedConfigMap(namespace, name string) (*corev1.ConfigMap, error)
 	// AdoptedPVCs names the PVCs labelled as adopted for the instance.
 	AdoptedPVCs(namespace, instance string) ([]string, error)
 	// PVC reads one claim (storage adoption's gate).
