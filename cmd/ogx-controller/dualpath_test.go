@@ -403,11 +403,11 @@ func handedOver(want, got map[string]map[string]any) {
 		if _, set := wspec["replicas"]; set || g == nil {
 			continue
 		}
-		min, ok := hpa["spec"].(map[string]any)["minReplicas"]
+		minReplicas, ok := hpa["spec"].(map[string]any)["minReplicas"]
 		if !ok {
-			min = int64(1)
+			minReplicas = int64(1)
 		}
-		if g["replicas"] == min {
+		if g["replicas"] == minReplicas {
 			delete(g, "replicas")
 		}
 	}

@@ -52,15 +52,11 @@ func NewGenerator(ociResolver *oci.Resolver) *Generator {
 }
 
 // imageBase resolves the server image and reads its base config; a
-// registry failure is a BaseConfigUnavailable user error. A nil Generator
-// reads no registry.
+// registry failure is a BaseConfigUnavailable user error.
 func (g *Generator) imageBase(ctx context.Context, image func() (string, error)) (resolve.Base, error) {
 	img, err := image()
 	if err != nil {
 		return resolve.Base{}, err
-	}
-	if g == nil {
-		g = &Generator{}
 	}
 	res, err := g.ociBase(ctx, img)
 	if err != nil {
