@@ -9,6 +9,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // newManager builds the controllers from the flags.
@@ -28,7 +29,7 @@ func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*c
 		ProbeEnabled:      o.serverProbe,
 		ProbeInterval:     o.probeInterval,
 		Prober:            controller.NewHTTPProber(o.probeTimeout, o.probeDialAddress),
-		Distributions:     controller.NewDistributionTable(os.Getenv),
+		Distributions:     resolve.NewDistributionTable(os.Getenv),
 		CacheSyncTimeout:  o.cacheSyncTimeout,
 		DiscoveryInterval: o.discoveryInterval,
 		TakeoverManagers:  splitList(o.takeoverManagers),

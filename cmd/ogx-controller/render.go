@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -10,28 +9,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
-	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/ogx-k8s/ogx-controller/config/crd"
-	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
-	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/crdvalidate"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // Defaults of `render` for the process inputs the controller takes from its
@@ -155,10 +147,11 @@ type renderRun struct {
 
 	baseBytes []byte // --base content, nil when not given
 	overrides map[string]string
-	resolver  *oci.Resolver
+	oci       *oci.Resolver
 
 	server *ogxv1beta1.OGXServer
-	cluster
+	// src holds the input's objects in the server's namespace.
+	src *fileSource
 }
 
 func (r *renderRun) warn(format string, args ...any) {
@@ -255,7 +248,7 @@ func (r *renderRun) parseFlags(args []string) error {
 		if err != nil {
 			return usageErr("--base-config-platform: %v", err)
 		}
-		r.resolver = res
+		r.oci = res
 	} else if o.platform != "" {
 		r.warn("--base-config-platform has no effect without --fetch-base")
 	}
@@ -283,215 +276,12 @@ func (r *renderRun) parseImageOverrides() error {
 	if err != nil {
 		return usageErr("--image-override: %v", err)
 	}
-	overrides, problems := controller.ImageOverrides(string(data))
+	overrides, problems := resolve.ImageOverrides(string(data))
 	if len(problems) > 0 {
 		return usageErr("--image-override: %s", strings.Join(problems, "; "))
 	}
 	r.overrides = overrides
 	return nil
-}
-
-// readInputs reads --base and the -f documents: exactly one OGXServer plus
-// ConfigMaps and Secrets standing in for cluster objects.
-func (r *renderRun) readInputs() error {
-	if err := r.readBase(); err != nil {
-		return err
-	}
-	docs, err := readRenderDocuments(r.opts.files, r.stdin)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	in, err := r.decodeDocuments(docs)
-	if err != nil {
-		return err
-	}
-	return r.place(in)
-}
-
-// readBase reads the --base file (- for stdin), if given.
-func (r *renderRun) readBase() error {
-	if r.opts.base == "" {
-		return nil
-	}
-	var err error
-	if r.opts.base == "-" {
-		r.baseBytes, err = io.ReadAll(r.stdin)
-	} else {
-		r.baseBytes, err = os.ReadFile(r.opts.base)
-	}
-	if err != nil {
-		return usageErr("--base: %v", err)
-	}
-	if r.baseBytes == nil {
-		r.baseBytes = []byte{}
-	}
-	return nil
-}
-
-// renderInputs are the decoded documents of -f, by kind.
-type renderInputs struct {
-	servers    []*ogxv1beta1.OGXServer
-	configMaps []*corev1.ConfigMap
-	secrets    []*corev1.Secret
-}
-
-// decodeDocuments decodes each document by its kind; an OGXServer is
-// checked for unknown fields (and with --validate as the API server would)
-// first.
-func (r *renderRun) decodeDocuments(docs []renderDocument) (renderInputs, error) {
-	var in renderInputs
-	// Unknown fields are reported with their paths from the CRD's schema,
-	// as the API server would drop them, before the strict decoder names
-	// only the key.
-	serverSchema, err := crd.Schema(serverCRD, ogxv1beta1.SchemeGroupVersion.Version)
-	if err != nil {
-		return in, err
-	}
-	for _, d := range docs {
-		gvk := d.obj.GroupVersionKind()
-		id := objectID(d.obj)
-		switch {
-		case gvk.Group == ogxv1beta1.SchemeGroupVersion.Group && gvk.Kind == render.OGXServerKind:
-			if gvk.Version != ogxv1beta1.SchemeGroupVersion.Version {
-				return in, usageErr("unsupported apiVersion %s for OGXServer %s: render takes %s", d.obj.GetAPIVersion(), id, ogxv1beta1.SchemeGroupVersion)
-			}
-			if unknown := unknownFields(d.obj, serverSchema); len(unknown) > 0 {
-				return in, &validationErr{msgs: messages(unknown)}
-			}
-			if r.opts.validate {
-				if err := validateAsAPIServer(d.obj.Object); err != nil {
-					return in, err
-				}
-			}
-			s, err := configgen.ParseServer(d.json)
-			if err != nil {
-				return in, usageErr("OGXServer %s: %v", id, err)
-			}
-			in.servers = append(in.servers, s)
-		case gvk.Group == llsdv1alpha1.GroupName && gvk.Kind == "LlamaStackDistribution":
-			return in, usageErr("LlamaStackDistribution %s: use ogx-controller migrate first", id)
-		case gvk.Group == "" && gvk.Version == "v1" && gvk.Kind == "ConfigMap":
-			cm := &corev1.ConfigMap{}
-			if err := json.Unmarshal(d.json, cm); err != nil {
-				return in, usageErr("ConfigMap %s: %v", id, err)
-			}
-			in.configMaps = append(in.configMaps, cm)
-		case gvk.Group == "" && gvk.Version == "v1" && gvk.Kind == "Secret":
-			sec := &corev1.Secret{}
-			if err := json.Unmarshal(d.json, sec); err != nil {
-				return in, usageErr("Secret %s: %v", id, err)
-			}
-			in.secrets = append(in.secrets, sec)
-		default:
-			return in, usageErr("unsupported kind %q (apiVersion %q) of %s: render takes one OGXServer plus ConfigMaps and Secrets", gvk.Kind, d.obj.GetAPIVersion(), id)
-		}
-	}
-	return in, nil
-}
-
-// place keeps the one OGXServer, defaults its namespace and files the
-// ConfigMaps and Secrets of that namespace as the cluster render reads.
-func (r *renderRun) place(in renderInputs) error {
-	if len(in.servers) != 1 {
-		return usageErr("found %d OGXServers (%s), want exactly one", len(in.servers), ogxv1beta1.SchemeGroupVersion)
-	}
-	s := in.servers[0]
-	if s.Name == "" {
-		return usageErr("the OGXServer has no metadata.name")
-	}
-	if s.Namespace == "" {
-		s.Namespace = r.opts.namespace
-	}
-	if s.Namespace == "" {
-		s.Namespace = renderDefaultNamespace
-	}
-	// Only the spec and the identity of the object matter; what the API
-	// server would own is dropped.
-	s.Status = ogxv1beta1.OGXServerStatus{}
-	r.server = s
-	r.cluster = cluster{namespace: s.Namespace, configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]*corev1.Secret{}}
-	for _, cm := range in.configMaps {
-		if !r.cluster.place(&cm.ObjectMeta, "ConfigMap", r) {
-			continue
-		}
-		if _, dup := r.configMaps[cm.Name]; dup {
-			return usageErr("ConfigMap %s/%s is given twice", cm.Namespace, cm.Name)
-		}
-		r.configMaps[cm.Name] = cm
-	}
-	for _, sec := range in.secrets {
-		if !r.cluster.place(&sec.ObjectMeta, "Secret", r) {
-			continue
-		}
-		if _, dup := r.secrets[sec.Name]; dup {
-			return usageErr("Secret %s/%s is given twice", sec.Namespace, sec.Name)
-		}
-		r.secrets[sec.Name] = sec
-	}
-	return nil
-}
-
-func objectID(d *unstructured.Unstructured) string {
-	name := d.GetName()
-	if name == "" {
-		name = "(unnamed)"
-	}
-	if ns := d.GetNamespace(); ns != "" {
-		return ns + "/" + name
-	}
-	return name
-}
-
-// renderDocument is one input document: its JSON form, which the typed
-// decoders read, and a generic view for its kind and name.
-type renderDocument struct {
-	json []byte
-	obj  *unstructured.Unstructured
-}
-
-// readRenderDocuments reads the -f files like readDocuments, but keeps each
-// document's exact JSON (numbers included: readDocuments' generic maps turn
-// integers into float64, which would change a large integer in custom
-// provider settings before it reaches the generator).
-func readRenderDocuments(files []string, stdin io.Reader) ([]renderDocument, error) {
-	var out []renderDocument
-	for _, f := range files {
-		var data []byte
-		var err error
-		if f == "-" {
-			data, err = io.ReadAll(stdin)
-		} else {
-			data, err = os.ReadFile(f)
-		}
-		if err != nil {
-			return nil, err
-		}
-		dec := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-		for {
-			doc, err := dec.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			j, err := yaml.YAMLToJSON(doc)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if t := bytes.TrimSpace(j); len(t) == 0 || bytes.Equal(t, []byte("null")) || bytes.Equal(t, []byte("{}")) {
-				continue
-			}
-			d := json.NewDecoder(bytes.NewReader(j))
-			d.UseNumber()
-			obj := map[string]any{}
-			if err := d.Decode(&obj); err != nil {
-				return nil, fmt.Errorf("%s: a document is not a mapping: %w", f, err)
-			}
-			out = append(out, renderDocument{json: j, obj: &unstructured.Unstructured{Object: obj}})
-		}
-	}
-	return out, nil
 }
 
 // renderConfig is --only=config: the generated config.yaml bytes.
@@ -503,143 +293,52 @@ func (r *renderRun) renderConfig() ([]byte, error) {
 	case configgen.ModeInactive:
 		return nil, failed(configgen.ErrInactiveMode)
 	}
-	g, err := r.generate()
-	if err != nil {
-		return nil, err
-	}
-	return g.ConfigYAML, nil
-}
-
-// generate runs the generation pipeline (docs/config-generation.md, Pipeline)
-// in the order the controller does: spec checks (no I/O), base resolution,
-// then Generate. Its warnings go to stderr.
-func (r *renderRun) generate() (*configgen.Result, error) {
-	s := r.server
-	if err := configgen.ValidateSpec(&s.Spec); err != nil {
-		return nil, failed(err)
-	}
-	base, err := r.resolveBase()
-	if err != nil {
-		return nil, err
-	}
-	g, err := configgen.Generate(&s.Spec, base)
+	g, err := r.resolver().Generated(context.Background(), s)
 	if err != nil {
 		return nil, failed(err)
 	}
-	for _, w := range g.Warnings {
-		r.warn("%s", w)
-	}
-	name := render.GeneratedConfigName(s.Name, g.ContentHash)
-	if cm, ok := r.configMaps[name]; ok && cm.Data[render.GeneratedConfigKey] != string(g.ConfigYAML) {
-		return nil, failedf("generated ConfigMap %s exists with different content (hash collision)", name)
-	}
-	return g, nil
+	return []byte(g.ConfigYAML), nil
 }
 
-// resolveBase picks the base config in the order of docs/config-generation.md,
-// Base config, for render: --base, the spec.baseConfig ConfigMap among the
-// inputs, the image's OCI labels with --fetch-base.
-func (r *renderRun) resolveBase() ([]byte, error) {
-	s := r.server
-	if r.baseBytes != nil {
-		return r.baseBytes, nil
+// resolver resolves as the controller does (pkg/resolve), on the input
+// files: references missing from them leave their hashes out, with a
+// warning.
+func (r *renderRun) resolver() *resolve.Resolver {
+	return &resolve.Resolver{
+		Source: r.src,
+		// The built-in table without RELATED_IMAGE_*: the controller's
+		// environment is not the caller's.
+		Table:             resolve.NewDistributionTable(func(string) string { return "" }),
+		OperatorNamespace: r.opts.operatorNamespace,
+		ClusterDomain:     renderClusterDomain,
+		Partial:           true,
+		Warn:              r.warn,
 	}
-	ref := s.Spec.BaseConfig
-	if ref != nil {
-		cm, err := r.configMap(ref.Name, "spec.baseConfig", "failed to find referenced base ConfigMap")
-		if err != nil {
-			return nil, err
-		}
-		if cm != nil {
-			b, ok := configgen.BaseFromConfigMap(cm, ref.Key)
-			if !ok {
-				return nil, failedf("%s", render.MissingConfigMapKeyMessage(render.WhatBaseConfig, cm.Namespace, cm.Name, ref.Key))
-			}
-			return b, nil
-		}
-	}
-	if r.resolver != nil {
-		if ref != nil {
-			r.warn("ConfigMap %s/%s of spec.baseConfig is not in the input; using the image's OCI labels, which the controller would not", s.Namespace, ref.Name)
-		}
-		image, err := r.image()
-		if err != nil {
-			return nil, err
-		}
-		res, err := r.resolver.Resolve(context.Background(), image)
-		if err != nil {
-			return nil, failed(err)
-		}
-		for _, w := range res.Warnings {
-			r.warn("%s", w)
-		}
-		return res.Config, nil
-	}
-	if ref != nil {
-		return nil, failedf("no base config: pass --base, include ConfigMap %s in the input, or pass --fetch-base", ref.Name)
-	}
-	return nil, failedf("no base config: pass --base, set spec.baseConfig and include its ConfigMap in the input, or pass --fetch-base")
-}
-
-// image resolves the server image as the controller does, with
-// --image-override standing in for the operator ConfigMap's image-overrides
-// and the built-in table without RELATED_IMAGE_* (the controller's
-// environment is not the caller's).
-func (r *renderRun) image() (string, error) {
-	table := controller.NewDistributionTable(func(string) string { return "" })
-	image, err := table.ResolveImage(&r.server.Spec, r.overrides)
-	if err != nil {
-		return "", failed(err)
-	}
-	return image, nil
 }
 
 // renderAll is --only=all: every child, in kind order.
 func (r *renderRun) renderAll() ([]byte, error) {
 	s := r.server
-	in := render.Inputs{
-		OperatorNamespace:       r.opts.operatorNamespace,
-		ClusterDomain:           renderClusterDomain,
-		MonitoringServed:        r.opts.assumeMonitoring,
-		OpenShiftSecurityServed: r.opts.assumeOpenShift,
-		PVCName:                 r.effectivePVCName(),
+	if r.src.base != nil && configgen.ModeOf(&s.Spec) != configgen.ModeGenerated {
+		r.warn("--base has no effect: the OGXServer is in %s mode, so no config is generated", s.Spec.ConfigMode())
 	}
-	var err error
-	if in.Image, err = r.image(); err != nil {
-		return nil, err
-	}
-	var g *configgen.Result
-	if in.RuntimeConfig, g, err = r.runtimeConfig(); err != nil {
-		return nil, err
-	}
-	if g == nil && r.baseBytes != nil {
-		r.warn("--base has no effect: the OGXServer is in %s mode, so no config is generated", in.RuntimeConfig.Mode)
-	}
-	if g != nil {
-		if in.SecretEnv, in.SecretHash, err = r.secretEnv(g); err != nil {
-			return nil, err
-		}
-	}
-	if in.ServerTLSHash, err = r.serverTLSHash(); err != nil {
-		return nil, err
-	}
-	if in.IdentityHash, err = r.identityHash(); err != nil {
-		return nil, err
-	}
-	bundle, err := r.caBundle()
+	res, err := r.resolver().Resolve(context.Background(), s)
 	if err != nil {
-		return nil, err
+		return nil, failed(err)
 	}
-	if bundle != "" {
-		in.CABundleHash = contenthash.H16([]byte(bundle))
+	for _, w := range res.CABundle.Warnings {
+		r.warn("%v", w)
 	}
-
+	if res.CABundle.Data == "" && res.CABundle.Explicit {
+		r.warn("spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted")
+	}
+	in := res.Inputs
 	var objs []any
-	if g != nil {
-		objs = append(objs, render.GeneratedConfigMap(s, in.RuntimeConfig.ConfigMapName, string(g.ConfigYAML)))
+	if res.Generated != nil {
+		objs = append(objs, render.GeneratedConfigMap(s, in.RuntimeConfig.ConfigMapName, res.Generated.ConfigYAML))
 	}
-	if bundle != "" {
-		objs = append(objs, render.CABundleConfigMap(s, bundle))
+	if res.CABundle.Data != "" {
+		objs = append(objs, render.CABundleConfigMap(s, res.CABundle.Data))
 	}
 	objs = append(objs, render.ServiceAccount(s, &in))
 	if render.WantRoleBinding(&in) {
@@ -666,308 +365,10 @@ func (r *renderRun) renderAll() ([]byte, error) {
 	if render.WantIngress(s) {
 		objs = append(objs, render.Ingress(s, &in))
 	}
-	if r.opts.assumeMonitoring && render.WantMonitoring(s, &in) {
-		// The ServiceMonitor verifies the server's certificate only when the
-		// TLS Secret carries ca.crt; offline, that is the Secret of the input.
-		serverCA := false
-		if t := s.Spec.ServerTLS(); t != nil {
-			if sec, err := r.secret(t.SecretName, "spec.network.tls.secretName", ""); err == nil && sec != nil {
-				_, serverCA = secretValue(sec, "ca.crt")
-			}
-		}
-		objs = append(objs, render.ServiceMonitor(s, &in, serverCA), render.PrometheusRule(s, &in))
+	if in.MonitoringServed && render.WantMonitoring(s, &in) {
+		objs = append(objs, render.ServiceMonitor(s, &in, r.resolver().ServerCA(s)), render.PrometheusRule(s, &in))
 	}
 	return encodeObjects(objs, r.opts.output)
-}
-
-// effectivePVCName is the claim the pods mount: the legacy PVC while a valid
-// ogx.io/adopt-storage annotation is set, else N-pvc. (The controller also
-// follows PVCs it adopted earlier, which exist only in a cluster.)
-func (r *renderRun) effectivePVCName() string {
-	s := r.server
-	if legacy := s.Annotations[ogxv1beta1.AnnotationAdoptStorage]; legacy != "" {
-		valid := true
-		for _, e := range validation.ValidateAdoption(s) {
-			if strings.Contains(e.Field, ogxv1beta1.AnnotationAdoptStorage) {
-				valid = false
-			}
-		}
-		if valid {
-			return render.PVCName(legacy)
-		}
-	}
-	return render.PVCName(s.Name)
-}
-
-// runtimeConfig resolves the mounted config as the controller's resolver
-// does. In generated mode it also returns the generation result.
-func (r *renderRun) runtimeConfig() (render.RuntimeConfig, *configgen.Result, error) {
-	s := r.server
-	switch configgen.ModeOf(&s.Spec) {
-	case configgen.ModeOverride:
-		ref := *s.Spec.OverrideConfig
-		rc := render.RuntimeConfig{Mode: ogxv1beta1.ConfigModeOverride, ConfigMapName: ref.Name, Key: ref.Key}
-		text, ok, err := r.configMapKey(ref, "spec.overrideConfig", "failed to find referenced ConfigMap", "override config")
-		if err != nil {
-			return rc, nil, err
-		}
-		if !ok {
-			r.warn("annotation %s omitted: ConfigMap %s/%s of spec.overrideConfig is not in the input", render.AnnotationUserConfigHash, s.Namespace, ref.Name)
-			return rc, nil, nil
-		}
-		rc.Hash = contenthash.H16([]byte(text))
-		return rc, nil, nil
-	case configgen.ModeGenerated:
-		g, err := r.generate()
-		if err != nil {
-			return render.RuntimeConfig{}, nil, err
-		}
-		return render.RuntimeConfig{Mode: ogxv1beta1.ConfigModeGenerated,
-			ConfigMapName: render.GeneratedConfigName(s.Name, g.ContentHash), Key: render.GeneratedConfigKey,
-			Hash: g.ContentHash, SQLiteBackend: g.SQLiteBackend}, g, nil
-	}
-	return render.RuntimeConfig{Mode: ogxv1beta1.ConfigModeInactive}, nil, nil
-}
-
-// secretEnv returns the Secret-backed variables of the generated config and
-// the secret.hash/referenced value, empty (with a warning) unless every
-// referenced Secret is in the input.
-func (r *renderRun) secretEnv(g *configgen.Result) ([]ogxv1beta1.SecretEnvVar, string, error) {
-	s := r.server
-	entries := make([]render.SecretHashEntry, 0, len(g.SecretEnv))
-	var missing []string
-	for _, v := range g.SecretEnv {
-		value, ok, err := r.secretKey(v.Ref, v.Path.String(), v.Name)
-		if err != nil {
-			return nil, "", err
-		}
-		if !ok {
-			missing = append(missing, fmt.Sprintf("Secret %s/%s", s.Namespace, v.Ref.Name))
-			continue
-		}
-		entries = append(entries, render.SecretHashEntry{Env: v.Name, Secret: v.Ref.Name, Key: v.Ref.Key, Value: value})
-	}
-	if len(missing) > 0 {
-		r.warn("annotation %s omitted: %s not in the input", render.AnnotationSecretHash, joinMissing(missing))
-		return g.SecretEnv, "", nil
-	}
-	return g.SecretEnv, render.SecretHash(entries), nil
-}
-
-// serverTLSHash is secret.hash/tls, empty (with a warning) when the TLS
-// Secret is not in the input.
-func (r *renderRun) serverTLSHash() (string, error) {
-	s := r.server
-	t := s.Spec.ServerTLS()
-	if t == nil {
-		return "", nil
-	}
-	sec, err := r.secret(t.SecretName, "spec.network.tls.secretName",
-		fmt.Sprintf("failed to find server TLS Secret %s/%s", s.Namespace, t.SecretName))
-	if err != nil {
-		return "", err
-	}
-	if sec == nil {
-		r.warn("annotation %s omitted: Secret %s/%s of spec.network.tls is not in the input", render.AnnotationServerTLSHash, s.Namespace, t.SecretName)
-		return "", nil
-	}
-	var pair [2][]byte
-	for i, k := range []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey} {
-		v, ok := secretValue(sec, k)
-		if !ok {
-			return "", failedf("%s", render.MissingServerTLSKeyMessage(s.Namespace, t.SecretName, k))
-		}
-		pair[i] = v
-	}
-	return render.PairHash(pair[0], pair[1]), nil
-}
-
-// identityHash is secret.hash/identity, empty (with a warning) unless both
-// the certificate ConfigMap and the key Secret are in the input.
-func (r *renderRun) identityHash() (string, error) {
-	s := r.server
-	if s.Spec.TLS == nil || s.Spec.TLS.Identity == nil {
-		return "", nil
-	}
-	id := s.Spec.TLS.Identity
-	crt, crtOK, err := r.configMapKey(id.Cert, "spec.tls.identity.cert", "failed to find referenced ConfigMap", "client certificate")
-	if err != nil {
-		return "", err
-	}
-	key, keyOK, err := r.secretKey(id.Key, "spec.tls.identity.key", render.EnvTLSClientKey)
-	if err != nil {
-		return "", err
-	}
-	var missing []string
-	if !crtOK {
-		missing = append(missing, fmt.Sprintf("ConfigMap %s/%s", s.Namespace, id.Cert.Name))
-	}
-	if !keyOK {
-		missing = append(missing, fmt.Sprintf("Secret %s/%s", s.Namespace, id.Key.Name))
-	}
-	if len(missing) > 0 {
-		r.warn("annotation %s omitted: %s of spec.tls.identity not in the input", render.AnnotationIdentityHash, joinMissing(missing))
-		return "", nil
-	}
-	return render.PairHash([]byte(crt), key), nil
-}
-
-// caBundle assembles ca-bundle.crt as the controller does: the
-// spec.tls.trust.caCertificates in spec order (each must be in the input),
-// then the sorted keys of a watched odh-trusted-ca-bundle ConfigMap of the
-// input.
-func (r *renderRun) caBundle() (string, error) {
-	s := r.server
-	var sources []render.CASource
-	explicit := false
-	if t := s.Spec.TLS; t != nil && t.Trust != nil {
-		for i, ref := range t.Trust.CACertificates {
-			path := fmt.Sprintf("spec.tls.trust.caCertificates[%d]", i)
-			data, ok, err := r.configMapKey(ref, path, "failed to find referenced CA certificate ConfigMap", "CA certificate")
-			if err != nil {
-				return "", err
-			}
-			if !ok {
-				return "", failedf("failed to find referenced CA certificate ConfigMap %s/%s: not found in the input (referenced by %s); the CA bundle cannot be rendered without it",
-					s.Namespace, ref.Name, path)
-			}
-			sources = append(sources, render.CASource{Key: ref.Key, Data: data, Explicit: true})
-			explicit = true
-		}
-	}
-	if cm, ok := r.configMaps[render.TrustedCABundleConfigMap]; ok {
-		if cm.Labels[ogxv1beta1.WatchLabel] == "true" {
-			sources = append(sources, render.TrustedCABundleSources(cm.Data)...)
-		} else {
-			r.warn("ConfigMap %s/%s lacks label %s=true: the controller does not see it, so it is not part of the CA bundle",
-				s.Namespace, render.TrustedCABundleConfigMap, ogxv1beta1.WatchLabel)
-		}
-	}
-	if len(sources) == 0 {
-		return "", nil
-	}
-	data, _, warnings, err := render.AssembleCABundle(sources)
-	if err != nil {
-		return "", failed(err)
-	}
-	for _, w := range warnings {
-		r.warn("%v", w)
-	}
-	if data == "" && explicit {
-		r.warn("spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted")
-	}
-	return data, nil
-}
-
-func joinMissing(items []string) string {
-	sort.Strings(items)
-	items = uniqueSorted(items)
-	if len(items) == 1 {
-		return items[0] + " is"
-	}
-	return strings.Join(items, ", ") + " are"
-}
-
-func uniqueSorted(items []string) []string {
-	out := items[:0]
-	for i, s := range items {
-		if i == 0 || s != items[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// cluster holds the ConfigMaps and Secrets of the input that live in the
-// OGXServer's namespace, the stand-ins for the controller's watched caches.
-type cluster struct {
-	namespace  string
-	configMaps map[string]*corev1.ConfigMap
-	secrets    map[string]*corev1.Secret
-}
-
-// place puts an input object into the OGXServer's namespace (objects
-// without a namespace land there) and reports whether it belongs there.
-func (c *cluster) place(m interface {
-	GetNamespace() string
-	SetNamespace(string)
-	GetName() string
-}, kind string, r *renderRun) bool {
-	if m.GetNamespace() == "" {
-		m.SetNamespace(c.namespace)
-	}
-	if m.GetNamespace() != c.namespace {
-		r.warn("%s %s/%s ignored: it is not in the OGXServer's namespace %s", kind, m.GetNamespace(), m.GetName(), c.namespace)
-		return false
-	}
-	return true
-}
-
-// configMap returns a referenced ConfigMap of the input, nil when it is not
-// in the input, or the controller's error when it is there without the
-// watch label (the controller could not see it).
-func (c *cluster) configMap(name, path, prefix string) (*corev1.ConfigMap, error) {
-	cm, ok := c.configMaps[name]
-	if !ok {
-		return nil, nil
-	}
-	if cm.Labels[ogxv1beta1.WatchLabel] != "true" {
-		return nil, failedf("%s %s/%s: exists but lacks label %s=true (referenced by %s)", prefix, c.namespace, name, ogxv1beta1.WatchLabel, path)
-	}
-	return cm, nil
-}
-
-// configMapKey returns one key (data, then binaryData) of a referenced
-// ConfigMap; ok is false when the ConfigMap is not in the input.
-func (c *cluster) configMapKey(ref ogxv1beta1.ConfigMapKeyRef, path, prefix, what string) (string, bool, error) {
-	cm, err := c.configMap(ref.Name, path, prefix)
-	if err != nil || cm == nil {
-		return "", false, err
-	}
-	if v, ok := cm.Data[ref.Key]; ok {
-		return v, true, nil
-	}
-	if v, ok := cm.BinaryData[ref.Key]; ok {
-		return string(v), true, nil
-	}
-	return "", false, failedf("failed to find %s key '%s' in ConfigMap %s/%s", what, ref.Key, c.namespace, ref.Name)
-}
-
-// secret returns a referenced Secret of the input, nil when absent.
-func (c *cluster) secret(name, path, prefix string) (*corev1.Secret, error) {
-	sec, ok := c.secrets[name]
-	if !ok {
-		return nil, nil
-	}
-	if sec.Labels[ogxv1beta1.WatchLabel] != "true" {
-		return nil, failedf("%s: exists but lacks label %s=true (referenced by %s)", prefix, ogxv1beta1.WatchLabel, path)
-	}
-	return sec, nil
-}
-
-// secretKey returns one key of a referenced Secret; ok is false when the
-// Secret is not in the input.
-func (c *cluster) secretKey(ref ogxv1beta1.SecretKeyRef, path, env string) ([]byte, bool, error) {
-	sec, err := c.secret(ref.Name, path, fmt.Sprintf("failed to resolve secret %s/%s for env %s", c.namespace, ref.Name, env))
-	if err != nil || sec == nil {
-		return nil, false, err
-	}
-	v, ok := secretValue(sec, ref.Key)
-	if !ok {
-		return nil, false, failedf("%s", render.MissingSecretKeyMessage(c.namespace, ref.Name, ref.Key, env))
-	}
-	return v, true, nil
-}
-
-// secretValue reads data, then stringData (an input file may use either).
-func secretValue(sec *corev1.Secret, key string) ([]byte, bool) {
-	if v, ok := sec.Data[key]; ok {
-		return v, true
-	}
-	if v, ok := sec.StringData[key]; ok {
-		return []byte(v), true
-	}
-	return nil, false
 }
 
 // encodeObjects prints the objects as a YAML stream (--- between documents)

@@ -23,8 +23,8 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 var update = flag.Bool("update", false, "rewrite the want.* files of testdata/render")
@@ -365,7 +365,7 @@ type consistencyCase struct {
 // render.GeneratedConfigMap return for Inputs built here by hand, and the
 // config hash annotation must be configgen's ContentHash.
 func TestRenderConsistency(t *testing.T) {
-	table := controller.NewDistributionTable(func(string) string { return "" })
+	table := resolve.NewDistributionTable(func(string) string { return "" })
 	readBase := func(path string) func(t *testing.T) []byte {
 		return func(t *testing.T) []byte {
 			b, err := os.ReadFile(filepath.Join(renderTestdata, path))

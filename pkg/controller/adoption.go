@@ -21,6 +21,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // Condition reasons and types of legacy adoption (docs/status.md, Conditions).
@@ -31,22 +32,6 @@ const (
 	legacyGroup             = "llamastack.io"
 	legacyKind              = "LlamaStackDistribution"
 )
-
-// adoptionSource returns the legacy name of a valid adoption annotation, or
-// "" when it is absent, empty or invalid (checks A4/A5; an invalid value
-// only disables that adoption).
-func adoptionSource(s *ogxv1beta1.OGXServer, annotation string) string {
-	v := s.Annotations[annotation]
-	if v == "" {
-		return ""
-	}
-	for _, e := range validation.ValidateAdoption(s) {
-		if strings.Contains(e.Field, annotation) {
-			return ""
-		}
-	}
-	return v
-}
 
 // adoptionAnnotationProblems words each A4/A5 failure of the adoption
 // annotations for the AdoptionConfigInvalid condition and the
@@ -77,7 +62,7 @@ func legacyOwnerCheck(obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer)
 	if gv.Group == legacyGroup && ref.Kind == legacyKind && ref.Name == legacy {
 		return nil
 	}
-	return NewUserError(ReasonChildConflict, "failed to adopt %s: unexpected controller owner %s/%s", obj.GetName(), ref.Kind, ref.Name)
+	return resolve.NewUserError(ReasonChildConflict, "failed to adopt %s: unexpected controller owner %s/%s", obj.GetName(), ref.Kind, ref.Name)
 }
 
 // withoutControllerRefs keeps the owner references that are not
@@ -185,7 +170,7 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 // adopted for this instance and adds the managed-by label to any that lack
 // it (adopted by the upstream operator), so the child cache sees them too.
 func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer) ([]string, error) {
-	list, err := cachedAdoptedPVCs(c.caches, s)
+	list, err := cachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -207,82 +192,37 @@ func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer
 }
 
 // cachedAdoptedPVCs are the PVCs of the adopted-PVC cache labelled as
-// adopted for the instance s.
-func cachedAdoptedPVCs(caches *Caches, s *ogxv1beta1.OGXServer) ([]*corev1.PersistentVolumeClaim, error) {
-	sc := caches.For(s.Namespace)
+// adopted for the instance.
+func cachedAdoptedPVCs(caches *Caches, ns, instance string) ([]*corev1.PersistentVolumeClaim, error) {
+	sc := caches.For(ns)
 	if sc == nil {
-		return nil, fmt.Errorf("namespace %q is not watched", s.Namespace)
+		return nil, fmt.Errorf("namespace %q is not watched", ns)
 	}
 	// The cache holds only PVCs with the adopted-from label, a handful per
 	// namespace at most: filtering them here is cheaper than parsing a
 	// selector on every status pass.
-	all, err := sc.adoptedPVCs.PersistentVolumeClaims(s.Namespace).List(labels.Everything())
+	all, err := sc.adoptedPVCs.PersistentVolumeClaims(ns).List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
 	var out []*corev1.PersistentVolumeClaim
 	for _, p := range all {
-		if _, adopted := p.Labels[render.LabelAdoptedFrom]; adopted && p.Labels[render.LabelInstance] == s.Name {
+		if _, adopted := p.Labels[render.LabelAdoptedFrom]; adopted && p.Labels[render.LabelInstance] == instance {
 			out = append(out, p)
 		}
 	}
 	return out, nil
 }
 
-// multipleAdopted is the error for several adopted PVCs of one instance.
-func multipleAdopted(s *ogxv1beta1.OGXServer, names []string) error {
-	return &UserError{Reason: ReasonAdoptionConfigInvalid, Event: EventAdoptionInvalid,
-		Err: fmt.Errorf("multiple adopted PVCs found for instance %q: [%s]; remove the %s label from all but one",
-			s.Name, strings.Join(names, " "), render.LabelAdoptedFrom)}
-}
-
-// effectivePVCName resolves the claim the server mounts, from the caches:
-// the adopted source while adopt-storage is valid, else the one adopted PVC
-// of the instance, else N-pvc. Adopted PVCs have a cache of their own
-// (selected by the adopted-from label alone), so one adopted by the upstream
-// operator without our managed-by label is seen as well, and a Deployment
-// taken over from it is never switched to a fresh N-pvc.
-func (r *resolver) effectivePVCName(_ context.Context, s *ogxv1beta1.OGXServer) (string, error) {
-	if l := adoptionSource(s, ogxv1beta1.AnnotationAdoptStorage); l != "" {
-		return render.PVCName(l), nil
-	}
-	adopted, err := cachedAdoptedPVCs(r.caches, s)
-	if err != nil {
-		return "", err
-	}
-	names := make([]string, 0, len(adopted))
-	for _, p := range adopted {
-		names = append(names, p.Name)
-	}
-	sort.Strings(names)
-	switch len(names) {
-	case 0:
-		return render.PVCName(s.Name), nil
-	case 1:
-		return names[0], nil
-	}
-	return "", multipleAdopted(s, names)
-}
-
 // storageAdoptionGate keeps the Deployment untouched while a valid
 // adopt-storage names a PVC that is not adopted yet (legacy pods may still
 // use it).
-func (r *resolver) storageAdoptionGate(ctx context.Context, s *ogxv1beta1.OGXServer) error {
-	l := adoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
-	if l == "" || s.Spec.StorageSpec() == nil {
-		return nil
-	}
-	pvc, err := r.refs.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Get(ctx, render.PVCName(l), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+func storageAdoptionGate(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServer) error {
+	name, err := r.PendingStorageAdoption(ctx, s)
+	if err != nil || name == "" {
 		return err
 	}
-	if pvc.Labels[render.LabelAdoptedFrom] != l {
-		return &WaitingError{Reason: ReasonAdoptionInProgress, Message: fmt.Sprintf("waiting for storage adoption of PVC %s", pvc.Name)}
-	}
-	return nil
+	return &WaitingError{Reason: ReasonAdoptionInProgress, Message: fmt.Sprintf("waiting for storage adoption of PVC %s", name)}
 }
 
 // networkingCondition is the NetworkingAdopted condition of a pass.
@@ -412,7 +352,7 @@ func ingressAdoption(d *deps) func(context.Context, *ogxv1beta1.OGXServer) error
 	return func(ctx context.Context, s *ogxv1beta1.OGXServer) error {
 		key := Key(s.Namespace, s.Name)
 		ings := d.kube.NetworkingV1().Ingresses(s.Namespace)
-		legacy := adoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
+		legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
 		if legacy == "" {
 			facts, err := releaseNetworking(ctx, d.kube, s, "Ingress", func(ctx context.Context) error {
 				return releaseAdopted(ctx, s, ings.List, ings.Delete)

@@ -8,6 +8,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // guard applies the ownership rules to an existing object with the child's
@@ -25,7 +26,7 @@ func guard(owner *ogxv1beta1.OGXServer, kind string, obj metav1.Object) error {
 		return &WaitingError{Message: fmt.Sprintf(
 			"waiting for garbage collection of %s %s owned by a previous OGXServer", kind, obj.GetName())}
 	}
-	return NewUserError(ReasonChildConflict, "%s %s exists and is not managed by this OGXServer", kind, obj.GetName())
+	return resolve.NewUserError(ReasonChildConflict, "%s %s exists and is not managed by this OGXServer", kind, obj.GetName())
 }
 
 func isOGXGroup(apiVersion string) bool {

@@ -35,6 +35,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 func agOwner(apiVersion, kind, name string, uid types.UID) []metav1.OwnerReference {
@@ -106,7 +107,7 @@ func TestApplyGuardService(t *testing.T) {
 			for pass := range 2 {
 				res, err := e.m.service.syncKey(e.ctx, sfKey)
 				switch {
-				case tc.userErr && !IsUserError(err):
+				case tc.userErr && !resolve.IsUserError(err):
 					t.Errorf("pass %d: err = %v, want a user error", pass, err)
 				case tc.waiting && (err != nil || res.RequeueAfter != 5*time.Second):
 					t.Errorf("pass %d: result %+v err %v, want requeue after 5s and no error", pass, res, err)
@@ -248,7 +249,7 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""))
 	e := newSFEnv(t, Options{}, []runtime.Object{existing}, s)
 	_, err := e.m.pvc.syncKey(e.ctx, sfKey)
-	if !IsUserError(err) {
+	if !resolve.IsUserError(err) {
 		t.Errorf("err = %v, want a user error", err)
 	}
 	want := agConflict("PersistentVolumeClaim", sfName+"-pvc")
@@ -299,12 +300,12 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 	e := newSFEnv(t, Options{}, nil, s)
 	for _, c := range e.m.childControllers {
 		_, err := c.syncKey(e.ctx, sfKey)
-		var ue *UserError
-		if !errors.As(err, &ue) || ue.Reason != ReasonInvalidSpec {
-			t.Errorf("%s: err = %v, want a user error %s", c.name, err, ReasonInvalidSpec)
+		var ue *resolve.UserError
+		if !errors.As(err, &ue) || ue.Reason != resolve.ReasonInvalidSpec {
+			t.Errorf("%s: err = %v, want a user error %s", c.name, err, resolve.ReasonInvalidSpec)
 		}
 		o, _ := e.outcome(s, c.name)
-		if o.Generation != 1 || o.Class != OutcomeUserError || o.Reason != ReasonInvalidSpec ||
+		if o.Generation != 1 || o.Class != OutcomeUserError || o.Reason != resolve.ReasonInvalidSpec ||
 			!strings.Contains(o.Message, `unknown distribution "no-such-distribution"`) {
 			t.Errorf("%s: outcome %+v, want InvalidSpec naming the distribution", c.name, o)
 		}
@@ -323,7 +324,7 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 	ready := apimeta.FindStatusCondition(got.Status.Conditions, CondReady)
 	stalled := apimeta.FindStatusCondition(got.Status.Conditions, CondStalled)
 	if got.Status.Phase != ogxv1beta1.PhaseFailed || ready == nil || ready.Status != metav1.ConditionFalse ||
-		ready.Reason != ReasonInvalidSpec || stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.Message != ready.Message {
+		ready.Reason != resolve.ReasonInvalidSpec || stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.Message != ready.Message {
 		t.Fatalf("status = phase %q Ready %+v Stalled %+v, want Failed, Ready False and Stalled True with InvalidSpec", got.Status.Phase, ready, stalled)
 	}
 	// The first controller in the fixed order gives the reason and leads the
@@ -361,8 +362,8 @@ func TestStaleTakeoverIsTransient(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: no error", tc.name)
 		}
-		if IsUserError(err) != tc.wantUser {
-			t.Errorf("%s: user error = %v, want %v (%v)", tc.name, IsUserError(err), tc.wantUser, err)
+		if resolve.IsUserError(err) != tc.wantUser {
+			t.Errorf("%s: user error = %v, want %v (%v)", tc.name, resolve.IsUserError(err), tc.wantUser, err)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // reconcileFunc converges one kind of child for one OGXServer. It receives a
@@ -71,13 +72,13 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 		return Result{}, nil
 	}
 	if errs := c.specs.errors(s); len(errs) > 0 {
-		err := &UserError{Reason: ReasonInvalidSpec, Event: specErrorsEvent(errs), Err: errs.ToAggregate()}
-		record(Outcome{Class: OutcomeUserError, Reason: ReasonInvalidSpec, Message: err.Error()}, err.eventReason())
+		err := &resolve.UserError{Reason: resolve.ReasonInvalidSpec, Event: specErrorsEvent(errs), Err: errs.ToAggregate()}
+		record(Outcome{Class: OutcomeUserError, Reason: resolve.ReasonInvalidSpec, Message: err.Error()}, err.EventReason())
 		return Result{}, err
 	}
 	res, err := c.reconcile(ctx, s)
 	var waiting *WaitingError
-	var user *UserError
+	var user *resolve.UserError
 	switch {
 	case err == nil:
 		record(Outcome{Class: OutcomeOK}, "")
@@ -90,7 +91,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 		record(Outcome{Class: OutcomeWaiting, Reason: reason, Message: waiting.Message}, "")
 		return Result{RequeueAfter: waitRequeue, Waiting: true}, nil
 	case errors.As(err, &user):
-		record(Outcome{Class: OutcomeUserError, Reason: user.Reason, Message: err.Error()}, user.eventReason())
+		record(Outcome{Class: OutcomeUserError, Reason: user.Reason, Message: err.Error()}, user.EventReason())
 		return Result{}, err
 	}
 	record(Outcome{Class: OutcomeTransient, Message: err.Error()}, "")
@@ -122,10 +123,10 @@ func specErrorsEvent(errs field.ErrorList) string {
 	distribution := field.NewPath("spec", "distribution", "name").String()
 	for _, e := range errs {
 		if e.Field != distribution || e.Type != field.ErrorTypeInvalid {
-			return ReasonInvalidSpec
+			return resolve.ReasonInvalidSpec
 		}
 	}
-	return EventUnknownDistribution
+	return resolve.EventUnknownDistribution
 }
 
 // Key returns the workqueue key of an OGXServer.

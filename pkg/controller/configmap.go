@@ -37,17 +37,17 @@ func (c *ConfigMapController) reconcile(ctx context.Context, s *ogxv1beta1.OGXSe
 
 func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXServer) error {
 	name := render.CABundleName(s.Name)
-	b, err := c.d.resolver.caBundle(ctx, s)
+	b, err := c.d.resolver.CABundle(ctx, s)
 	if err != nil {
 		return err
 	}
 	var res writeResult
 	c.d.events.warnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
-		b.data == "" && b.explicit)
-	if b.data == "" {
+		b.Data == "" && b.Explicit)
+	if b.Data == "" {
 		res, err = c.d.children.configMaps.remove(ctx, s, name)
 	} else {
-		res, err = c.d.children.configMaps.converge(ctx, s, name, render.CABundleConfigMap(s, b.data))
+		res, err = c.d.children.configMaps.converge(ctx, s, name, render.CABundleConfigMap(s, b.Data))
 	}
 	if err != nil {
 		return err
@@ -56,23 +56,20 @@ func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXSer
 	return nil
 }
 
-// generated writes the generated config ConfigMap when it is not cached. It
-// is immutable, so an existing one with other content can only be a hash
-// collision.
+// generated writes the generated config ConfigMap when it is not cached.
 func (c *ConfigMapController) generated(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
 	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
 		return "", nil
 	}
-	rc, g, err := c.d.resolver.runtimeConfig(ctx, s)
+	rc, g, err := c.d.resolver.RuntimeConfig(ctx, s)
 	if err != nil || g == nil {
 		return "", err
 	}
 	name := rc.ConfigMapName
 	sc := c.d.caches.For(s.Namespace)
-	if cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
-		if cm.Data[render.GeneratedConfigKey] != g.ConfigYAML {
-			return "", NewUserError(ReasonConfigGenFailed, "generated ConfigMap %s exists with different content (hash collision)", name)
-		}
+	// The resolver has refused a cached ConfigMap of this name with other
+	// content (a hash collision): one that is cached holds this config.
+	if _, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
 		return name, nil
 	}
 	res, err := c.d.children.configMaps.converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))

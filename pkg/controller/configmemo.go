@@ -1,12 +1,12 @@
 package controller
 
 import (
-	"context"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // configMemo keeps, per OGXServer, the config generated for its current
@@ -38,7 +38,7 @@ type memoKey struct {
 
 type memoEntry struct {
 	key memoKey
-	cfg GeneratedConfig
+	cfg resolve.GeneratedConfig
 }
 
 func newConfigMemo() *configMemo {
@@ -46,24 +46,24 @@ func newConfigMemo() *configMemo {
 }
 
 // get returns the config generated for uid under key.
-func (m *configMemo) get(uid types.UID, key memoKey) (GeneratedConfig, bool) {
+func (m *configMemo) get(uid types.UID, key memoKey) (resolve.GeneratedConfig, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.entries[uid]
 	if !ok || e.key != key {
-		return GeneratedConfig{}, false
+		return resolve.GeneratedConfig{}, false
 	}
 	return e.cfg, true
 }
 
 // current returns the config last generated for uid at generation, whatever
 // its base: what status reports.
-func (m *configMemo) current(uid types.UID, generation int64) (GeneratedConfig, bool) {
+func (m *configMemo) current(uid types.UID, generation int64) (resolve.GeneratedConfig, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.entries[uid]
 	if !ok || e.key.generation != generation {
-		return GeneratedConfig{}, false
+		return resolve.GeneratedConfig{}, false
 	}
 	return e.cfg, true
 }
@@ -71,7 +71,7 @@ func (m *configMemo) current(uid types.UID, generation int64) (GeneratedConfig, 
 // put replaces uid's entry: only the newest generation and base are kept.
 // A pass that read an older generation and finishes after one that read a
 // newer one does not take the memo back.
-func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg GeneratedConfig) {
+func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg resolve.GeneratedConfig) {
 	m.mu.Lock()
 	e, ok := m.entries[uid]
 	if ok && e.key.generation > key.generation {
@@ -93,37 +93,17 @@ func (m *configMemo) forget(uid types.UID) {
 	delete(m.entries, uid)
 }
 
-// generated returns the generated config of s, generating it only when the
-// memo has none for s's generation and base.
-func (r *resolver) generated(ctx context.Context, s *ogxv1beta1.OGXServer) (GeneratedConfig, error) {
-	key := memoKey{generation: s.Generation, base: r.baseKey(s)}
-	if g, ok := r.memo.get(s.UID, key); ok {
+// Generated implements resolve.Memo: generate runs only when the memo has
+// no config for s's generation and base.
+func (m *configMemo) Generated(s *ogxv1beta1.OGXServer, base string, generate func() (resolve.GeneratedConfig, error)) (resolve.GeneratedConfig, error) {
+	key := memoKey{generation: s.Generation, base: base}
+	if g, ok := m.get(s.UID, key); ok {
 		return g, nil
 	}
-	g, err := r.generator.Generate(ctx, s)
+	g, err := generate()
 	if err != nil {
-		return GeneratedConfig{}, err
+		return resolve.GeneratedConfig{}, err
 	}
-	r.memo.put(s.UID, Key(s.Namespace, s.Name), key, g)
+	m.put(s.UID, Key(s.Namespace, s.Name), key, g)
 	return g, nil
-}
-
-// baseKey names the base config s's generated config is built on: the base
-// ConfigMap at its cached resourceVersion, or the image whose labels hold
-// it. A base that cannot be named yet (ConfigMap not cached, image not
-// resolvable) gets a key of its own, and the generator reports why.
-func (r *resolver) baseKey(s *ogxv1beta1.OGXServer) string {
-	if ref := s.Spec.BaseConfig; ref != nil {
-		if sc := r.caches.For(s.Namespace); sc != nil {
-			if cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(ref.Name); err == nil {
-				return "configmap:" + ref.Name + "@" + cm.ResourceVersion
-			}
-		}
-		return "configmap:" + ref.Name + "@absent"
-	}
-	image, err := r.image(s)
-	if err != nil {
-		return "image:?"
-	}
-	return "image:" + image
 }

@@ -13,6 +13,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // countingGenerator is a ConfigGenerator that counts its calls; the config
@@ -22,15 +23,15 @@ type countingGenerator struct {
 	env   *sfEnv
 }
 
-func (g *countingGenerator) Generate(_ context.Context, s *ogxv1beta1.OGXServer) (GeneratedConfig, error) {
+func (g *countingGenerator) Generate(_ context.Context, s *ogxv1beta1.OGXServer) (resolve.GeneratedConfig, error) {
 	g.calls.Add(1)
 	cm, err := g.env.m.caches.For(s.Namespace).configMaps.ConfigMaps(s.Namespace).Get(s.Spec.BaseConfig.Name)
 	if err != nil {
-		return GeneratedConfig{}, err
+		return resolve.GeneratedConfig{}, err
 	}
 	base := cm.Data["config.yaml"]
 	hash := map[string]string{"v1": "1111111111111111", "v2": "2222222222222222"}[base]
-	return GeneratedConfig{ConfigYAML: "version: 2\n", Hash: hash, BaseHash: "sha256:" + base, BaseSource: "configmap"}, nil
+	return resolve.GeneratedConfig{ConfigYAML: "version: 2\n", Hash: hash, BaseHash: "sha256:" + base, BaseSource: "configmap"}, nil
 }
 
 // TestConfigGeneratedOncePerGeneration: the configmap, deployment and status
@@ -47,7 +48,7 @@ func TestConfigGeneratedOncePerGeneration(t *testing.T) {
 		sp.Storage = &ogxv1beta1.StateStorageSpec{KV: &ogxv1beta1.KVStorageSpec{}}
 	})
 	gen := &countingGenerator{}
-	e := newSFEnv(t, Options{Generator: gen}, []runtime.Object{base}, s)
+	e := newSFEnv(t, Options{ConfigGenerator: gen}, []runtime.Object{base}, s)
 	gen.env = e
 
 	pass := func() {
@@ -114,13 +115,13 @@ func TestConfigMemoKeepsNewestGeneration(t *testing.T) {
 	m := newConfigMemo()
 	var told []string
 	m.onChange = func(key string) { told = append(told, key) }
-	m.put("u", "ns/s", memoKey{generation: 2, base: "a"}, GeneratedConfig{Hash: "two"})
-	m.put("u", "ns/s", memoKey{generation: 1, base: "a"}, GeneratedConfig{Hash: "one"})
+	m.put("u", "ns/s", memoKey{generation: 2, base: "a"}, resolve.GeneratedConfig{Hash: "two"})
+	m.put("u", "ns/s", memoKey{generation: 1, base: "a"}, resolve.GeneratedConfig{Hash: "one"})
 	if g, ok := m.current("u", 2); !ok || g.Hash != "two" {
 		t.Errorf("current(2) = %+v, %v; want the generation 2 entry", g, ok)
 	}
-	m.put("u", "ns/s", memoKey{generation: 2, base: "a"}, GeneratedConfig{Hash: "two"})
-	m.put("u", "ns/s", memoKey{generation: 2, base: "b"}, GeneratedConfig{Hash: "two-b"})
+	m.put("u", "ns/s", memoKey{generation: 2, base: "a"}, resolve.GeneratedConfig{Hash: "two"})
+	m.put("u", "ns/s", memoKey{generation: 2, base: "b"}, resolve.GeneratedConfig{Hash: "two-b"})
 	if g, _ := m.current("u", 2); g.Hash != "two-b" {
 		t.Errorf("current(2) = %+v, want the new base's entry", g)
 	}

@@ -17,6 +17,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // Field managers of the two targeted writes that precede the main apply of a
@@ -51,13 +52,13 @@ func newDeploymentController(d *deps) *DeploymentController {
 }
 
 func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
-	in, err := c.resolver.inputs(ctx, s)
+	in, err := c.resolver.Inputs(ctx, s)
 	if err != nil {
 		return Result{}, err
 	}
 	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeOverride && s.Spec.ServerTLS() != nil {
-		if text, err := c.resolver.refs.configMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig",
-			prefixConfigMap, "override config"); err == nil {
+		if text, err := c.resolver.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig",
+			resolve.PrefixConfigMap, "override config"); err == nil {
 			c.tlsWarnings.check(s, text, in.RuntimeConfig.Hash, c.events)
 		}
 	}
@@ -75,7 +76,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	if in.OpenShiftSecurityServed {
 		res, err := c.children.roleBindings.converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
 		if roleRefChanged(err) {
-			return Result{}, NewUserError(ReasonChildConflict,
+			return Result{}, resolve.NewUserError(ReasonChildConflict,
 				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
 				s.Namespace, render.RoleBindingName(s.Name))
 		}
@@ -85,7 +86,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		c.events.written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
 	}
 	// No pod of ours may mount a volume legacy pods still use.
-	if err := c.resolver.storageAdoptionGate(ctx, s); err != nil {
+	if err := storageAdoptionGate(ctx, c.resolver, s); err != nil {
 		return Result{}, err
 	}
 	desired, err := render.Deployment(s, &in)
@@ -286,7 +287,7 @@ func asUserError(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &UserError{Reason: ReasonInvalidSpec, Err: err}
+	return &resolve.UserError{Reason: resolve.ReasonInvalidSpec, Err: err}
 }
 
 // roleRefChanged reports whether an apply of a RoleBinding was refused

@@ -52,6 +52,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 const (
@@ -104,8 +105,8 @@ type sfEnv struct {
 }
 
 // sfTable is a distribution table independent of the process environment.
-func sfTable() DistributionTable {
-	return NewDistributionTable(func(string) string { return "" })
+func sfTable() resolve.DistributionTable {
+	return resolve.NewDistributionTable(func(string) string { return "" })
 }
 
 // newSFEnv builds and starts a Manager; kubeObjs and servers exist before the
@@ -384,7 +385,7 @@ func sfExpectApply(t *testing.T, a clienttesting.Action, gvr schema.GroupVersion
 // renderInputs resolves the render inputs the way the deployment controller does.
 func (e *sfEnv) renderInputs(s *ogxv1beta1.OGXServer) render.Inputs {
 	e.tb.Helper()
-	in, err := e.m.resolver.inputs(e.ctx, s)
+	in, err := e.m.resolver.Inputs(e.ctx, s)
 	if err != nil {
 		e.tb.Fatalf("resolving inputs: %v", err)
 	}

@@ -6,10 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // baseResolveTTL is how long one successful OCI base-config resolution is
@@ -18,14 +17,12 @@ import (
 // registry again, so a registry that recovers is noticed at once.
 const baseResolveTTL = 10 * time.Second
 
-// Generator is the controller's ConfigGenerator: the base config comes from
-// spec.baseConfig (a watched ConfigMap), else from the image's OCI labels;
-// configgen.Generate does the rest.
+// Generator reads base configs from images' OCI labels for the resolver
+// (pkg/resolve), when spec.baseConfig names none. Resolutions of one image
+// are shared: at once (one request sequence per image, not one per
+// controller) and for baseResolveTTL after a success.
 type Generator struct {
-	refs     *references
-	table    DistributionTable
-	resolver *resolver
-	oci      *oci.Resolver
+	oci *oci.Resolver
 
 	mu       sync.Mutex
 	bases    map[string]ociBase   // successful resolutions, by image
@@ -54,44 +51,18 @@ func NewGenerator(ociResolver *oci.Resolver) *Generator {
 	return &Generator{oci: ociResolver, bases: map[string]ociBase{}, inflight: map[string]*baseCall{}}
 }
 
-// bind gives the generator the caches it reads references from.
-func (g *Generator) bind(r *resolver) {
-	g.refs, g.table, g.resolver = r.refs, r.table, r
-}
-
-// Generate implements ConfigGenerator.
-func (g *Generator) Generate(ctx context.Context, s *v1beta1.OGXServer) (GeneratedConfig, error) {
-	var (
-		base   []byte
-		source string
-		digest string
-	)
-	if ref := s.Spec.BaseConfig; ref != nil {
-		text, err := g.refs.configMapKey(ctx, s.Namespace, *ref, "spec.baseConfig", prefixBaseConfig, render.WhatBaseConfig)
-		if err != nil {
-			return GeneratedConfig{}, err
-		}
-		base, source = []byte(text), configgen.SourceConfigMap
-	} else {
-		image, err := g.resolver.image(s)
-		if err != nil {
-			return GeneratedConfig{}, err
-		}
-		res, err := g.ociBase(ctx, image)
-		if err != nil {
-			return GeneratedConfig{}, &UserError{Reason: ReasonBaseConfigUnavailable, Err: err}
-		}
-		base, source, digest = res.Config, configgen.SourceOCILabel, res.Digest
-	}
-	out, err := configgen.Generate(&s.Spec, base)
+// imageBase resolves the server image and reads its base config; a
+// registry failure is a BaseConfigUnavailable user error.
+func (g *Generator) imageBase(ctx context.Context, image func() (string, error)) (resolve.Base, error) {
+	img, err := image()
 	if err != nil {
-		return GeneratedConfig{}, &UserError{Reason: ReasonConfigGenFailed, Err: err}
+		return resolve.Base{}, err
 	}
-	return GeneratedConfig{
-		ConfigYAML: string(out.ConfigYAML), Hash: out.ContentHash, SQLiteBackend: out.SQLiteBackend,
-		ProviderCount: out.ProviderCount, ResourceCount: out.ResourceCount, ConfigVersion: out.ConfigVersion,
-		BaseHash: configgen.ConfigHash(base), BaseSource: source, ImageDigest: digest, Warnings: out.Warnings,
-	}, nil
+	res, err := g.ociBase(ctx, img)
+	if err != nil {
+		return resolve.Base{}, &resolve.UserError{Reason: resolve.ReasonBaseConfigUnavailable, Err: err}
+	}
+	return resolve.Base{Config: res.Config, Source: configgen.SourceOCILabel, Digest: res.Digest}, nil
 }
 
 // ociBase resolves an image's base config. A success is shared for

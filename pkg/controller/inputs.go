@@ -2,40 +2,18 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
-
-// ConfigGenerator produces the generated config.yaml of an OGXServer in
-// generated mode: the ConfigMap name and content hash, whether a sqlite
-// backend is used, and the provider and resource counts for status.
-type ConfigGenerator interface {
-	Generate(ctx context.Context, s *ogxv1beta1.OGXServer) (GeneratedConfig, error)
-}
-
-// GeneratedConfig is the result of config generation.
-type GeneratedConfig struct {
-	ConfigYAML    string
-	Hash          string
-	SQLiteBackend bool
-	ProviderCount int
-	ResourceCount int
-	ConfigVersion int
-	// BaseHash is sha256:<hex> of the base config bytes and BaseSource is
-	// configmap or oci-label, for status.resolvedDistribution.
-	BaseHash   string
-	BaseSource string
-	// ImageDigest is the digest learned while reading the image's labels.
-	ImageDigest string
-	// Warnings are the generator's warnings.
-	Warnings []string
-}
 
 // optionalAPIs records what discovery last found (docs/controllers.md,
 // Optional APIs).
@@ -44,155 +22,149 @@ type optionalAPIs struct {
 	openshift  atomic.Bool
 }
 
-// resolver computes the render inputs of an OGXServer from the caches. It is
-// shared and read-only; every controller that needs an input asks it, so no
-// controller reads another controller's child to decide its own.
+// resolver is the shared resolver (pkg/resolve) on the informer caches,
+// with the state it needs in this process: the memo of generated configs
+// (status reads it, the generating controllers fill it) and the optional
+// APIs. It is shared and read-only; every controller that needs an input
+// asks it, so no controller reads another controller's child to decide its
+// own.
 type resolver struct {
-	caches    *Caches
-	refs      *references
-	table     DistributionTable
-	generator ConfigGenerator
-	// memo holds each server's config generated for its current generation
-	// and base; status reads it, the generating controllers fill it.
-	memo              *configMemo
-	apis              *optionalAPIs
-	operatorNamespace string
-	clusterDomain     string
+	*resolve.Resolver
+	memo *configMemo
+	apis *optionalAPIs
 }
 
-// imageOverrides reads the image-overrides of the operator ConfigMap; invalid
-// entries are ignored here (the event is emitted where the ConfigMap is
-// watched).
-func (r *resolver) imageOverrides() map[string]string {
-	cm, err := r.caches.operatorConfigMap.ConfigMaps(r.operatorNamespace).Get(render.OperatorConfigMapName)
+// newResolver builds the resolver of a Manager.
+func newResolver(caches *Caches, kube kubernetes.Interface, opts Options) *resolver {
+	apis := &optionalAPIs{}
+	memo := newConfigMemo()
+	src := &cacheSource{caches: caches, kube: kube, apis: apis, bases: opts.Generator, operatorNamespace: opts.OperatorNamespace}
+	return &resolver{
+		Resolver: &resolve.Resolver{Source: src, Table: opts.Distributions, Memo: memo, Generator: opts.ConfigGenerator,
+			OperatorNamespace: opts.OperatorNamespace, ClusterDomain: opts.ClusterDomain},
+		memo: memo, apis: apis,
+	}
+}
+
+// cacheSource is the controller's resolve.Source: the label-filtered
+// caches. On a cache miss of a referenced ConfigMap or Secret it makes one
+// live GET so the user learns whether the object does not exist or only
+// lacks the ogx.io/watch label: the two need different fixes.
+type cacheSource struct {
+	caches            *Caches
+	kube              kubernetes.Interface
+	apis              *optionalAPIs
+	bases             *Generator
+	operatorNamespace string
+}
+
+// liveOutcome turns the live GET after a cache miss into resolve's
+// ErrNotWatched (it exists) or ErrNotFound.
+func liveOutcome(err error) error {
+	switch {
+	case err == nil:
+		return resolve.ErrNotWatched
+	case apierrors.IsNotFound(err):
+		return resolve.ErrNotFound
+	}
+	return err
+}
+
+func (c *cacheSource) ConfigMap(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
+	cm, err := c.CachedConfigMap(ns, name)
+	if !errors.Is(err, resolve.ErrNotFound) {
+		return cm, err
+	}
+	_, err = c.kube.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	return nil, liveOutcome(err)
+}
+
+func (c *cacheSource) Secret(ctx context.Context, ns, name string) (*corev1.Secret, error) {
+	s, err := c.CachedSecret(ns, name)
+	if !errors.Is(err, resolve.ErrNotFound) {
+		return s, err
+	}
+	_, err = c.kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	return nil, liveOutcome(err)
+}
+
+// cacheOutcome maps a lister's NotFound (or an unwatched namespace) to
+// resolve.ErrNotFound.
+func cacheOutcome[T any](obj *T, err error) (*T, error) {
+	if apierrors.IsNotFound(err) {
+		return nil, resolve.ErrNotFound
+	}
+	return obj, err
+}
+
+func (c *cacheSource) CachedConfigMap(ns, name string) (*corev1.ConfigMap, error) {
+	sc := c.caches.For(ns)
+	if sc == nil {
+		return nil, resolve.ErrNotFound
+	}
+	return cacheOutcome(sc.configMaps.ConfigMaps(ns).Get(name))
+}
+
+func (c *cacheSource) CachedSecret(ns, name string) (*corev1.Secret, error) {
+	sc := c.caches.For(ns)
+	if sc == nil {
+		return nil, resolve.ErrNotFound
+	}
+	return cacheOutcome(sc.secrets.Secrets(ns).Get(name))
+}
+
+// GeneratedConfigMap reads the watched cache, which holds the generated
+// ConfigMaps (they carry the watch label).
+func (c *cacheSource) GeneratedConfigMap(ns, name string) (*corev1.ConfigMap, error) {
+	return c.CachedConfigMap(ns, name)
+}
+
+// AdoptedPVCs reads the adopted-PVC cache (selected by the adopted-from
+// label alone), so a PVC adopted by the upstream operator without our
+// managed-by label is seen as well.
+func (c *cacheSource) AdoptedPVCs(ns, instance string) ([]string, error) {
+	list, err := cachedAdoptedPVCs(c.caches, ns, instance)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(list))
+	for _, p := range list {
+		names = append(names, p.Name)
+	}
+	return names, nil
+}
+
+// PVC reads live: the PVC to adopt is not labelled for any cache yet.
+func (c *cacheSource) PVC(ctx context.Context, ns, name string) (*corev1.PersistentVolumeClaim, error) {
+	pvc, err := c.kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, resolve.ErrNotFound
+	}
+	return pvc, err
+}
+
+// ImageOverrides reads the image-overrides of the operator ConfigMap;
+// invalid entries are ignored here (the event is emitted where the
+// ConfigMap is watched).
+func (c *cacheSource) ImageOverrides() map[string]string {
+	cm, err := c.caches.operatorConfigMap.ConfigMaps(c.operatorNamespace).Get(render.OperatorConfigMapName)
 	if err != nil {
 		return nil
 	}
-	o, _ := ImageOverrides(cm.Data[render.ImageOverridesKey])
+	o, _ := resolve.ImageOverrides(cm.Data[render.ImageOverridesKey])
 	return o
 }
 
-// image resolves the server image.
-func (r *resolver) image(s *ogxv1beta1.OGXServer) (string, error) {
-	return r.table.ResolveImage(&s.Spec, r.imageOverrides())
+func (c *cacheSource) OptionalAPIs() (monitoring, openShift bool) {
+	return c.apis.monitoring.Load(), c.apis.openshift.Load()
 }
 
-// runtimeConfig resolves the mounted config: nothing (inactive), the user's
-// override ConfigMap key, or the generated ConfigMap.
-func (r *resolver) runtimeConfig(ctx context.Context, s *ogxv1beta1.OGXServer) (render.RuntimeConfig, *GeneratedConfig, error) {
-	switch s.Spec.ConfigMode() {
-	case ogxv1beta1.ConfigModeOverride:
-		ref := *s.Spec.OverrideConfig
-		text, err := r.refs.configMapKey(ctx, s.Namespace, ref, "spec.overrideConfig", prefixConfigMap, "override config")
-		if err != nil {
-			return render.RuntimeConfig{}, nil, err
-		}
-		return render.RuntimeConfig{Mode: ogxv1beta1.ConfigModeOverride, ConfigMapName: ref.Name, Key: ref.Key,
-			Hash: contenthash.H16([]byte(text))}, nil, nil
-	case ogxv1beta1.ConfigModeGenerated:
-		g, err := r.generated(ctx, s)
-		if err != nil {
-			return render.RuntimeConfig{}, nil, err
-		}
-		return render.RuntimeConfig{Mode: ogxv1beta1.ConfigModeGenerated,
-			ConfigMapName: render.GeneratedConfigName(s.Name, g.Hash), Key: render.GeneratedConfigKey,
-			Hash: g.Hash, SQLiteBackend: g.SQLiteBackend}, &g, nil
-	}
-	return render.RuntimeConfig{Mode: ogxv1beta1.ConfigModeInactive}, nil, nil
-}
+// GivenBase: the controller has no base besides spec.baseConfig and the
+// image's labels.
+func (c *cacheSource) GivenBase() ([]byte, bool) { return nil, false }
 
-// secretEnv resolves the Secret-backed variables (generated mode only) and
-// the secret.hash/referenced value, which covers every referenced value so a
-// rotated Secret rolls the pods. Values are hashed, never kept or logged.
-func (r *resolver) secretEnv(ctx context.Context, s *ogxv1beta1.OGXServer) ([]ogxv1beta1.SecretEnvVar, string, error) {
-	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
-		return nil, "", nil
-	}
-	vars, errs := ogxv1beta1.SecretEnv(&s.Spec)
-	if len(errs) > 0 {
-		return nil, "", &UserError{Reason: ReasonInvalidSpec, Err: errs.ToAggregate()}
-	}
-	entries := make([]render.SecretHashEntry, 0, len(vars))
-	for _, v := range vars {
-		value, err := r.refs.secretKey(ctx, s.Namespace, v.Ref, v.Path.String(), v.Name)
-		if err != nil {
-			return nil, "", err
-		}
-		entries = append(entries, render.SecretHashEntry{Env: v.Name, Secret: v.Ref.Name, Key: v.Ref.Key, Value: value})
-	}
-	return vars, render.SecretHash(entries), nil
-}
-
-// serverTLSHash hashes the serving certificate and key of spec.network.tls.
-func (r *resolver) serverTLSHash(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
-	t := s.Spec.ServerTLS()
-	if t == nil {
-		return "", nil
-	}
-	path := field.NewPath("spec", "network", "tls", "secretName").String()
-	missing := func(ns, name, key, _ string) string { return render.MissingServerTLSKeyMessage(ns, name, key) }
-	crt, err := r.refs.secretKeyWith(ctx, s.Namespace, ogxv1beta1.SecretKeyRef{Name: t.SecretName, Key: corev1.TLSCertKey}, path, "OGX_TLS_CERTFILE", missing)
-	if err != nil {
-		return "", err
-	}
-	key, err := r.refs.secretKeyWith(ctx, s.Namespace, ogxv1beta1.SecretKeyRef{Name: t.SecretName, Key: corev1.TLSPrivateKeyKey}, path, "OGX_TLS_KEYFILE", missing)
-	if err != nil {
-		return "", err
-	}
-	return render.PairHash(crt, key), nil
-}
-
-// identityHash hashes the client certificate and key of spec.tls.identity.
-func (r *resolver) identityHash(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
-	if s.Spec.TLS == nil || s.Spec.TLS.Identity == nil {
-		return "", nil
-	}
-	id := s.Spec.TLS.Identity
-	crt, err := r.refs.configMapKey(ctx, s.Namespace, id.Cert, "spec.tls.identity.cert", prefixConfigMap, "client certificate")
-	if err != nil {
-		return "", err
-	}
-	key, err := r.refs.secretKey(ctx, s.Namespace, id.Key, "spec.tls.identity.key", "OGX_TLS_CLIENT_KEY")
-	if err != nil {
-		return "", err
-	}
-	return render.PairHash([]byte(crt), key), nil
-}
-
-// inputs resolves everything the deployment needs. An error aborts the pass
-// before any write, so a failing input never degrades a running server.
-func (r *resolver) inputs(ctx context.Context, s *ogxv1beta1.OGXServer) (render.Inputs, error) {
-	in := render.Inputs{
-		OperatorNamespace:       r.operatorNamespace,
-		ClusterDomain:           r.clusterDomain,
-		MonitoringServed:        r.apis.monitoring.Load(),
-		OpenShiftSecurityServed: r.apis.openshift.Load(),
-	}
-	var err error
-	if in.PVCName, err = r.effectivePVCName(ctx, s); err != nil {
-		return in, err
-	}
-	if in.Image, err = r.image(s); err != nil {
-		return in, err
-	}
-	if in.RuntimeConfig, _, err = r.runtimeConfig(ctx, s); err != nil {
-		return in, err
-	}
-	if in.SecretEnv, in.SecretHash, err = r.secretEnv(ctx, s); err != nil {
-		return in, err
-	}
-	if in.ServerTLSHash, err = r.serverTLSHash(ctx, s); err != nil {
-		return in, err
-	}
-	if in.IdentityHash, err = r.identityHash(ctx, s); err != nil {
-		return in, err
-	}
-	bundle, err := r.caBundle(ctx, s)
-	if err != nil {
-		return in, err
-	}
-	if bundle.data != "" {
-		in.CABundleHash = contenthash.H16([]byte(bundle.data))
-	}
-	return in, nil
+// ImageBase reads the base config from the image's labels through the
+// shared, time-bounded resolutions of the Generator.
+func (c *cacheSource) ImageBase(ctx context.Context, _ *ogxv1beta1.OGXServer, image func() (string, error)) (resolve.Base, error) {
+	return c.bases.imageBase(ctx, image)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // Options configure the controllers.
@@ -37,10 +38,13 @@ type Options struct {
 	ProbeInterval time.Duration
 	Prober        Prober
 	// Distributions is the image table after RELATED_IMAGE_*.
-	Distributions DistributionTable
-	// Generator generates config.yaml in generated mode (nil: a Generator
+	Distributions resolve.DistributionTable
+	// Generator reads base configs from image labels (nil: a Generator
 	// that reads only spec.baseConfig, never a registry).
-	Generator ConfigGenerator
+	Generator *Generator
+	// ConfigGenerator replaces the whole generation pipeline (tests; nil:
+	// the shared resolver's, pkg/resolve).
+	ConfigGenerator resolve.Generator
 	// TakeoverManagers are the field managers of the upstream operator whose
 	// ownership of children (and of OGXServer status) is merged into ours.
 	TakeoverManagers []string
@@ -111,9 +115,6 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	caches.metrics = opts.Metrics
 	opts.Metrics.CountServersWith(caches.ServerPhases)
 	m := &Manager{deps: newDeps(kube, ogx, caches, opts)}
-	if g, ok := opts.Generator.(*Generator); ok {
-		g.bind(m.resolver)
-	}
 	m.newControllers()
 	if err := m.registerHandlers(); err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ func withDefaults(opts Options, kube kubernetes.Interface) Options {
 		opts.Prober = NewHTTPProber(5*time.Second, "")
 	}
 	if opts.Distributions == nil {
-		opts.Distributions = NewDistributionTable(nil)
+		opts.Distributions = resolve.NewDistributionTable(nil)
 	}
 	if opts.Generator == nil {
 		// Without a registry client only spec.baseConfig can supply the base
@@ -185,11 +186,7 @@ func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *Caches,
 		kube: kube, ogx: ogx, caches: caches, opts: opts,
 		board:    NewOutcomeBoard(nil),
 		children: newChildren(kube, caches, opts.TakeoverManagers, events.journal),
-		resolver: &resolver{
-			caches: caches, refs: &references{caches: caches, kube: kube}, table: opts.Distributions,
-			generator: opts.Generator, memo: newConfigMemo(), apis: &optionalAPIs{},
-			operatorNamespace: opts.OperatorNamespace, clusterDomain: opts.ClusterDomain,
-		},
+		resolver: newResolver(caches, kube, opts),
 	}
 }
 
@@ -605,7 +602,7 @@ func (m *Manager) checkImageOverrides(obj any) {
 	if !ok {
 		return
 	}
-	_, problems := ImageOverrides(cm.Data[render.ImageOverridesKey])
+	_, problems := resolve.ImageOverrides(cm.Data[render.ImageOverridesKey])
 	if len(problems) == 0 {
 		return
 	}

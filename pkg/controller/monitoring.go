@@ -126,7 +126,7 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	// ServiceMonitor first, then PrometheusRule.
 	items := []item{
 		{render.KindServiceMonitor, render.ServiceMonitorName(s.Name), c.serviceMonitors,
-			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.serverCA(s)) }},
+			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.d.resolver.ServerCA(s)) }},
 		{render.KindPrometheusRule, render.PrometheusRuleName(s.Name), c.prometheusRules,
 			func() *unstructured.Unstructured { return render.PrometheusRule(s, &in) }},
 	}
@@ -158,21 +158,6 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		c.d.events.written(s, it.kind, it.name, res)
 	}
 	return Result{}, nil
-}
-
-// serverCA reports whether the server TLS Secret has a ca.crt (read from
-// the watched Secret cache, like the status probe).
-func (c *MonitoringController) serverCA(s *ogxv1beta1.OGXServer) bool {
-	t := s.Spec.ServerTLS()
-	if t == nil {
-		return false
-	}
-	sc := c.d.caches.For(s.Namespace)
-	if sc == nil {
-		return false
-	}
-	sec, err := sc.secrets.Secrets(s.Namespace).Get(t.SecretName)
-	return err == nil && len(sec.Data[render.ServerTLSCAKey]) > 0
 }
 
 // newMonitoringChild binds a monitoring kind to the generic applier: cache

@@ -39,6 +39,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // monTestOpenAPI is an OpenAPI v3 document of monitoring.coreos.com/v1 as an
@@ -773,7 +774,7 @@ func TestMonitoringClientsFromClientset(t *testing.T) {
 	}
 	_, err = dyn.Resource(serviceMonitorsGVR).Namespace("ns").Apply(context.Background(), "y",
 		render.ServiceMonitor(sfServer("ns", "y", "u"), nil, false), applyOptions())
-	if err == nil || apierrors.IsNotFound(kindGone(err)) || IsUserError(classifyWriteError("ServiceMonitor", "y", kindGone(err))) {
+	if err == nil || apierrors.IsNotFound(kindGone(err)) || resolve.IsUserError(classifyWriteError("ServiceMonitor", "y", kindGone(err))) {
 		t.Errorf("a 404 answer to an apply must become a transient error, got %v", kindGone(err))
 	}
 	types, err := openAPIV3Loader(kube)(context.Background())
@@ -831,7 +832,7 @@ func TestMonitoringCRDGoingAway(t *testing.T) {
 	e.dyn.PrependReactor("patch", "servicemonitors", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(serviceMonitorsGVR.GroupResource(), "demo-service-monitor", fmt.Errorf("denied by policy"))
 	})
-	if _, err := e.pass(s); !IsUserError(err) {
+	if _, err := e.pass(s); !resolve.IsUserError(err) {
 		t.Errorf("pass error %v, want a user error", err)
 	}
 	if o, _ := e.outcome(s, "monitoring"); o.Class != OutcomeUserError || o.Reason != ReasonApplyFailed {

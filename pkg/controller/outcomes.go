@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -39,39 +37,6 @@ type Outcome struct {
 	// ReferenceNotFound, ChildConflict, ...).
 	Reason  string
 	Message string
-}
-
-// UserError is a failure only a change of the spec or of a referenced object
-// can fix. Its Reason becomes the Ready/Stalled reason.
-type UserError struct {
-	Reason string
-	// Event is the reason of the Warning Event when it is more specific
-	// than the status reason (UnknownDistribution for an InvalidSpec,
-	// AdoptionInvalid for an AdoptionConfigInvalid); empty means Reason.
-	Event string
-	Err   error
-}
-
-// eventReason is the reason of the Warning Event reporting e.
-func (e *UserError) eventReason() string {
-	if e.Event != "" {
-		return e.Event
-	}
-	return e.Reason
-}
-
-func (e *UserError) Error() string { return e.Err.Error() }
-func (e *UserError) Unwrap() error { return e.Err }
-
-// NewUserError builds a UserError with a formatted message.
-func NewUserError(reason, format string, args ...any) error {
-	return &UserError{Reason: reason, Err: fmt.Errorf(format, args...)}
-}
-
-// IsUserError reports whether err is (or wraps) a UserError.
-func IsUserError(err error) bool {
-	var ue *UserError
-	return errors.As(err, &ue)
 }
 
 // waitRequeue is how long a controller waits before looking again at

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -76,7 +77,7 @@ func TestOutcomeBoardHoldsNoSpareRoom(t *testing.T) {
 // reports it any more.
 func TestOneCauseOneEvent(t *testing.T) {
 	b := NewOutcomeBoard(nil)
-	invalid := Outcome{Class: OutcomeUserError, Reason: ReasonInvalidSpec, Message: "spec.port: Invalid value"}
+	invalid := Outcome{Class: OutcomeUserError, Reason: resolve.ReasonInvalidSpec, Message: "spec.port: Invalid value"}
 	var news []string
 	for _, c := range []string{"deployment", "service", "pvc", "configmap"} {
 		if _, n := b.RecordCause("ns/s", "u", c, invalid); n {

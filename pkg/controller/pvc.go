@@ -14,6 +14,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // PVCController creates the PersistentVolumeClaim N-pvc of every OGXServer
@@ -38,8 +39,8 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	// The pvc controller runs for every server, so it reports unusable
 	// adoption annotations (storage and networking) once while they last.
 	problems := adoptionAnnotationProblems(s)
-	c.events.warnWhile(s, EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
-	legacy := adoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
+	c.events.warnWhile(s, resolve.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
+	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
 	var facts []metav1.Condition
 	if legacy != "" {
 		var err error
@@ -56,7 +57,7 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		return Result{}, err
 	}
 	if legacy == "" && len(adopted) > 1 {
-		return Result{}, multipleAdopted(s, adopted)
+		return Result{}, resolve.MultipleAdopted(s, adopted)
 	}
 	if s.Spec.StorageSpec() == nil || legacy != "" || len(adopted) > 0 {
 		return Result{}, nil
@@ -84,7 +85,7 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		if live.Labels[render.LabelManagedBy] == render.ManagedByValue {
 			return Result{}, nil
 		}
-		return Result{}, NewUserError(ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
+		return Result{}, resolve.NewUserError(ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
 	}
 	return Result{}, classifyWriteError("PersistentVolumeClaim", name, err)
 }

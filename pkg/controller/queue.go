@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // Result tells the worker loop what to do with a key after a successful
@@ -143,7 +144,7 @@ func (q *queueRunner) processNext(stop, ctx context.Context) bool {
 	q.metrics.ObserveReconcile(q.name, result, time.Since(start))
 	switch {
 	case err != nil:
-		if IsUserError(err) {
+		if resolve.IsUserError(err) {
 			q.queue.Forget(key)
 			q.queue.AddAfter(key, q.userBackoff.When(key))
 			logger.V(1).Info("Pass failed on a user error, will retry slowly", "err", err)

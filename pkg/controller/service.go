@@ -10,6 +10,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // ServiceController converges the Service N-service of every OGXServer and
@@ -41,7 +42,7 @@ func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServ
 // ownership transferred and the selector pointed at our pods, ports kept.
 func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.OGXServer) error {
 	key := Key(s.Namespace, s.Name)
-	legacy := adoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
+	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
 	if legacy == "" {
 		facts, err := releaseNetworking(ctx, c.kube, s, "Service", func(ctx context.Context) error {
 			return releaseAdopted(ctx, s, c.kube.CoreV1().Services(s.Namespace).List,

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // statusInputs is everything the status is computed from; gathering it is
@@ -28,11 +29,11 @@ type statusInputs struct {
 	probeEnabled    bool
 	operatorVersion string
 	clusterDomain   string
-	table           DistributionTable
+	table           resolve.DistributionTable
 	image           string
 	configSource    string
 	configHash      string
-	generated       *GeneratedConfig
+	generated       *resolve.GeneratedConfig
 	now             metav1.Time
 }
 

@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 var (
@@ -338,7 +339,7 @@ func TestStatusComputePhases(t *testing.T) {
 			in: scInputs(func(in *statusInputs) {
 				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonApplyFailed, Message: "Deployment/demo: forbidden"}
 				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonChildConflict, Message: scSvcConf}
-				in.outcomes["pvc"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonInvalidSpec, Message: "spec is invalid"}
+				in.outcomes["pvc"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: resolve.ReasonInvalidSpec, Message: "spec is invalid"}
 				in.deployment = failedDeployment(scDeployment(1, 0), appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded", deadline)
 			}),
 			want: statusResult{requeueAfter: time.Minute, status: func() ogxv1beta1.OGXServerStatus {
@@ -348,8 +349,8 @@ func TestStatusComputePhases(t *testing.T) {
 					scCond(CondDeploymentReady, metav1.ConditionFalse, ReasonDeploymentFailed, deadline, scNow),
 					scCond(CondServiceReady, metav1.ConditionFalse, "ServiceFailed", scSvcConf, scNow),
 					scHealthDisabled(scNow),
-					scCond(CondReady, metav1.ConditionFalse, ReasonInvalidSpec, msg, scNow),
-					scCond(CondStalled, metav1.ConditionTrue, ReasonInvalidSpec, msg, scNow))
+					scCond(CondReady, metav1.ConditionFalse, resolve.ReasonInvalidSpec, msg, scNow),
+					scCond(CondStalled, metav1.ConditionTrue, resolve.ReasonInvalidSpec, msg, scNow))
 			}()},
 		},
 		{
@@ -762,7 +763,7 @@ func TestStatusComputeFields(t *testing.T) {
 			}), func(in *statusInputs) {
 				in.image = "quay.io/example/ogx:1.0"
 				in.configSource, in.configHash = "oci-label", "sha256:"+strings.Repeat("ab", 32)
-				in.generated = &GeneratedConfig{Hash: "0123456789abcdef", ProviderCount: 3, ResourceCount: 2, ConfigVersion: 2}
+				in.generated = &resolve.GeneratedConfig{Hash: "0123456789abcdef", ProviderCount: 3, ResourceCount: 2, ConfigVersion: 2}
 			}),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scStatus(ogxv1beta1.PhaseReady, 1,
@@ -788,7 +789,7 @@ func TestStatusComputeFields(t *testing.T) {
 					st.Conditions[0] = scCond(CondConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded", "Generated config.yaml with 1 providers and 0 resources", scT0)
 					return st
 				}()), func(in *statusInputs) {
-					in.generated = &GeneratedConfig{Hash: "0123456789abcdef", ProviderCount: 4, ResourceCount: 1, ConfigVersion: 2}
+					in.generated = &resolve.GeneratedConfig{Hash: "0123456789abcdef", ProviderCount: 4, ResourceCount: 1, ConfigVersion: 2}
 				}),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
@@ -806,15 +807,15 @@ func TestStatusComputeFields(t *testing.T) {
 					st.ConfigGeneration = &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: 1, ConfigMapName: "demo-config-0123456789abcdef", GeneratedAt: scT0}
 					return st
 				}()), func(in *statusInputs) {
-					in.outcomes["configmap"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonBaseConfigUnavailable, Message: "set spec.baseConfig"}
+					in.outcomes["configmap"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: resolve.ReasonBaseConfigUnavailable, Message: "set spec.baseConfig"}
 				}),
 			want: statusResult{requeueAfter: time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
 				st.Phase = ogxv1beta1.PhaseFailed
-				st.Conditions[4] = scCond(CondReady, metav1.ConditionFalse, ReasonBaseConfigUnavailable, "set spec.baseConfig", scNow)
-				st.Conditions = append(st.Conditions, scCond(CondStalled, metav1.ConditionTrue, ReasonBaseConfigUnavailable, "set spec.baseConfig", scNow))
+				st.Conditions[4] = scCond(CondReady, metav1.ConditionFalse, resolve.ReasonBaseConfigUnavailable, "set spec.baseConfig", scNow)
+				st.Conditions = append(st.Conditions, scCond(CondStalled, metav1.ConditionTrue, resolve.ReasonBaseConfigUnavailable, "set spec.baseConfig", scNow))
 				st.ConfigGeneration = &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: 1, ConfigMapName: "demo-config-0123456789abcdef", GeneratedAt: scT0}
-				st.Conditions[0] = scCond(CondConfigGenerated, metav1.ConditionFalse, ReasonBaseConfigUnavailable, "set spec.baseConfig", scT0)
+				st.Conditions[0] = scCond(CondConfigGenerated, metav1.ConditionFalse, resolve.ReasonBaseConfigUnavailable, "set spec.baseConfig", scT0)
 				return st
 			}()},
 		},
@@ -887,13 +888,13 @@ func TestStatusComputeFields(t *testing.T) {
 // configmap controller reported, not ConfigGenerationFailed for all of them.
 func TestConfigGeneratedReasonPerCause(t *testing.T) {
 	for _, tc := range []struct{ reported, want string }{
-		{ReasonConfigGenFailed, ReasonConfigGenFailed},
-		{ReasonBaseConfigUnavailable, ReasonBaseConfigUnavailable},
-		{ReasonInvalidCABundle, ReasonInvalidCABundle},
-		{ReasonReferenceNotWatched, ReasonReferenceNotWatched},
-		{ReasonInvalidSpec, ReasonInvalidSpec},
+		{resolve.ReasonConfigGenFailed, resolve.ReasonConfigGenFailed},
+		{resolve.ReasonBaseConfigUnavailable, resolve.ReasonBaseConfigUnavailable},
+		{resolve.ReasonInvalidCABundle, resolve.ReasonInvalidCABundle},
+		{resolve.ReasonReferenceNotWatched, resolve.ReasonReferenceNotWatched},
+		{resolve.ReasonInvalidSpec, resolve.ReasonInvalidSpec},
 		{ReasonChildConflict, ReasonChildConflict},
-		{"", ReasonConfigGenFailed},
+		{"", resolve.ReasonConfigGenFailed},
 	} {
 		s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", Generation: 1}}
 		s.Spec.Distribution.Name = ptr.To("starter")

@@ -12,6 +12,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // configGenerated sets ConfigGenerated and returns status.configGeneration:
@@ -31,7 +32,7 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 		// is ConfigGenerationFailed.
 		reason := o.Reason
 		if reason == "" {
-			reason = ReasonConfigGenFailed
+			reason = resolve.ReasonConfigGenFailed
 		}
 		cs.set(CondConfigGenerated, metav1.ConditionFalse, reason, o.Message)
 		return old
@@ -150,12 +151,12 @@ func adoptedConditions(in statusInputs, cs *conditionSet) {
 // turns False; valid annotations otherwise add nothing.
 func adoptionConfigInvalid(in statusInputs, cs *conditionSet) {
 	problems := adoptionAnnotationProblems(in.server)
-	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == ReasonAdoptionConfigInvalid {
+	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == resolve.ReasonAdoptionConfigInvalid {
 		problems = append(problems, o.Message)
 	}
 	switch {
 	case len(problems) > 0:
-		cs.set(CondAdoptionConfigInvalid, metav1.ConditionTrue, ReasonAdoptionConfigInvalid, strings.Join(problems, "; "))
+		cs.set(CondAdoptionConfigInvalid, metav1.ConditionTrue, resolve.ReasonAdoptionConfigInvalid, strings.Join(problems, "; "))
 	case apimeta.IsStatusConditionTrue(cs.conds, CondAdoptionConfigInvalid):
 		cs.set(CondAdoptionConfigInvalid, metav1.ConditionFalse, "AnnotationsValid", "Adoption annotations are valid")
 	}

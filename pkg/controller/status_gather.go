@@ -11,6 +11,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // gather reads what computeStatus needs.
@@ -18,10 +19,10 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	in := statusInputs{
 		server: s, outcomes: c.board.Get(s.UID), controllers: c.controllers,
 		probeEnabled: c.probeEnabled, operatorVersion: c.operatorVersion,
-		clusterDomain: c.resolver.clusterDomain, table: c.resolver.table,
+		clusterDomain: c.resolver.ClusterDomain, table: c.resolver.Table,
 		now: metav1.NewTime(c.now().Truncate(time.Second)),
 	}
-	in.pvcName, _ = c.resolver.effectivePVCName(ctx, s)
+	in.pvcName, _ = c.resolver.EffectivePVCName(s)
 	in.facts = c.board.Facts(s.UID)
 	sc := c.caches.For(s.Namespace)
 	if d, ok := c.children.deployments.current(s.Namespace, s.Name); ok && controlledBy(d, s) {
@@ -34,7 +35,7 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		in.ingress = ing
 	}
 	in.pvc = sc.pvc(s.Namespace, in.pvcName)
-	if img, err := c.resolver.image(s); err == nil {
+	if img, err := c.resolver.Image(s); err == nil {
 		in.image = img
 	}
 	switch s.Spec.ConfigMode() {
@@ -103,7 +104,7 @@ func controlledBy(obj metav1.Object, s *ogxv1beta1.OGXServer) bool {
 
 // overrideHash is sha256:<hex> of the override config content.
 func overrideHash(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServer) string {
-	text, err := r.refs.configMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig", prefixConfigMap, "override config")
+	text, err := r.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig", resolve.PrefixConfigMap, "override config")
 	if err != nil {
 		return ""
 	}

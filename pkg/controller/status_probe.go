@@ -41,7 +41,7 @@ func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d
 // Secret's CA when server TLS is on.
 func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) ProbeTarget {
 	t := ProbeTarget{
-		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.resolver.clusterDomain, s.Spec.Port()),
+		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.resolver.ClusterDomain, s.Spec.Port()),
 	}
 	if tlsSpec := s.Spec.ServerTLS(); tlsSpec != nil {
 		t.TLS = true

@@ -28,8 +28,9 @@ var layers = []struct {
 	// Pure libraries: config generation, rendering, validation and its
 	// HTTP server, metrics.
 	{2, []string{"pkg/configgen", "pkg/controller/render", "pkg/admission", "pkg/metrics"}},
-	// The legacy migration.
-	{3, []string{"pkg/migrate"}},
+	// The legacy migration, and the resolver of an OGXServer's inputs
+	// shared by the controllers and render.
+	{3, []string{"pkg/migrate", "pkg/resolve"}},
 	// The controllers.
 	{4, []string{"pkg/controller"}},
 	// Programs.
@@ -114,6 +115,7 @@ func TestLayerOf(t *testing.T) {
 		"pkg/controller/render":             2,
 		"pkg/configgen":                     2,
 		"pkg/configgen/oci":                 0,
+		"pkg/resolve":                       3,
 		"pkg/generated/clientset/versioned": 1,
 		"pkg/apis/ogx/v1beta1":              0,
 		"cmd/ogx-controller":                5,

@@ -1,0 +1,63 @@
+package resolve
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Status reasons of resolution failures (docs/status.md, Terminal reasons).
+// The controller records them with a user-error outcome.
+const (
+	ReasonInvalidSpec           = "InvalidSpec"
+	ReasonReferenceNotFound     = "ReferenceNotFound"
+	ReasonReferenceNotWatched   = "ReferenceNotWatched"
+	ReasonBaseConfigUnavailable = "BaseConfigUnavailable"
+	ReasonConfigGenFailed       = "ConfigGenerationFailed"
+	ReasonInvalidCABundle       = "InvalidCABundle"
+	ReasonAdoptionConfigInvalid = "AdoptionConfigInvalid"
+)
+
+// Event reasons more specific than the status reason of the same cause
+// (docs/status.md, Events).
+const (
+	// EventUnknownDistribution reports spec.distribution naming no known
+	// distribution (status reason InvalidSpec).
+	EventUnknownDistribution = "UnknownDistribution"
+	// EventAdoptionInvalid reports an adoption annotation that cannot be
+	// used, or several adopted PVCs of one instance (status condition
+	// AdoptionConfigInvalid).
+	EventAdoptionInvalid = "AdoptionInvalid"
+)
+
+// UserError is a failure only a change of the spec or of a referenced object
+// can fix. Its Reason becomes the Ready/Stalled reason.
+type UserError struct {
+	Reason string
+	// Event is the reason of the Warning Event when it is more specific
+	// than the status reason (UnknownDistribution for an InvalidSpec,
+	// AdoptionInvalid for an AdoptionConfigInvalid); empty means Reason.
+	Event string
+	Err   error
+}
+
+// EventReason is the reason of the Warning Event reporting e.
+func (e *UserError) EventReason() string {
+	if e.Event != "" {
+		return e.Event
+	}
+	return e.Reason
+}
+
+func (e *UserError) Error() string { return e.Err.Error() }
+func (e *UserError) Unwrap() error { return e.Err }
+
+// NewUserError builds a UserError with a formatted message.
+func NewUserError(reason, format string, args ...any) error {
+	return &UserError{Reason: reason, Err: fmt.Errorf(format, args...)}
+}
+
+// IsUserError reports whether err is (or wraps) a UserError.
+func IsUserError(err error) bool {
+	var ue *UserError
+	return errors.As(err, &ue)
+}
