@@ -65,7 +65,7 @@ func adoptionAnnotationProblems(s *ogxv1beta1.OGXServer) []string {
 	return problems
 }
 
-// legacyOwnerOK reports whether obj has no controller owner, or only the
+// legacyOwnerCheck reports whether obj has no controller owner, or only the
 // LlamaStackDistribution being adopted, or this OGXServer; anything else is
 // a clear error rather than a takeover.
 func legacyOwnerCheck(obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer) error {
@@ -285,7 +285,7 @@ func (r *resolver) storageAdoptionGate(ctx context.Context, s *ogxv1beta1.OGXSer
 	return nil
 }
 
-// networkingCondition is the NetworkingAdopted condition of a pass.
+// networkingAdopted is the NetworkingAdopted condition of a pass.
 func networkingAdopted(legacy string) []metav1.Condition {
 	return []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ReasonNetworkingAdopted,
 		Message: fmt.Sprintf("Networking adopted from %s", legacy)}}
