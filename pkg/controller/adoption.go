@@ -50,7 +50,7 @@ func adoptionAnnotationProblems(s *ogxv1beta1.OGXServer) []string {
 	return problems
 }
 
-// legacyOwnerOK reports whether obj has no controller owner, or only the
+// legacyOwnerCheck reports whether obj has no controller owner, or only the
 // LlamaStackDistribution being adopted, or this OGXServer; anything else is
 // a clear error rather than a takeover.
 func legacyOwnerCheck(obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer) error {
@@ -225,7 +225,7 @@ func storageAdoptionGate(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServ
 	return &WaitingError{Reason: ReasonAdoptionInProgress, Message: fmt.Sprintf("waiting for storage adoption of PVC %s", name)}
 }
 
-// networkingCondition is the NetworkingAdopted condition of a pass.
+// networkingAdopted is the NetworkingAdopted condition of a pass.
 func networkingAdopted(legacy string) []metav1.Condition {
 	return []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ReasonNetworkingAdopted,
 		Message: fmt.Sprintf("Networking adopted from %s", legacy)}}

@@ -1,0 +1,158 @@
+package controller
+
+// Unit tests of how informer events become queue keys (manager.go,
+// registerHandlers): the object-to-OGXServer mappings the watches use, the
+// handler wrapper and the update filter of referenced objects.
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+)
+
+// controlled returns metadata ns/name with one owner reference.
+func controlled(ns, name, apiVersion, kind, owner string, controller bool) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: ns, OwnerReferences: []metav1.OwnerReference{{
+		APIVersion: apiVersion, Kind: kind, Name: owner, UID: types.UID("u-" + owner), Controller: ptr.To(controller)}}}
+}
+
+func TestEventKeys(t *testing.T) {
+	// demo reads ConfigMaps override and client-cert and Secret client-key;
+	// other reads override too; plain reads nothing of its own.
+	demo := sfServer(sfNamespace, sfName, sfUID, func(s *ogxv1beta1.OGXServerSpec) {
+		s.OverrideConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "override", Key: "config.yaml"}
+		s.TLS = &ogxv1beta1.OutboundTLSSpec{Identity: &ogxv1beta1.ClientIdentitySpec{
+			Cert: ogxv1beta1.ConfigMapKeyRef{Name: "client-cert", Key: "tls.crt"},
+			Key:  ogxv1beta1.SecretKeyRef{Name: "client-key", Key: "tls.key"},
+		}}
+	})
+	other := sfServer(sfNamespace, "other", "uid-other", func(s *ogxv1beta1.OGXServerSpec) {
+		s.OverrideConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "override", Key: "config.yaml"}
+	})
+	plain := sfServer(sfNamespace, "plain", "uid-plain")
+	elsewhere := sfServer("team-b", "remote", "uid-remote")
+	e := newSFEnv(t, Options{}, nil, demo, other, plain, elsewhere)
+	m := e.m
+
+	const ogxAPI = "ogx.io/v1beta1"
+	cm := func(meta metav1.ObjectMeta) metav1.Object { return &corev1.ConfigMap{ObjectMeta: meta} }
+	named := func(ns, name string, labels map[string]string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels}
+	}
+	cases := []struct {
+		name string
+		keys func(metav1.Object) []string
+		obj  metav1.Object
+		want []string
+	}{
+		// Children: the controller owner reference.
+		{"child owned by an OGXServer", byOwner, cm(controlled(sfNamespace, "x", ogxAPI, "OGXServer", "demo", true)), []string{"team-a/demo"}},
+		{"owner of another ogx.io version", byOwner, cm(controlled(sfNamespace, "x", "ogx.io/v1", "OGXServer", "demo", true)), []string{"team-a/demo"}},
+		{"owner reference that is not the controller", byOwner, cm(controlled(sfNamespace, "x", ogxAPI, "OGXServer", "demo", false)), nil},
+		{"OGXServer kind of another group", byOwner, cm(controlled(sfNamespace, "x", "example.com/v1", "OGXServer", "demo", true)), nil},
+		{"controlled by another kind", byOwner, cm(controlled(sfNamespace, "x", "apps/v1", "Deployment", "demo", true)), nil},
+		{"no owner", byOwner, cm(named(sfNamespace, "x", nil)), nil},
+
+		// Pods: the instance label, kept on the pod view.
+		{"pod of an instance", byInstance, &podView{ObjectMeta: named(sfNamespace, "p", nil), Instance: "demo"}, []string{"team-a/demo"}},
+		{"pod without instance", byInstance, &podView{ObjectMeta: named(sfNamespace, "p", nil)}, nil},
+		{"a pod that is not a view", byInstance, &corev1.Pod{ObjectMeta: named(sfNamespace, "p", map[string]string{render.LabelInstance: "demo"})}, nil},
+
+		// PVCs: the instance label, else N-pvc of an existing server.
+		{"PVC with instance label", m.pvcOwners, &corev1.PersistentVolumeClaim{ObjectMeta: named(sfNamespace, "legacy-pvc",
+			map[string]string{render.LabelInstance: "demo"})}, []string{"team-a/demo"}},
+		{"PVC named after a server", m.pvcOwners, &corev1.PersistentVolumeClaim{ObjectMeta: named(sfNamespace, "plain-pvc", nil)}, []string{"team-a/plain"}},
+		{"PVC named after no server", m.pvcOwners, &corev1.PersistentVolumeClaim{ObjectMeta: named(sfNamespace, "ghost-pvc", nil)}, nil},
+		{"PVC named after a server of another namespace", m.pvcOwners, &corev1.PersistentVolumeClaim{ObjectMeta: named(sfNamespace, "remote-pvc", nil)}, nil},
+		{"PVC named just pvc", m.pvcOwners, &corev1.PersistentVolumeClaim{ObjectMeta: named(sfNamespace, "-pvc", nil)}, nil},
+
+		// Watched ConfigMaps: the owner, else every server referencing it.
+		{"generated ConfigMap: its owner only", m.configMapOwners, cm(controlled(sfNamespace, "override", ogxAPI, "OGXServer", "plain", true)), []string{"team-a/plain"}},
+		{"ConfigMap referenced by two servers", m.configMapOwners, cm(named(sfNamespace, "override", nil)), []string{"team-a/demo", "team-a/other"}},
+		{"ConfigMap referenced through TLS", m.configMapOwners, cm(named(sfNamespace, "client-cert", nil)), []string{"team-a/demo"}},
+		{"the trusted CA bundle concerns every server of its namespace", m.configMapOwners, cm(named(sfNamespace, render.TrustedCABundleConfigMap, nil)),
+			[]string{"team-a/demo", "team-a/other", "team-a/plain"}},
+		{"a referenced name in another namespace", m.configMapOwners, cm(named("team-b", "override", nil)), nil},
+		{"unreferenced ConfigMap", m.configMapOwners, cm(named(sfNamespace, "unrelated", nil)), nil},
+
+		// Watched Secrets: every server referencing it.
+		{"referenced Secret", m.secretOwners, &corev1.Secret{ObjectMeta: named(sfNamespace, "client-key", nil)}, []string{"team-a/demo"}},
+		{"a Secret named like a referenced ConfigMap", m.secretOwners, &corev1.Secret{ObjectMeta: named(sfNamespace, "override", nil)}, nil},
+		{"owned Secret is not a reference", m.secretOwners, &corev1.Secret{ObjectMeta: controlled(sfNamespace, "s", ogxAPI, "OGXServer", "demo", true)}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := c.keys(c.obj)
+			sort.Strings(got)
+			if d := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("keys (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestHandler: every mapped key reaches every queue, tombstones are
+// unwrapped, updates pass only through the filter, and objects without
+// metadata are ignored.
+func TestHandler(t *testing.T) {
+	owned := &corev1.ConfigMap{ObjectMeta: controlled(sfNamespace, "x", "ogx.io/v1beta1", "OGXServer", "demo", true)}
+	var a, b []string
+	unchanged := func(old, cur any) bool { return false }
+	h := handler(byOwner, unchanged, func(k string) { a = append(a, k) }, func(k string) { b = append(b, k) })
+	h.OnAdd(owned, false)
+	h.OnUpdate(owned, owned)
+	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "team-a/x", Obj: owned})
+	h.OnAdd("not an object", false)
+	want := []string{"team-a/demo", "team-a/demo"}
+	if d := cmp.Diff(want, a); d != "" {
+		t.Errorf("first queue (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(want, b); d != "" {
+		t.Errorf("second queue (-want +got):\n%s", d)
+	}
+
+	var all []string
+	handler(byOwner, nil, func(k string) { all = append(all, k) }).OnUpdate(owned, owned)
+	if d := cmp.Diff([]string{"team-a/demo"}, all); d != "" {
+		t.Errorf("without a filter every update counts (-want +got):\n%s", d)
+	}
+}
+
+func TestDataOrLabelsChanged(t *testing.T) {
+	cmBase := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "1"}, Annotations: map[string]string{"n": "1"},
+		ResourceVersion: "1"}, Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"b": {1}}}
+	cmWith := func(f func(*corev1.ConfigMap)) *corev1.ConfigMap { c := cmBase.DeepCopy(); f(c); return c }
+	secBase := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "1"}}, Data: map[string][]byte{"k": []byte("v")}}
+	secWith := func(f func(*corev1.Secret)) *corev1.Secret { s := secBase.DeepCopy(); f(s); return s }
+	cases := []struct {
+		name     string
+		old, cur any
+		want     bool
+	}{
+		{"ConfigMap: only metadata noise", cmBase, cmWith(func(c *corev1.ConfigMap) { c.ResourceVersion = "2"; c.Annotations["n"] = "2" }), false},
+		{"ConfigMap: data", cmBase, cmWith(func(c *corev1.ConfigMap) { c.Data["k"] = "w" }), true},
+		{"ConfigMap: binaryData", cmBase, cmWith(func(c *corev1.ConfigMap) { c.BinaryData["b"] = []byte{2} }), true},
+		{"ConfigMap: labels", cmBase, cmWith(func(c *corev1.ConfigMap) { c.Labels["a"] = "2" }), true},
+		{"Secret: only metadata noise", secBase, secWith(func(s *corev1.Secret) { s.ResourceVersion = "2" }), false},
+		{"Secret: data", secBase, secWith(func(s *corev1.Secret) { s.Data["k"] = []byte("w") }), true},
+		{"Secret: labels", secBase, secWith(func(s *corev1.Secret) { delete(s.Labels, "a") }), true},
+		{"any other kind", &corev1.Pod{}, &corev1.Pod{}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := dataOrLabelsChanged(c.old, c.cur); got != c.want {
+				t.Errorf("dataOrLabelsChanged = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
