@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // annotated returns the default test server with the given annotations.
@@ -42,30 +42,6 @@ const (
 	adoptStorage    = ogxv1beta1.AnnotationAdoptStorage
 	adoptNetworking = ogxv1beta1.AnnotationAdoptNetworking
 )
-
-func TestAdoptionSource(t *testing.T) {
-	long := strings.Repeat("a", 64)
-	cases := []struct {
-		name string
-		s    *ogxv1beta1.OGXServer
-		want string
-	}{
-		{"absent", annotated(), ""},
-		{"empty", annotated(adoptStorage, ""), ""},
-		{"valid", annotated(adoptStorage, "legacy"), "legacy"},
-		{"the CR's own name", annotated(adoptStorage, sfName), ""},
-		{"not a DNS label", annotated(adoptStorage, "Legacy_1"), ""},
-		{"longer than 63", annotated(adoptStorage, long), ""},
-		{"the other annotation's problem does not disable this one", annotated(adoptStorage, "legacy", adoptNetworking, "BAD"), "legacy"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := adoptionSource(c.s, adoptStorage); got != c.want {
-				t.Errorf("adoptionSource = %q, want %q", got, c.want)
-			}
-		})
-	}
-}
 
 func TestAdoptionAnnotationProblems(t *testing.T) {
 	cases := []struct {
@@ -122,26 +98,11 @@ func TestLegacyOwnerCheck(t *testing.T) {
 				}
 				return
 			}
-			var ue *UserError
+			var ue *resolve.UserError
 			if !errors.As(err, &ue) || ue.Reason != ReasonChildConflict {
 				t.Fatalf("want a %s user error, got %v", ReasonChildConflict, err)
 			}
 		})
-	}
-}
-
-func TestMultipleAdopted(t *testing.T) {
-	err := multipleAdopted(sfServer(sfNamespace, sfName, sfUID), []string{"a-pvc", "b-pvc"})
-	var ue *UserError
-	if !errors.As(err, &ue) {
-		t.Fatalf("want a user error, got %T", err)
-	}
-	if ue.Reason != ReasonAdoptionConfigInvalid || ue.eventReason() != EventAdoptionInvalid {
-		t.Errorf("reason %q event %q, want %q and %q", ue.Reason, ue.eventReason(), ReasonAdoptionConfigInvalid, EventAdoptionInvalid)
-	}
-	want := `multiple adopted PVCs found for instance "demo": [a-pvc b-pvc]; remove the ` + render.LabelAdoptedFrom + ` label from all but one`
-	if err.Error() != want {
-		t.Errorf("message:\n got %s\nwant %s", err, want)
 	}
 }
 
@@ -317,7 +278,7 @@ func TestStorageAdoption(t *testing.T) {
 			s := annotated(adoptStorage, "legacy")
 			conds, err := pc.storageAdoption(context.Background(), s, "legacy")
 			var we *WaitingError
-			var ue *UserError
+			var ue *resolve.UserError
 			switch {
 			case c.waiting:
 				if !errors.As(err, &we) || we.Reason != ReasonAdoptionInProgress || we.Message != waitMsg {
@@ -443,7 +404,7 @@ func TestIngressAdoption(t *testing.T) {
 				s.Status.Conditions = []metav1.Condition{{Type: CondNetworkingAdopted, Status: c.shown}}
 			}
 			err := ingressAdoption(d)(context.Background(), s)
-			var ue *UserError
+			var ue *resolve.UserError
 			switch {
 			case c.user != "":
 				if !errors.As(err, &ue) || ue.Reason != c.user {
