@@ -319,7 +319,7 @@ func (m *Manager) registerHandlers() error {
 			errs = append(errs, err)
 		}
 		add(sc.serverInformer, m.serverEvents())
-		sources := m.watchSources(sc)
+		sources := m.scopeSources(sc)
 		for _, w := range mergeWatches(sources, m.watches(sources)) {
 			add(w.informer, w.handler)
 		}

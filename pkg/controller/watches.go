@@ -57,10 +57,10 @@ func watchesOf(enqueue func(string), sources ...*watchSource) []watchEntry {
 	return entries
 }
 
-// watchSources builds the sources of one scope. Children the applier writes
+// scopeSources builds the sources of one scope. Children the applier writes
 // carry its recent-writes hook; PVCs (never rewritten once created), pods
 // and referenced Secrets do not.
-func (m *Manager) watchSources(sc *scope) *watchSources {
+func (m *Manager) scopeSources(sc *scope) *watchSources {
 	f, w, ch := sc.childFactory, sc.watchedFactory, m.children
 	return &watchSources{
 		deployments:     &watchSource{informer: f.Apps().V1().Deployments().Informer(), keys: byOwner, observe: ch.deployments.observe},

@@ -202,7 +202,7 @@ func TestDeclaredWatches(t *testing.T) {
 		queues[c.name] = c.queueRunner
 	}
 	var sources *watchSources
-	m.caches.each(func(sc *scope) { sources = m.watchSources(sc) })
+	m.caches.each(func(sc *scope) { sources = m.scopeSources(sc) })
 	names := map[*watchSource]string{sources.deployments: "Deployment", sources.serviceAccounts: "ServiceAccount",
 		sources.roleBindings: "RoleBinding", sources.services: "Service", sources.pvcs: "PVC", sources.pods: "Pod",
 		sources.adoptedPVCs: "adopted PVC", sources.networkPolicies: "NetworkPolicy", sources.ingresses: "Ingress",
