@@ -11,7 +11,8 @@ import (
 
 // newOptionalController builds the controller of a child that is applied
 // while want holds and deleted (only if this OGXServer controls it) when it
-// does not.
+// does not. watched picks the informer of its kind, whose events start its
+// passes.
 func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, c *child[O, AC],
 	watched func(*watchSources) *watchSource,
 	childName func(string) string,

@@ -13,7 +13,8 @@ import (
 
 // Watches: how informer events become queue keys (docs/controllers.md,
 // Enqueue rules). Each controller declares in its own file which sources
-// start its passes (a watches method returning watchEntry values); a source
+// start its passes (the watched function its constructor sets on the
+// childController, StatusController.watches for status); a source
 // is one informer of a scope with how its objects map to OGXServer keys,
 // defined once here because every controller watching a kind maps it the
 // same way. The manager merges the entries of one source into one event
@@ -35,7 +36,8 @@ type watchSources struct {
 	networkPolicies, ingresses, hpas, pdbs, configMaps, secrets *watchSource
 }
 
-// ordered lists the sources in the order their handlers are registered.
+// ordered lists the sources in the order their handlers are registered: a
+// fixed order, so registration does not depend on how entries were collected.
 func (w *watchSources) ordered() []*watchSource {
 	return []*watchSource{w.deployments, w.serviceAccounts, w.roleBindings, w.services, w.pvcs, w.pods,
 		w.adoptedPVCs, w.networkPolicies, w.ingresses, w.hpas, w.pdbs, w.configMaps, w.secrets}
