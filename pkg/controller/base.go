@@ -34,6 +34,17 @@ type childController struct {
 	caches    *Caches
 	board     *OutcomeBoard
 	reconcile reconcileFunc
+	// watched names the sources whose events start its passes; each
+	// controller declares them in its own file (watches.go).
+	watched func(*watchSources) []*watchSource
+}
+
+// watches are the entries that enqueue into this controller.
+func (c *childController) watches(w *watchSources) []watchEntry {
+	if c.watched == nil {
+		return nil
+	}
+	return watchesOf(c.Enqueue, c.watched(w)...)
 }
 
 func newChildController(name string, caches *Caches, board *OutcomeBoard, reconcile reconcileFunc) *childController {

@@ -20,8 +20,13 @@ type ConfigMapController struct {
 func newConfigMapController(d *deps) *ConfigMapController {
 	c := &ConfigMapController{d: d}
 	c.childController = newChildController("configmap", d.caches, d.board, c.reconcile)
+	c.watched = configMapWatches
 	return c
 }
+
+// configMapWatches: the generated ConfigMap's pass starts on owned and
+// referenced ConfigMaps and on referenced Secrets, its generation's inputs.
+func configMapWatches(w *watchSources) []*watchSource { return []*watchSource{w.configMaps, w.secrets} }
 
 func (c *ConfigMapController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
 	if err := c.caBundle(ctx, s); err != nil {

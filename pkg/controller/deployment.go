@@ -48,7 +48,16 @@ type DeploymentController struct {
 func newDeploymentController(d *deps) *DeploymentController {
 	c := &DeploymentController{kube: d.kube, caches: d.caches, children: d.children, resolver: d.resolver, events: d.events}
 	c.childController = newChildController("deployment", d.caches, d.board, c.reconcile)
+	c.watched = deploymentWatches
 	return c
+}
+
+// deploymentWatches: the Deployment's pass starts on its own writes
+// (Deployment, ServiceAccount, RoleBinding), on the PVC it mounts, adopted or
+// not, and on the ConfigMaps and Secrets whose content its pod template
+// hashes.
+func deploymentWatches(w *watchSources) []*watchSource {
+	return []*watchSource{w.deployments, w.serviceAccounts, w.roleBindings, w.pvcs, w.adoptedPVCs, w.configMaps, w.secrets}
 }
 
 func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {

@@ -4,13 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"reflect"
-	"strings"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -200,13 +196,13 @@ func (m *Manager) newControllers() {
 	m.pvc = newPVCController(d)
 	m.deployment = newDeploymentController(d)
 	m.deployment.configMaps = m.configMap.Enqueue
-	m.networkPolicy = newOptionalController("networkpolicy", "NetworkPolicy", d, d.children.networkPolicies,
+	m.networkPolicy = newOptionalController("networkpolicy", "NetworkPolicy", d, d.children.networkPolicies, networkPolicyWatches,
 		render.NetworkPolicyName, render.WantNetworkPolicy, render.NetworkPolicy)
-	m.hpa = newOptionalController("hpa", "HorizontalPodAutoscaler", d, d.children.hpas,
+	m.hpa = newOptionalController("hpa", "HorizontalPodAutoscaler", d, d.children.hpas, hpaWatches,
 		render.HPAName, render.WantHPA, render.HPA)
-	m.pdb = newOptionalController("pdb", "PodDisruptionBudget", d, d.children.pdbs,
+	m.pdb = newOptionalController("pdb", "PodDisruptionBudget", d, d.children.pdbs, pdbWatches,
 		render.PDBName, render.WantPDB, render.PDB)
-	m.ingress = newOptionalController("ingress", "Ingress", d, d.children.ingresses,
+	m.ingress = newOptionalController("ingress", "Ingress", d, d.children.ingresses, ingressWatches,
 		render.IngressName, render.WantIngress, render.Ingress, ingressAdoption(d))
 	m.monitoring = newMonitoringController(d)
 	// The fixed order in which their errors are reported (docs/status.md,
@@ -306,82 +302,6 @@ func (m *Manager) enqueueAll(key string) {
 	m.status.Enqueue(key)
 }
 
-// ownerKey returns the key of the OGXServer that controls obj, if any.
-func ownerKey(obj metav1.Object) (string, bool) {
-	ref := metav1.GetControllerOfNoCopy(obj)
-	if ref == nil || ref.Kind != "OGXServer" || !isOGXGroup(ref.APIVersion) {
-		return "", false
-	}
-	return Key(obj.GetNamespace(), ref.Name), true
-}
-
-// metaOf unwraps informer event objects, tombstones included.
-func metaOf(obj any) (metav1.Object, bool) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	m, ok := obj.(metav1.Object)
-	return m, ok
-}
-
-// handler builds event handlers that map an object to OGXServer keys and
-// enqueue them; update events are filtered by changed.
-func handler(keys func(metav1.Object) []string, changed func(old, cur any) bool, enqueue ...func(string)) cache.ResourceEventHandlerFuncs {
-	do := func(obj any) {
-		m, ok := metaOf(obj)
-		if !ok {
-			return
-		}
-		for _, k := range keys(m) {
-			for _, e := range enqueue {
-				e(k)
-			}
-		}
-	}
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { do(obj) },
-		UpdateFunc: func(old, cur any) {
-			if changed == nil || changed(old, cur) {
-				do(cur)
-			}
-		},
-		DeleteFunc: do,
-	}
-}
-
-// observing runs observe (a child's recentWrites hook) for every event
-// before h, in the same handler, so a key h enqueues is never processed
-// before observe has seen the event.
-func observing(observe func(metav1.Object, bool), h cache.ResourceEventHandlerFuncs) cache.ResourceEventHandlerFuncs {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if m, ok := metaOf(obj); ok {
-				observe(m, false)
-			}
-			h.OnAdd(obj, false)
-		},
-		UpdateFunc: func(old, cur any) {
-			if m, ok := metaOf(cur); ok {
-				observe(m, false)
-			}
-			h.OnUpdate(old, cur)
-		},
-		DeleteFunc: func(obj any) {
-			if m, ok := metaOf(obj); ok {
-				observe(m, true)
-			}
-			h.OnDelete(obj)
-		},
-	}
-}
-
-func byOwner(m metav1.Object) []string {
-	if k, ok := ownerKey(m); ok {
-		return []string{k}
-	}
-	return nil
-}
-
 // registerHandlers wires informer events to the controllers
 // (docs/controllers.md, Enqueue rules).
 func (m *Manager) registerHandlers() error {
@@ -399,7 +319,8 @@ func (m *Manager) registerHandlers() error {
 			errs = append(errs, err)
 		}
 		add(sc.serverInformer, m.serverEvents())
-		for _, w := range m.scopeWatches(sc) {
+		sources := m.scopeSources(sc)
+		for _, w := range mergeWatches(sources, m.watches(sources)) {
 			add(w.informer, w.handler)
 		}
 	})
@@ -414,6 +335,17 @@ func (m *Manager) registerHandlers() error {
 		return fmt.Errorf("registering event handlers: %v", errs)
 	}
 	return nil
+}
+
+// watches collects the entries every controller declares in its own file,
+// the child controllers in their fixed order and status last: merged per
+// source, each handler enqueues in this order.
+func (m *Manager) watches(sources *watchSources) []watchEntry {
+	var entries []watchEntry
+	for _, c := range m.childControllers {
+		entries = append(entries, c.watches(sources)...)
+	}
+	return append(entries, m.status.watches(sources)...)
 }
 
 // serverEvents starts every controller's pass for an OGXServer on create,
@@ -453,160 +385,4 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 			m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
 		},
 	}
-}
-
-// watchEntry is one informer of a scope and the handler that maps its events to
-// the OGXServers whose passes they start.
-type watchEntry struct {
-	informer cache.SharedIndexInformer
-	handler  cache.ResourceEventHandler
-}
-
-// scopeWatches is the table of what each cached kind's events start: the
-// owning controller's pass, and status where the kind shows in status.
-// Children the applier writes are also observed for its recent-writes
-// record.
-func (m *Manager) scopeWatches(sc *scope) []watchEntry {
-	f, ch, status := sc.childFactory, m.children, m.status.Enqueue
-	return []watchEntry{
-		{f.Apps().V1().Deployments().Informer(), observing(ch.deployments.observe,
-			handler(byOwner, nil, m.deployment.Enqueue, status))},
-		{f.Core().V1().ServiceAccounts().Informer(), observing(ch.serviceAccounts.observe,
-			handler(byOwner, nil, m.deployment.Enqueue))},
-		{f.Rbac().V1().RoleBindings().Informer(), observing(ch.roleBindings.observe,
-			handler(byOwner, nil, m.deployment.Enqueue))},
-		{f.Core().V1().Services().Informer(), observing(ch.services.observe,
-			handler(byOwner, nil, m.service.Enqueue, status))},
-		{f.Core().V1().PersistentVolumeClaims().Informer(),
-			handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status)},
-		// A pod's ogx container turning ready or reporting its image
-		// digest changes status.resolvedDistribution.image.
-		{sc.podFactory.Core().V1().Pods().Informer(), handler(byInstance, podViewChanged, status)},
-		{sc.adoptedFactory.Core().V1().PersistentVolumeClaims().Informer(),
-			handler(m.pvcOwners, nil, m.pvc.Enqueue, m.deployment.Enqueue, status)},
-		{f.Networking().V1().NetworkPolicies().Informer(), observing(ch.networkPolicies.observe,
-			handler(byOwner, nil, m.networkPolicy.Enqueue, status))},
-		{f.Networking().V1().Ingresses().Informer(), observing(ch.ingresses.observe,
-			handler(byOwner, nil, m.ingress.Enqueue, status))},
-		{f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), observing(ch.hpas.observe,
-			handler(byOwner, nil, m.hpa.Enqueue, status))},
-		{f.Policy().V1().PodDisruptionBudgets().Informer(), observing(ch.pdbs.observe,
-			handler(byOwner, nil, m.pdb.Enqueue, status))},
-		// Owned (generated, CA bundle) and referenced ConfigMaps, and
-		// referenced Secrets: content or label changes.
-		{sc.watchedFactory.Core().V1().ConfigMaps().Informer(), observing(ch.configMaps.observe,
-			handler(m.configMapOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, status))},
-		{sc.watchedFactory.Core().V1().Secrets().Informer(),
-			handler(m.secretOwners, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.monitoring.Enqueue, status)},
-	}
-}
-
-// operatorConfigEvents: invalid image overrides are reported on the
-// operator ConfigMap itself, once per content change, and its image
-// overrides affect every OGXServer.
-func (m *Manager) operatorConfigEvents() []cache.ResourceEventHandler {
-	return []cache.ResourceEventHandler{
-		cache.ResourceEventHandlerFuncs{
-			AddFunc: func(obj any) { m.checkImageOverrides(obj) },
-			UpdateFunc: func(old, cur any) {
-				if dataOrLabelsChanged(old, cur) {
-					m.checkImageOverrides(cur)
-				}
-			},
-		},
-		handler(func(metav1.Object) []string {
-			var keys []string
-			for _, s := range m.caches.Servers() {
-				keys = append(keys, Key(s.Namespace, s.Name))
-			}
-			return keys
-		}, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.status.Enqueue),
-	}
-}
-
-// byInstance maps a pod (a podView) to the OGXServer named by its instance
-// label.
-func byInstance(o metav1.Object) []string {
-	if p, ok := o.(*podView); ok && p.Instance != "" {
-		return []string{Key(p.Namespace, p.Instance)}
-	}
-	return nil
-}
-
-// pvcOwners maps a PVC to its OGXServer: the instance label, else a name
-// N-pvc where N is an OGXServer in the namespace.
-func (m *Manager) pvcOwners(o metav1.Object) []string {
-	if n := o.GetLabels()[render.LabelInstance]; n != "" {
-		return []string{Key(o.GetNamespace(), n)}
-	}
-	if name := o.GetName(); len(name) > 4 && name[len(name)-4:] == "-pvc" {
-		if _, err := m.caches.Server(o.GetNamespace(), name[:len(name)-4]); err == nil {
-			return []string{Key(o.GetNamespace(), name[:len(name)-4])}
-		}
-	}
-	return nil
-}
-
-// configMapOwners maps a watched ConfigMap to the OGXServers that own it or
-// reference it.
-func (m *Manager) configMapOwners(o metav1.Object) []string {
-	if k, ok := ownerKey(o); ok {
-		return []string{k}
-	}
-	return m.referencing(indexConfigMaps, o)
-}
-
-// secretOwners maps a watched Secret to the OGXServers referencing it.
-func (m *Manager) secretOwners(o metav1.Object) []string {
-	return m.referencing(indexSecrets, o)
-}
-
-// referencing looks o up in a reference index of the OGXServer informer.
-func (m *Manager) referencing(index string, o metav1.Object) []string {
-	sc := m.caches.For(o.GetNamespace())
-	if sc == nil {
-		return nil
-	}
-	objs, err := sc.serverInformer.GetIndexer().ByIndex(index, Key(o.GetNamespace(), o.GetName()))
-	if err != nil {
-		return nil
-	}
-	keys := make([]string, 0, len(objs))
-	for _, obj := range objs {
-		if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
-			keys = append(keys, Key(s.Namespace, s.Name))
-		}
-	}
-	return keys
-}
-
-// dataOrLabelsChanged filters ConfigMap and Secret updates to those that can
-// change what we render: data, binaryData or labels.
-func dataOrLabelsChanged(old, cur any) bool {
-	switch o := old.(type) {
-	case *corev1.ConfigMap:
-		c := cur.(*corev1.ConfigMap)
-		return !reflect.DeepEqual(o.Data, c.Data) || !reflect.DeepEqual(o.BinaryData, c.BinaryData) || !reflect.DeepEqual(o.Labels, c.Labels)
-	case *corev1.Secret:
-		c := cur.(*corev1.Secret)
-		return !reflect.DeepEqual(o.Data, c.Data) || !reflect.DeepEqual(o.Labels, c.Labels)
-	}
-	return true
-}
-
-// checkImageOverrides emits InvalidImageOverrides when the operator
-// ConfigMap's image-overrides cannot be used (invalid YAML, or an entry that
-// is not an image reference; such entries are ignored).
-func (m *Manager) checkImageOverrides(obj any) {
-	cm, ok := obj.(*corev1.ConfigMap)
-	if !ok {
-		return
-	}
-	_, problems := resolve.ImageOverrides(cm.Data[render.ImageOverridesKey])
-	if len(problems) == 0 {
-		return
-	}
-	m.events.emitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
-		UID: cm.UID, ResourceVersion: cm.ResourceVersion}, corev1.EventTypeWarning, "InvalidImageOverrides", "Reconcile",
-		strings.Join(problems, "; "))
 }

@@ -75,8 +75,14 @@ func newMonitoringControllerFor(d *deps, dyn dynamic.Interface, load schemaLoade
 		c.prometheusRules = newMonitoringChild(render.KindPrometheusRule, prometheusRulesGVR, dyn, c.caches, c.schemas, d)
 	}
 	c.childController = newChildController("monitoring", d.caches, d.board, c.reconcile)
+	c.watched = monitoringWatches
 	return c
 }
+
+// monitoringWatches: besides its own informers' events (AddEventHandler),
+// the monitoring pass starts on referenced Secrets: the server TLS Secret's
+// ca.crt decides whether the scrape verifies.
+func monitoringWatches(w *watchSources) []*watchSource { return []*watchSource{w.secrets} }
 
 // SetAPIServed starts the dynamic informers (a new factory each time, with
 // its own stop channel, children of ctx) when served turns true and stops

@@ -2,14 +2,19 @@ package controller
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // ensureOperatorConfigMap makes sure the operator ConfigMap exists and carries
@@ -32,4 +37,44 @@ func (m *Manager) ensureOperatorConfigMap(ctx context.Context) {
 		}
 		logger.Info("Applied the operator ConfigMap", "name", render.OperatorConfigMapName)
 	}, 30*time.Second)
+}
+
+// operatorConfigEvents: invalid image overrides are reported on the
+// operator ConfigMap itself, once per content change, and its image
+// overrides affect every OGXServer.
+func (m *Manager) operatorConfigEvents() []cache.ResourceEventHandler {
+	return []cache.ResourceEventHandler{
+		cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) { m.checkImageOverrides(obj) },
+			UpdateFunc: func(old, cur any) {
+				if dataOrLabelsChanged(old, cur) {
+					m.checkImageOverrides(cur)
+				}
+			},
+		},
+		handler(func(metav1.Object) []string {
+			var keys []string
+			for _, s := range m.caches.Servers() {
+				keys = append(keys, Key(s.Namespace, s.Name))
+			}
+			return keys
+		}, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.status.Enqueue),
+	}
+}
+
+// checkImageOverrides emits InvalidImageOverrides when the operator
+// ConfigMap's image-overrides cannot be used (invalid YAML, or an entry that
+// is not an image reference; such entries are ignored).
+func (m *Manager) checkImageOverrides(obj any) {
+	cm, ok := obj.(*corev1.ConfigMap)
+	if !ok {
+		return
+	}
+	_, problems := resolve.ImageOverrides(cm.Data[render.ImageOverridesKey])
+	if len(problems) == 0 {
+		return
+	}
+	m.events.emitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
+		UID: cm.UID, ResourceVersion: cm.ResourceVersion}, corev1.EventTypeWarning, "InvalidImageOverrides", "Reconcile",
+		strings.Join(problems, "; "))
 }

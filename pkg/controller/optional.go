@@ -11,8 +11,10 @@ import (
 
 // newOptionalController builds the controller of a child that is applied
 // while want holds and deleted (only if this OGXServer controls it) when it
-// does not.
+// does not. watched picks the informer of its kind, whose events start its
+// passes.
 func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, c *child[O, AC],
+	watched func(*watchSources) *watchSource,
 	childName func(string) string,
 	want func(*ogxv1beta1.OGXServer) bool,
 	desired func(*ogxv1beta1.OGXServer, *render.Inputs) AC,
@@ -41,5 +43,13 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 		}
 		return Result{}, nil
 	}
-	return newChildController(name, d.caches, d.board, reconcile)
+	cc := newChildController(name, d.caches, d.board, reconcile)
+	cc.watched = func(w *watchSources) []*watchSource { return []*watchSource{watched(w)} }
+	return cc
 }
+
+// The optional children start their controllers' passes by their own events.
+func networkPolicyWatches(w *watchSources) *watchSource { return w.networkPolicies }
+func hpaWatches(w *watchSources) *watchSource           { return w.hpas }
+func pdbWatches(w *watchSources) *watchSource           { return w.pdbs }
+func ingressWatches(w *watchSources) *watchSource       { return w.ingresses }

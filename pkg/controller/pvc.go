@@ -31,8 +31,13 @@ type PVCController struct {
 func newPVCController(d *deps) *PVCController {
 	c := &PVCController{kube: d.kube, caches: d.caches, events: d.events}
 	c.childController = newChildController("pvc", d.caches, d.board, c.reconcile)
+	c.watched = pvcWatches
 	return c
 }
+
+// pvcWatches: the PVC's pass starts on events of the PVCs it creates and of
+// those it adopts.
+func pvcWatches(w *watchSources) []*watchSource { return []*watchSource{w.pvcs, w.adoptedPVCs} }
 
 func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
 	key := Key(s.Namespace, s.Name)

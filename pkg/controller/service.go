@@ -25,8 +25,12 @@ type ServiceController struct {
 func newServiceController(d *deps) *ServiceController {
 	c := &ServiceController{kube: d.kube, children: d.children, events: d.events}
 	c.childController = newChildController("service", d.caches, d.board, c.reconcile)
+	c.watched = serviceWatches
 	return c
 }
+
+// serviceWatches: the Service's pass starts on Service events.
+func serviceWatches(w *watchSources) []*watchSource { return []*watchSource{w.services} }
 
 func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
 	name := render.ServiceName(s.Name)

@@ -59,6 +59,15 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 	return c
 }
 
+// watches: status is computed again on events of every kind that shows in
+// status (docs/status.md): the children, PVCs adopted or not, the pods of
+// the Deployment and the ConfigMaps and Secrets it reads. ServiceAccounts
+// and RoleBindings do not show.
+func (c *StatusController) watches(w *watchSources) []watchEntry {
+	return watchesOf(c.Enqueue, w.deployments, w.services, w.pvcs, w.pods, w.adoptedPVCs,
+		w.networkPolicies, w.ingresses, w.hpas, w.pdbs, w.configMaps, w.secrets)
+}
+
 // forget drops the state kept for a deleted OGXServer.
 func (c *StatusController) forget(uid types.UID) {
 	c.probes.forget(uid)

@@ -1,10 +1,12 @@
 package controller
 
-// Unit tests of how informer events become queue keys (manager.go,
-// registerHandlers): the object-to-OGXServer mappings the watches use, the
-// handler wrapper and the update filter of referenced objects.
+// Unit tests of how informer events become queue keys (watches.go): the
+// object-to-OGXServer mappings the watches use, the handler wrapper, the
+// update filter of referenced objects and the merge of every controller's
+// watches into one handler per informer.
 
 import (
+	"fmt"
 	"sort"
 	"testing"
 
@@ -155,4 +157,96 @@ func TestDataOrLabelsChanged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMergeWatches: entries of one source become one handler that observes
+// first, then enqueues every key for every interested controller in entry
+// order; a source nobody watches gets no handler, and a source without a
+// hook is not observed.
+func TestMergeWatches(t *testing.T) {
+	var log []string
+	record := func(name string) func(string) { return func(k string) { log = append(log, name+" "+k) } }
+	observed := &watchSource{informer: cache.NewSharedIndexInformer(nil, &corev1.ConfigMap{}, 0, cache.Indexers{}),
+		keys:    func(metav1.Object) []string { return []string{"ns/a", "ns/b"} },
+		observe: func(o metav1.Object, deleted bool) { log = append(log, "observe "+o.GetName()) }}
+	plain := &watchSource{informer: cache.NewSharedIndexInformer(nil, &corev1.Secret{}, 0, cache.Indexers{}), keys: byOwner}
+	unwatched := &watchSource{informer: cache.NewSharedIndexInformer(nil, &corev1.Service{}, 0, cache.Indexers{}), keys: byOwner}
+	sources := &watchSources{configMaps: observed, secrets: plain, services: unwatched}
+	// ordered lists every field; the ones this test leaves nil must be
+	// skipped like an unwatched source.
+	entries := append(watchesOf(record("first"), observed, plain), watchesOf(record("second"), observed)...)
+	got := mergeWatches(sources, entries)
+	if len(got) != 2 || got[0].informer != observed.informer || got[1].informer != plain.informer {
+		t.Fatalf("wirings %+v, want one for the ConfigMaps, then one for the Secrets", got)
+	}
+	got[0].handler.OnAdd(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, false)
+	want := []string{"observe cm", "first ns/a", "second ns/a", "first ns/b", "second ns/b"}
+	if d := cmp.Diff(want, log); d != "" {
+		t.Errorf("observed source (-want +got):\n%s", d)
+	}
+	log = nil
+	got[1].handler.OnDelete(&corev1.Secret{ObjectMeta: controlled(sfNamespace, "s", "ogx.io/v1beta1", "OGXServer", "demo", true)})
+	if d := cmp.Diff([]string{"first team-a/demo"}, log); d != "" {
+		t.Errorf("source without a hook (-want +got):\n%s", d)
+	}
+}
+
+// TestDeclaredWatches: what the controllers declare, merged, is the table of
+// docs/controllers.md (Enqueue rules): per source, the controllers enqueued
+// in order, and whether the applier's hook observes it.
+func TestDeclaredWatches(t *testing.T) {
+	e := newSFEnv(t, Options{}, nil)
+	m := e.m
+	queues := map[string]*queueRunner{"status": m.status.queueRunner}
+	for _, c := range m.childControllers {
+		queues[c.name] = c.queueRunner
+	}
+	var sources *watchSources
+	m.caches.each(func(sc *scope) { sources = m.scopeSources(sc) })
+	names := map[*watchSource]string{sources.deployments: "Deployment", sources.serviceAccounts: "ServiceAccount",
+		sources.roleBindings: "RoleBinding", sources.services: "Service", sources.pvcs: "PVC", sources.pods: "Pod",
+		sources.adoptedPVCs: "adopted PVC", sources.networkPolicies: "NetworkPolicy", sources.ingresses: "Ingress",
+		sources.hpas: "HPA", sources.pdbs: "PDB", sources.configMaps: "ConfigMap", sources.secrets: "Secret"}
+	got := map[string][]string{}
+	for i, entry := range m.watches(sources) {
+		key := fmt.Sprintf("probe/%d", i)
+		entry.enqueue(key)
+		for name, q := range queues {
+			if q.queue.Len() > 0 && drained(q, key) {
+				got[names[entry.source]] = append(got[names[entry.source]], name)
+			}
+		}
+	}
+	want := map[string][]string{
+		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"}, "RoleBinding": {"deployment"},
+		"Service": {"service", "status"}, "PVC": {"pvc", "deployment", "status"}, "Pod": {"status"},
+		"adopted PVC": {"pvc", "deployment", "status"}, "NetworkPolicy": {"networkpolicy", "status"},
+		"Ingress": {"ingress", "status"}, "HPA": {"hpa", "status"}, "PDB": {"pdb", "status"},
+		"ConfigMap": {"configmap", "deployment", "status"}, "Secret": {"configmap", "deployment", "monitoring", "status"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("controllers per source (-want +got):\n%s", d)
+	}
+	var hooked []string
+	for _, s := range sources.ordered() {
+		if s.observe != nil {
+			hooked = append(hooked, names[s])
+		}
+	}
+	wantHooked := []string{"Deployment", "ServiceAccount", "RoleBinding", "Service", "NetworkPolicy", "Ingress", "HPA", "PDB", "ConfigMap"}
+	if d := cmp.Diff(wantHooked, hooked); d != "" {
+		t.Errorf("sources observed for the applier (-want +got):\n%s", d)
+	}
+}
+
+// drained empties q and reports whether key was among its items.
+func drained(q *queueRunner, key string) bool {
+	found := false
+	for q.queue.Len() > 0 {
+		k, _ := q.queue.Get()
+		found = found || k == key
+		q.queue.Forget(k)
+		q.queue.Done(k)
+	}
+	return found
 }
