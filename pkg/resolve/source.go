@@ -35,7 +35,9 @@ type Source interface {
 	CachedConfigMap(namespace, name string) (*corev1.ConfigMap, error)
 	CachedSecret(namespace, name string) (*corev1.Secret, error)
 	// GeneratedConfigMap returns a ConfigMap of a generated config's name
-	// that the source shows, labelled or not, to detect a hash collision.
+	// that the source shows, to detect a hash collision: render's input
+	// files, labelled or not; the controller's watched (labelled) cache,
+	// where generated ConfigMaps always are.
 	GeneratedConfigMap(namespace, name string) (*corev1.ConfigMap, error)
 	// AdoptedPVCs names the PVCs labelled as adopted for the instance.
 	AdoptedPVCs(namespace, instance string) ([]string, error)

@@ -14,6 +14,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/admission"
@@ -152,14 +153,29 @@ func TestAdmissionServerOutage(t *testing.T) {
 	if _, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "unchecked", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("a server was stored although the webhook was down (get: %v)", err)
 	}
-	first, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, serverName(0), metav1.GetOptions{})
+	// A status write between the read and the update makes the API server
+	// answer 409 before it calls the webhook: read again and retry then.
+	var before *ogxv1beta1.OGXServer
+	err := retry.OnError(retry.DefaultRetry, apierrors.IsConflict, func() error {
+		cur, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, serverName(0), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		before = cur.DeepCopy()
+		cur.Spec.Workload.Overrides.Env[0].Value = "unchecked"
+		_, err = ogx.OgxV1beta1().OGXServers(ns).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), webhookFailed) {
+		t.Errorf("spec update with the admission server stopped = %v, want an error containing %q", err, webhookFailed)
+	}
+	after, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, serverName(0), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	first.Spec.Workload.Overrides.Env[0].Value = "unchecked"
-	if _, err := ogx.OgxV1beta1().OGXServers(ns).Update(ctx, first, metav1.UpdateOptions{}); err == nil ||
-		!strings.Contains(err.Error(), webhookFailed) {
-		t.Errorf("spec update with the admission server stopped = %v, want an error containing %q", err, webhookFailed)
+	if after.Generation != before.Generation || after.Spec.Workload.Overrides.Env[0].Value == "unchecked" {
+		t.Errorf("the refused spec update was stored: generation %d -> %d, %s=%s", before.Generation, after.Generation,
+			rolloutEnv, after.Spec.Workload.Overrides.Env[0].Value)
 	}
 
 	// Deletes are not admitted by the webhook: the last server goes, and

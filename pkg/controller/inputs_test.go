@@ -1,0 +1,95 @@
+package controller
+
+// Unit tests of the controller's resolve.Source (inputs.go): a referenced
+// ConfigMap or Secret comes from the label-filtered cache; on a miss, one
+// live GET tells "not found" from "exists but not watched", and any other
+// answer stays a transient error.
+
+import (
+	"errors"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clienttesting "k8s.io/client-go/testing"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+)
+
+func TestCacheSourceReferences(t *testing.T) {
+	watched := map[string]string{ogxv1beta1.WatchLabel: "true"}
+	meta := func(name string, labels map[string]string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: sfNamespace, Name: name, Labels: labels}
+	}
+	objs := []runtime.Object{
+		&corev1.ConfigMap{ObjectMeta: meta("cm-watched", watched)},
+		&corev1.ConfigMap{ObjectMeta: meta("cm-unwatched", nil)},
+		&corev1.Secret{ObjectMeta: meta("sec-watched", watched)},
+		&corev1.Secret{ObjectMeta: meta("sec-unwatched", nil)},
+	}
+	e := newSFEnv(t, Options{}, objs)
+	for _, resource := range []string{"configmaps", "secrets"} {
+		e.kube.PrependReactor("get", resource, func(a clienttesting.Action) (bool, runtime.Object, error) {
+			if a.(clienttesting.GetAction).GetName() != "broken" {
+				return false, nil, nil
+			}
+			return true, nil, apierrors.NewInternalError(errors.New("etcd unavailable"))
+		})
+	}
+	src, ok := e.m.resolver.Source.(*cacheSource)
+	if !ok {
+		t.Fatalf("the resolver's source is %T, want *cacheSource", e.m.resolver.Source)
+	}
+	lookups := map[string]func(name string) error{
+		"configmaps": func(name string) error { _, err := src.ConfigMap(e.ctx, sfNamespace, name); return err },
+		"secrets":    func(name string) error { _, err := src.Secret(e.ctx, sfNamespace, name); return err },
+	}
+	prefix := map[string]string{"configmaps": "cm-", "secrets": "sec-"}
+	cases := []struct {
+		name      string
+		object    string // appended to the kind's prefix, except "broken"
+		want      error  // nil, resolve.ErrNotFound or resolve.ErrNotWatched
+		transient bool
+		liveGets  int
+	}{
+		{name: "cached: no live read", object: "watched"},
+		{name: "exists without the label", object: "unwatched", want: resolve.ErrNotWatched, liveGets: 1},
+		{name: "does not exist", object: "absent", want: resolve.ErrNotFound, liveGets: 1},
+		{name: "the live read fails", object: "broken", transient: true, liveGets: 1},
+	}
+	for resource, lookup := range lookups {
+		for _, c := range cases {
+			t.Run(resource+"/"+c.name, func(t *testing.T) {
+				name := prefix[resource] + c.object
+				if c.object == "broken" {
+					name = "broken"
+				}
+				e.kube.ClearActions()
+				err := lookup(name)
+				switch {
+				case c.transient:
+					if err == nil || errors.Is(err, resolve.ErrNotFound) || errors.Is(err, resolve.ErrNotWatched) || !apierrors.IsInternalError(err) {
+						t.Errorf("error %v, want the live read's internal error, neither not found nor not watched", err)
+					}
+				case c.want == nil && err != nil:
+					t.Errorf("error %v, want the cached object", err)
+				case c.want != nil && !errors.Is(err, c.want):
+					t.Errorf("error %v, want %v", err, c.want)
+				}
+				gets := 0
+				for _, a := range e.kube.Actions() {
+					if a.GetVerb() == "get" && a.GetResource() == (schema.GroupVersionResource{Version: "v1", Resource: resource}) {
+						gets++
+					}
+				}
+				if gets != c.liveGets {
+					t.Errorf("%d live GETs of %s, want %d", gets, resource, c.liveGets)
+				}
+			})
+		}
+	}
+}
