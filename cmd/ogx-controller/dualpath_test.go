@@ -62,6 +62,7 @@ var dualSkips = map[string]string{
 	"two-servers":      "two OGXServers in the input: a CLI input error",
 	"llsd-input":       "a LlamaStackDistribution input: the CLI points at migrate",
 	"unsupported-kind": "a Deployment in the input: a CLI input error",
+	"duplicate-input":  "the same Secret given twice: a CLI input error",
 	"validate-rejects": "--validate runs admission; the controller's path starts after the API server accepted the object",
 	"validate-schema":  "--validate runs the CRD schema; the controller's path starts after the API server accepted the object",
 	"hash-collision": "the colliding ConfigMap lacks the ogx.io/watch label, so the controller's cache never shows it and its " +

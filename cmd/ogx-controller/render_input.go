@@ -146,36 +146,37 @@ func (r *renderRun) place(in renderInputs) error {
 	r.src = &fileSource{namespace: s.Namespace, configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]*corev1.Secret{},
 		overrides: r.overrides, monitoring: r.opts.assumeMonitoring, openShift: r.opts.assumeOpenShift,
 		base: r.baseBytes, oci: r.oci, warn: r.warn}
-	for _, cm := range in.configMaps {
-		if !r.inNamespace(&cm.ObjectMeta, "ConfigMap") {
-			continue
-		}
-		if _, dup := r.src.configMaps[cm.Name]; dup {
-			return usageErr("ConfigMap %s/%s is given twice", cm.Namespace, cm.Name)
-		}
-		r.src.configMaps[cm.Name] = cm
+	if err := placeEach(r, in.configMaps, r.src.configMaps, "ConfigMap"); err != nil {
+		return err
 	}
-	for _, sec := range in.secrets {
-		if !r.inNamespace(&sec.ObjectMeta, "Secret") {
+	return placeEach(r, in.secrets, r.src.secrets, "Secret")
+}
+
+// placeEach files the input objects of one kind that belong to the
+// server's namespace under their names; a name given twice is a usage
+// error.
+func placeEach[O metav1.Object](r *renderRun, objs []O, into map[string]O, kind string) error {
+	for _, o := range objs {
+		if !r.inNamespace(o, kind) {
 			continue
 		}
-		if _, dup := r.src.secrets[sec.Name]; dup {
-			return usageErr("Secret %s/%s is given twice", sec.Namespace, sec.Name)
+		if _, dup := into[o.GetName()]; dup {
+			return usageErr("%s %s/%s is given twice", kind, o.GetNamespace(), o.GetName())
 		}
-		r.src.secrets[sec.Name] = sec
+		into[o.GetName()] = o
 	}
 	return nil
 }
 
 // inNamespace puts an input object into the OGXServer's namespace (objects
 // without a namespace land there) and reports whether it belongs there.
-func (r *renderRun) inNamespace(m *metav1.ObjectMeta, kind string) bool {
+func (r *renderRun) inNamespace(m metav1.Object, kind string) bool {
 	ns := r.server.Namespace
-	if m.Namespace == "" {
-		m.Namespace = ns
+	if m.GetNamespace() == "" {
+		m.SetNamespace(ns)
 	}
-	if m.Namespace != ns {
-		r.warn("%s %s/%s ignored: it is not in the OGXServer's namespace %s", kind, m.Namespace, m.Name, ns)
+	if m.GetNamespace() != ns {
+		r.warn("%s %s/%s ignored: it is not in the OGXServer's namespace %s", kind, m.GetNamespace(), m.GetName(), ns)
 		return false
 	}
 	return true
