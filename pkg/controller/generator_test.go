@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // labelRegistry is a minimal OCI registry on loopback serving one image,
@@ -194,22 +195,17 @@ func TestOCIBaseConcurrentCallersShareOneResolution(t *testing.T) {
 		wg.Go(func() { _, errs[i] = g.ociBase(ctx, f.image()) })
 	}
 	// All but one caller must be waiting on the resolution under way.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		g.mu.Lock()
+		defer g.mu.Unlock()
 		call := g.inflight[f.image()]
-		waiting := call != nil && call.waiters == callers-1
-		g.mu.Unlock()
-		if waiting {
-			break
-		}
-		if time.Now().After(deadline) {
-			close(hold)
-			t.Fatal("the callers did not join one resolution")
-		}
-		time.Sleep(5 * time.Millisecond) // polling, with the deadline above
-	}
+		return call != nil && call.waiters == callers-1, nil
+	})
 	close(hold)
+	if err != nil {
+		wg.Wait()
+		t.Fatal("the callers did not join one resolution")
+	}
 	wg.Wait()
 	for i, err := range errs {
 		if err == nil || !strings.Contains(err.Error(), "503") {

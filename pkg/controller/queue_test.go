@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -118,13 +119,9 @@ func TestShutdownLetsPassesInFlightFinish(t *testing.T) {
 	cancel()
 	// The queue stops taking keys (ShutDown), and Run waits on the grace
 	// timer: both are visible before the pass is released.
-	deadline := time.Now().Add(10 * time.Second)
-	for !b.queue.ShuttingDown() || !b.clock.HasWaiters() {
-		if time.Now().After(deadline) {
-			t.Fatal("Run did not shut the queue down and wait for the pass")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, "Run to shut the queue down and wait for the pass", func() bool {
+		return b.queue.ShuttingDown() && b.clock.HasWaiters()
+	})
 	b.Enqueue("ns/late")
 	select {
 	case <-returned:
@@ -151,13 +148,7 @@ func TestShutdownCancelsPassesAtTheTimeout(t *testing.T) {
 	b := newBlockingRunner()
 	cancel, returned := b.runUntilSlowPass(t, 5*time.Second)
 	cancel()
-	deadline := time.Now().Add(10 * time.Second)
-	for !b.clock.HasWaiters() {
-		if time.Now().After(deadline) {
-			t.Fatal("Run does not wait on the grace timer")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, "Run to wait on the grace timer", b.clock.HasWaiters)
 	b.clock.Step(4999 * time.Millisecond)
 	select {
 	case err := <-b.passEnd:
@@ -177,5 +168,16 @@ func TestShutdownCancelsPassesAtTheTimeout(t *testing.T) {
 	case <-returned:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return after the cancelled pass")
+	}
+}
+
+// waitFor polls cond every millisecond for up to 10 s and fails the test
+// with what if it never holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(t.Context(), time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) { return cond(), nil })
+	if err != nil {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
