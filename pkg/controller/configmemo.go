@@ -86,11 +86,19 @@ func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg resol
 	}
 }
 
-// forget drops a deleted server's entry.
+// forget drops a deleted server's entry. A pass that was running when the
+// server was deleted may put one back afterwards; Manager.sweep drops it.
 func (m *configMemo) forget(uid types.UID) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.entries, uid)
+}
+
+// retain drops the entries of servers that are not live (Manager.sweep).
+func (m *configMemo) retain(live func(types.UID) bool) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return retainLive(m.entries, live)
 }
 
 // Generated implements resolve.Memo: generate runs only when the memo has

@@ -107,6 +107,12 @@ func (p *podDigests) forget(uid types.UID) {
 	delete(p.found, uid)
 }
 
+func (p *podDigests) retain(live func(types.UID) bool) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return retainLive(p.found, live)
+}
+
 // podImageDigest returns the sha256 digest of the ogx container's imageID in
 // a ready pod running image, or "".
 func podImageDigest(pods []*podView, image string) string {

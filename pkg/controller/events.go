@@ -94,6 +94,12 @@ func (h *heldWarnings) forget(uid types.UID) {
 	delete(h.notes, uid)
 }
 
+func (h *heldWarnings) retain(live func(types.UID) bool) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return retainLive(h.notes, live)
+}
+
 // newEventSink returns a sink admitting qps Events a second with bursts of
 // burst (qps <= 0: no limit).
 func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics) eventSink {
@@ -223,6 +229,15 @@ func (e eventSink) forget(uid types.UID) {
 	if e.holding != nil {
 		e.holding.forget(uid)
 	}
+}
+
+// retain is forget for every server that is not live (see Manager.sweep).
+func (e eventSink) retain(live func(types.UID) bool) int {
+	n := e.journal.retain(live)
+	if e.holding != nil {
+		n += e.holding.retain(live)
+	}
+	return n
 }
 
 // warnWhile sends a Warning when a condition starts to hold (or holds with

@@ -89,6 +89,15 @@ func (j *writeJournal) forget(uid types.UID) {
 	delete(j.entries, uid)
 }
 
+func (j *writeJournal) retain(live func(types.UID) bool) int {
+	if j == nil {
+		return 0
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return retainLive(j.entries, live)
+}
+
 func (e journalEntries) empty() bool { return len(e.lines) == 0 && e.omitted == 0 }
 
 // summary is the reason, action and note of an Event reporting the writes:

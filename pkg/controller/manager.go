@@ -263,6 +263,7 @@ func (m *Manager) Run(ctx context.Context) {
 	}
 	go m.watchOptionalAPIs(ctx, m.opts.DiscoveryInterval)
 	go m.ensureOperatorConfigMap(ctx)
+	go m.sweepEvery(ctx, sweepInterval)
 	// A new leader processes every key once.
 	for _, s := range m.caches.Servers() {
 		m.enqueueAll(Key(s.Namespace, s.Name))

@@ -182,3 +182,11 @@ func (b *OutcomeBoard) Forget(uid types.UID) {
 	delete(b.outcomes, uid)
 	delete(b.facts, uid)
 }
+
+// retain drops the outcomes and facts of servers that are not live (see
+// Manager.sweep) and returns how many servers' entries it dropped.
+func (b *OutcomeBoard) retain(live func(types.UID) bool) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return retainLive(b.outcomes, live) + retainLive(b.facts, live)
+}

@@ -247,3 +247,9 @@ func (p *probeState) forget(uid types.UID) {
 	defer p.mu.Unlock()
 	delete(p.last, uid)
 }
+
+func (p *probeState) retain(live func(types.UID) bool) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return retainLive(p.last, live)
+}

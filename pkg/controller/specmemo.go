@@ -56,3 +56,9 @@ func (m *specMemo) forget(uid types.UID) {
 	defer m.mu.Unlock()
 	delete(m.verdicts, uid)
 }
+
+func (m *specMemo) retain(live func(types.UID) bool) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return retainLive(m.verdicts, live)
+}

@@ -78,6 +78,14 @@ func (c *StatusController) forget(uid types.UID) {
 	c.mu.Unlock()
 }
 
+// retain is forget for every server that is not live (see Manager.sweep).
+func (c *StatusController) retain(live func(types.UID) bool) int {
+	n := c.probes.retain(live) + c.digests.retain(live)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return n + retainLive(c.written, live) + retainLive(c.writtenAt, live)
+}
+
 // latest returns the newer of the cached object and our last write.
 func (c *StatusController) latest(s *ogxv1beta1.OGXServer) *ogxv1beta1.OGXServer {
 	c.mu.Lock()

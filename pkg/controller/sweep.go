@@ -1,0 +1,62 @@
+package controller
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+)
+
+// sweepInterval is how often the per-server state of deleted servers is
+// swept (see sweep).
+const sweepInterval = 5 * time.Minute
+
+// sweep drops the per-server state kept in memory (outcomes, facts, the
+// config and spec memos, status's last writes, probe and digest records,
+// held Warnings, the write journal) of every server that is no longer in
+// the cache.
+//
+// The delete handler forgets a server's state at once, but a pass that was
+// already running when the server was deleted may record into a store after
+// that: without the sweep such an entry would stay for the life of the
+// process. It reads only the cache and sends no request.
+func (m *Manager) sweep(ctx context.Context) {
+	live := map[types.UID]bool{}
+	for _, s := range m.caches.Servers() {
+		live[s.UID] = true
+	}
+	isLive := func(uid types.UID) bool { return live[uid] }
+	n := m.board.retain(isLive) + m.status.retain(isLive) + m.events.retain(isLive) +
+		m.resolver.memo.retain(isLive) + m.specs.retain(isLive)
+	if n > 0 {
+		klog.FromContext(ctx).V(2).Info("Dropped the state of deleted servers", "entries", n)
+	}
+}
+
+// sweepEvery runs sweep every interval until ctx is done.
+func (m *Manager) sweepEvery(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.sweep(ctx)
+		}
+	}
+}
+
+// retainLive deletes the entries of m whose server is not live and returns
+// how many it deleted. The caller holds the lock guarding m.
+func retainLive[V any](m map[types.UID]V, live func(types.UID) bool) int {
+	n := 0
+	for uid := range m {
+		if !live(uid) {
+			delete(m, uid)
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,107 @@
+package controller
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+)
+
+// storeHolds lists the in-memory stores that hold state for uid.
+func storeHolds(m *Manager, uid types.UID) []string {
+	var held []string
+	has := func(name string, ok bool) {
+		if ok {
+			held = append(held, name)
+		}
+	}
+	m.board.mu.Lock()
+	_, o := m.board.outcomes[uid]
+	_, f := m.board.facts[uid]
+	m.board.mu.Unlock()
+	has("outcomes", o)
+	has("facts", f)
+	m.status.mu.Lock()
+	_, w := m.status.written[uid]
+	_, wa := m.status.writtenAt[uid]
+	m.status.mu.Unlock()
+	has("status written", w)
+	has("status writtenAt", wa)
+	m.status.probes.mu.Lock()
+	_, p := m.status.probes.last[uid]
+	m.status.probes.mu.Unlock()
+	has("probes", p)
+	m.status.digests.mu.Lock()
+	_, d := m.status.digests.found[uid]
+	m.status.digests.mu.Unlock()
+	has("digests", d)
+	m.events.journal.mu.Lock()
+	_, j := m.events.journal.entries[uid]
+	m.events.journal.mu.Unlock()
+	has("journal", j)
+	m.events.holding.mu.Lock()
+	_, h := m.events.holding.notes[uid]
+	m.events.holding.mu.Unlock()
+	has("held warnings", h)
+	m.resolver.memo.mu.Lock()
+	_, c := m.resolver.memo.entries[uid]
+	m.resolver.memo.mu.Unlock()
+	has("config memo", c)
+	m.specs.mu.Lock()
+	_, s := m.specs.verdicts[uid]
+	m.specs.mu.Unlock()
+	has("spec memo", s)
+	return held
+}
+
+// record puts state for s into every store, as a pass over s would.
+func record(m *Manager, s *ogxv1beta1.OGXServer) {
+	key := Key(s.Namespace, s.Name)
+	m.board.Record(key, s.UID, "deployment", Outcome{Generation: s.Generation, Class: OutcomeOK})
+	m.board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue}})
+	m.status.mu.Lock()
+	m.status.written[s.UID] = s
+	m.status.writtenAt[s.UID] = time.Now()
+	m.status.mu.Unlock()
+	m.status.probes.store(s.UID, "t", time.Now(), ProbeResult{})
+	m.status.digests.mu.Lock()
+	m.status.digests.found[s.UID] = digestRecord{image: "img", digest: "sha256:0"}
+	m.status.digests.mu.Unlock()
+	m.events.journal.add(key, s.UID, "Service", s.Name, writeCreated)
+	m.events.holding.update(s.UID, "Reason", "note", true)
+	m.resolver.memo.put(s.UID, key, memoKey{generation: s.Generation}, resolve.GeneratedConfig{})
+	m.specs.errors(s)
+}
+
+// A pass that finishes after its server was deleted records into the stores
+// after the delete handler forgot the server; the sweep drops that state and
+// keeps the state of servers that still exist.
+func TestSweepDropsStateOfDeletedServers(t *testing.T) {
+	live := sfServer(sfNamespace, sfName, sfUID)
+	e := newSFEnv(t, Options{}, nil, live)
+	gone := sfServer(sfNamespace, "deleted", types.UID("9f0c2a51-7d1e-4b6a-8a3e-2c4d5e6f7a8b"))
+
+	record(e.m, live)
+	record(e.m, gone)
+	all := storeHolds(e.m, live.UID)
+	if len(all) != 10 {
+		t.Fatalf("the test records into %d stores, want all 10: %v", len(all), all)
+	}
+	if diff := cmp.Diff(all, storeHolds(e.m, gone.UID)); diff != "" {
+		t.Fatalf("state of the deleted server before the sweep (-live +deleted):\n%s", diff)
+	}
+
+	e.m.sweep(e.ctx)
+
+	if held := storeHolds(e.m, gone.UID); len(held) != 0 {
+		t.Errorf("after the sweep these stores still hold the deleted server: %v", held)
+	}
+	if diff := cmp.Diff(all, storeHolds(e.m, live.UID)); diff != "" {
+		t.Errorf("the sweep dropped state of a live server (-before +after):\n%s", diff)
+	}
+}
