@@ -45,8 +45,8 @@ type authority struct {
 }
 
 // newCA generates a self-signed ECDSA P-256 CA valid for CALifetime. It may
-// sign only end-entity certificates (MaxPathLenZero): nothing here needs an
-// intermediate, so a leaked serving key can never become one.
+// sign only end-entity certificates (MaxPathLenZero): the webhook needs no
+// intermediate CA, so none may chain below this one.
 func newCA(now time.Time) (*authority, []byte, error) {
 	ca, err := certgen.Sign(x509.Certificate{
 		Subject:               pkix.Name{CommonName: fmt.Sprintf("ogx-controller-webhook-ca@%d", now.Unix())},
