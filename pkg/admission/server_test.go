@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/admission/admissiontest"
+	"github.com/ogx-k8s/ogx-controller/pkg/testcerts"
 	"github.com/ogx-k8s/ogx-controller/pkg/tlsserve"
 )
 
@@ -41,21 +42,21 @@ func eventually(t *testing.T, what string, timeout time.Duration, cond func() bo
 type testServer struct {
 	*Server
 	dir string
-	ca  *admissiontest.CA
+	ca  *testcerts.CA
 }
 
-func newCA(t testing.TB) *admissiontest.CA {
+func newCA(t testing.TB) *testcerts.CA {
 	t.Helper()
-	ca, err := admissiontest.NewCA("admission-test-ca")
+	ca, err := testcerts.NewCA("admission-test-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ca
 }
 
-func issue(t testing.TB, ca *admissiontest.CA) *admissiontest.Pair {
+func issue(t testing.TB, ca *testcerts.CA) *testcerts.Pair {
 	t.Helper()
-	p, err := ca.Issue("admission", []net.IP{net.IPv4(127, 0, 0, 1)}, []string{"localhost"})
+	p, err := ca.Issue(testcerts.Leaf{CommonName: "admission", IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestCertReloaderPlainFiles(t *testing.T) {
 	// Files rewritten in place (no symlinks) are detected by content.
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
-	write := func(p *admissiontest.Pair) {
+	write := func(p *testcerts.Pair) {
 		if err := os.WriteFile(certFile, p.CertPEM, 0o600); err != nil {
 			t.Fatal(err)
 		}

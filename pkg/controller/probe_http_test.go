@@ -5,17 +5,11 @@ package controller
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/testcerts"
 )
 
 // phServer is a fake OGX server: /v1/health answers health (an HTTP code),
@@ -177,7 +172,7 @@ func TestProbeHTTPTLS(t *testing.T) {
 	ts.StartTLS()
 	defer ts.Close()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
-	otherCA := phSelfSignedCA(t)
+	otherCA := phOtherCA(t)
 
 	p := NewHTTPProber(5*time.Second, "")
 	// httptest certificates are issued for example.com.
@@ -208,24 +203,15 @@ func TestProbeHTTPParseProviders(t *testing.T) {
 	}
 }
 
-// phSelfSignedCA returns the PEM of a fresh self-signed CA for example.com,
-// unrelated to the httptest certificate.
-func phSelfSignedCA(t *testing.T) []byte {
+// phOtherCA returns the PEM of a fresh CA, unrelated to the httptest
+// certificate.
+func phOtherCA(t *testing.T) []byte {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := testcerts.NewCA("other CA")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(42), Subject: pkix.Name{CommonName: "other CA"}, DNSNames: []string{"example.com"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return ca.PEM
 }
 
 // phRedirect sends every probe to one test server, whatever the service URL.

@@ -1,17 +1,15 @@
 package metrics
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"time"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/certgen"
 )
 
 const (
@@ -28,20 +26,11 @@ const selfSignedCommonName = "ogx-controller-metrics"
 // loopback addresses and the host name, signed by its own key, valid from an
 // hour before now.
 func selfSignedCertificate(now time.Time, commonName string) (*tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generating a key: %w", err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	if err != nil {
-		return nil, fmt.Errorf("generating a serial number: %w", err)
-	}
 	dnsNames := []string{"localhost"}
 	if host, err := os.Hostname(); err == nil && host != "" && host != "localhost" {
 		dnsNames = append(dnsNames, host)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
+	pair, err := certgen.Sign(x509.Certificate{
 		Subject:               pkix.Name{CommonName: commonName},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(selfSignedValidity),
@@ -51,14 +40,9 @@ func selfSignedCertificate(now time.Time, commonName string) (*tls.Certificate, 
 		IsCA:                  true,
 		DNSNames:              dnsNames,
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("signing the certificate: %w", err)
+		return nil, fmt.Errorf("making the self-signed metrics certificate: %w", err)
 	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, err
-	}
-	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
+	return pair.TLSCertificate(), nil
 }

@@ -3,18 +3,18 @@ package webhookcerts
 import (
 	"bytes"
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"slices"
 	"time"
+
+	"k8s.io/client-go/util/keyutil"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/certgen"
 )
 
 const (
@@ -36,10 +36,6 @@ const (
 	// maxPreviousCAs bounds how many earlier, unexpired CAs stay in ca.crt
 	// next to the current one.
 	maxPreviousCAs = 2
-
-	pemCertificate = "CERTIFICATE"
-	pemPrivateKey  = "PRIVATE KEY"
-	pemECKey       = "EC PRIVATE KEY"
 )
 
 // authority is a CA certificate with its key.
@@ -48,18 +44,11 @@ type authority struct {
 	key  crypto.Signer
 }
 
-// newCA generates a self-signed ECDSA P-256 CA valid for CALifetime.
+// newCA generates a self-signed ECDSA P-256 CA valid for CALifetime. It may
+// sign only end-entity certificates (MaxPathLenZero): the webhook needs no
+// intermediate CA, so none may chain below this one.
 func newCA(now time.Time) (*authority, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("generating CA key: %w", err)
-	}
-	serial, err := randomSerial()
-	if err != nil {
-		return nil, nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
+	ca, err := certgen.Sign(x509.Certificate{
 		Subject:               pkix.Name{CommonName: fmt.Sprintf("ogx-controller-webhook-ca@%d", now.Unix())},
 		NotBefore:             now.Add(-backdate),
 		NotAfter:              now.Add(CALifetime),
@@ -67,56 +56,41 @@ func newCA(now time.Time) (*authority, []byte, error) {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 		MaxPathLenZero:        true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	}, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("signing CA certificate: %w", err)
+		return nil, nil, fmt.Errorf("generating CA: %w", err)
 	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, nil, fmt.Errorf("parsing generated CA certificate: %w", err)
-	}
-	keyPEM, err := encodeKey(key)
+	keyPEM, err := ca.KeyPEM()
 	if err != nil {
 		return nil, nil, err
 	}
-	return &authority{cert: cert, key: key}, keyPEM, nil
+	return &authority{cert: ca.Cert, key: ca.Key}, keyPEM, nil
 }
 
 // issue signs a serving certificate for the given names with a fresh ECDSA
 // P-256 key, valid for ServingLifetime but not beyond the CA. It returns the
 // PEM certificate and key.
 func (ca *authority) issue(now time.Time, commonName string, dnsNames []string, ips []net.IP) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("generating serving key: %w", err)
-	}
-	serial, err := randomSerial()
-	if err != nil {
-		return nil, nil, err
-	}
 	notAfter := now.Add(ServingLifetime)
 	if notAfter.After(ca.cert.NotAfter) {
 		notAfter = ca.cert.NotAfter
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: commonName},
-		NotBefore:    now.Add(-backdate),
-		NotAfter:     notAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     dnsNames,
-		IPAddresses:  ips,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, key.Public(), ca.key)
+	leaf, err := certgen.Sign(x509.Certificate{
+		Subject:     pkix.Name{CommonName: commonName},
+		NotBefore:   now.Add(-backdate),
+		NotAfter:    notAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    dnsNames,
+		IPAddresses: ips,
+	}, &certgen.KeyPair{Cert: ca.cert, Key: ca.key})
 	if err != nil {
-		return nil, nil, fmt.Errorf("signing serving certificate: %w", err)
+		return nil, nil, fmt.Errorf("generating serving certificate: %w", err)
 	}
-	if keyPEM, err = encodeKey(key); err != nil {
+	if keyPEM, err = leaf.KeyPEM(); err != nil {
 		return nil, nil, err
 	}
-	return pemBlock(pemCertificate, der), keyPEM, nil
+	return leaf.CertPEM(), keyPEM, nil
 }
 
 // parseCertificates decodes a PEM bundle in which every block must be a
@@ -133,7 +107,7 @@ func parseCertificates(data []byte) ([]*x509.Certificate, error) {
 		if block == nil {
 			return nil, errors.New("data after the last PEM block")
 		}
-		if block.Type != pemCertificate {
+		if block.Type != certgen.CertificateBlockType {
 			return nil, fmt.Errorf("unexpected PEM block %q", block.Type)
 		}
 		c, err := x509.ParseCertificate(block.Bytes)
@@ -149,7 +123,10 @@ func parseCertificates(data []byte) ([]*x509.Certificate, error) {
 	return certs, nil
 }
 
-// parsePrivateKey decodes a single PEM private key (PKCS #8 or SEC 1).
+// parsePrivateKey decodes a single PEM private key (PKCS #8, SEC 1 or
+// PKCS #1). client-go's parser, which the API server uses too, does the
+// decoding; this adds the strictness a Secret we own deserves: one block,
+// nothing after it, and a key that can sign.
 func parsePrivateKey(data []byte) (crypto.Signer, error) {
 	block, rest := pem.Decode(data)
 	if block == nil {
@@ -158,16 +135,7 @@ func parsePrivateKey(data []byte) (crypto.Signer, error) {
 	if len(bytes.TrimSpace(rest)) > 0 {
 		return nil, errors.New("data after the private key")
 	}
-	var key any
-	var err error
-	switch block.Type {
-	case pemPrivateKey:
-		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
-	case pemECKey:
-		key, err = x509.ParseECPrivateKey(block.Bytes)
-	default:
-		return nil, fmt.Errorf("unexpected PEM block %q", block.Type)
-	}
+	key, err := keyutil.ParsePrivateKeyPEM(data)
 	if err != nil {
 		return nil, err
 	}
@@ -176,34 +144,6 @@ func parsePrivateKey(data []byte) (crypto.Signer, error) {
 		return nil, fmt.Errorf("unsupported private key type %T", key)
 	}
 	return signer, nil
-}
-
-func encodeKey(key crypto.Signer) ([]byte, error) {
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("encoding private key: %w", err)
-	}
-	return pemBlock(pemPrivateKey, der), nil
-}
-
-func encodeCertificates(certs []*x509.Certificate) []byte {
-	var b bytes.Buffer
-	for _, c := range certs {
-		b.Write(pemBlock(pemCertificate, c.Raw))
-	}
-	return b.Bytes()
-}
-
-func pemBlock(typ string, der []byte) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
-}
-
-func randomSerial() (*big.Int, error) {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		return nil, fmt.Errorf("generating serial number: %w", err)
-	}
-	return n, nil
 }
 
 // samePublicKey reports whether the certificate's key is the signer's.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/certgen"
 )
 
 // Secret data keys.
@@ -108,7 +110,7 @@ func (p *plan) planCA(cur map[string][]byte, now time.Time) (*authority, []*x509
 		previous = previous[:maxPreviousCAs]
 	}
 	p.ca = ca.cert
-	p.data[CACertKey] = encodeCertificates(append([]*x509.Certificate{ca.cert}, previous...))
+	p.data[CACertKey] = certgen.EncodeCertificates(append([]*x509.Certificate{ca.cert}, previous...)...)
 	return ca, previous, nil
 }
 

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/certgen"
 )
 
 func TestFirstStartCreatesValidSecret(t *testing.T) {
@@ -274,7 +276,7 @@ func TestCorruptedSecretIsRepaired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherKeyPEM, err := encodeKey(otherKey)
+	otherKeyPEM, err := certgen.EncodeKey(otherKey)
 	if err != nil {
 		t.Fatal(err)
 	}

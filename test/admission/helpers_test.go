@@ -22,6 +22,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/admission/admissiontest"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	ogxclient "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/typed/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/testcerts"
 )
 
 const (
@@ -40,7 +41,7 @@ const (
 type env struct {
 	ns      string
 	certDir string
-	ca      *admissiontest.CA
+	ca      *testcerts.CA
 	server  *admission.Server
 	servers ogxclient.OGXServerInterface
 }
@@ -52,7 +53,7 @@ func newEnv(t *testing.T) *env {
 	e := &env{ns: cp.CreateNamespace(t, "adm"), certDir: filepath.Join(t.TempDir(), "admission-tls")}
 	e.servers = ogx.OgxV1beta1().OGXServers(e.ns)
 	var err error
-	if e.ca, err = admissiontest.NewCA("ogx-admission-test-ca"); err != nil {
+	if e.ca, err = testcerts.NewCA("ogx-admission-test-ca"); err != nil {
 		t.Fatal(err)
 	}
 	e.rotate(t)
@@ -81,9 +82,9 @@ func newEnv(t *testing.T) *env {
 
 // rotate writes a new serving pair for 127.0.0.1 signed by the env's CA into
 // the certificate directory, as a Secret volume update, and returns it.
-func (e *env) rotate(t *testing.T) *admissiontest.Pair {
+func (e *env) rotate(t *testing.T) *testcerts.Pair {
 	t.Helper()
-	pair, err := e.ca.Issue("ogx-admission-test", []net.IP{net.IPv4(127, 0, 0, 1)}, nil)
+	pair, err := e.ca.Issue(testcerts.Leaf{CommonName: "ogx-admission-test", IPs: []net.IP{net.IPv4(127, 0, 0, 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestNetworkScalingAndTrust(t *testing.T) {
 	ctx := t.Context()
 	ctrl := startController(t, ns)
 
-	caPEM, _ := testCert(t, "ca.example")
+	caPEM := testCA(t, "ca.example")
 	srvCert, srvKey := testCert(t, "net-service."+ns+".svc")
 	idCert, idKey := testCert(t, "client.example")
 	mustCreate(t, kube, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "corp-ca", Namespace: ns, Labels: watched(nil)},
@@ -157,7 +157,7 @@ func TestNetworkScalingAndTrust(t *testing.T) {
 	// creates no ReplicaSet).
 	caHash := ann["configmap.hash/ca-bundle"]
 	rsBefore := replicaSets(t, kube, ns, "net")
-	ca2, _ := testCert(t, "ca2.example")
+	ca2 := testCA(t, "ca2.example")
 	cm, _ := kube.CoreV1().ConfigMaps(ns).Get(ctx, "corp-ca", metav1.GetOptions{})
 	cm.Data["ca.crt"] = string(ca2)
 	if _, err := kube.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {

@@ -129,7 +129,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if _, err := cp.CreateHostPathPV(ctx, "pv-"+ns, size, ""); err != nil {
 		t.Fatal(err)
 	}
-	caPEM, _ := testCert(t, "ca.example")
+	caPEM := testCA(t, "ca.example")
 	mustCreate(t, kube, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "corp-ca", Namespace: ns, Labels: watched(nil)},
 		Data: map[string]string{"ca.crt": string(caPEM)}})
 	// Generated mode: a base config and a provider whose token comes from a

@@ -20,6 +20,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/admission"
 	"github.com/ogx-k8s/ogx-controller/pkg/admission/admissiontest"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/testcerts"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
@@ -40,11 +41,11 @@ type admissionEndpoint struct {
 
 func newAdmissionEndpoint(t *testing.T) admissionEndpoint {
 	t.Helper()
-	ca, err := admissiontest.NewCA("ogx-faults-admission-ca")
+	ca, err := testcerts.NewCA("ogx-faults-admission-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pair, err := ca.Issue("ogx-faults-admission", []net.IP{net.IPv4(127, 0, 0, 1)}, nil)
+	pair, err := ca.Issue(testcerts.Leaf{CommonName: "ogx-faults-admission", IPs: []net.IP{net.IPv4(127, 0, 0, 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -229,13 +228,7 @@ func (cp *ControlPlane) writeSecrets() (secrets, error) {
 			return secrets{}, fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	ca, err := newAuthority()
-	if err != nil {
-		return secrets{}, err
-	}
-	servingCert, servingKey, err := ca.issueServing(APIServer,
-		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		[]net.IP{net.IPv4(127, 0, 0, 1)})
+	ca, serving, err := servingPair()
 	if err != nil {
 		return secrets{}, err
 	}
@@ -271,9 +264,9 @@ func (cp *ControlPlane) writeSecrets() (secrets, error) {
 	}
 
 	out := map[string][]byte{
-		cp.files.caCert:      ca.certPEM,
-		cp.files.servingCert: servingCert,
-		cp.files.servingKey:  servingKey,
+		cp.files.caCert:      ca.PEM,
+		cp.files.servingCert: serving.CertPEM,
+		cp.files.servingKey:  serving.KeyPEM,
 		cp.files.saKey:       saKey,
 		cp.files.saPub:       saPub,
 		cp.files.tokens:      []byte(tokens),
@@ -286,7 +279,7 @@ func (cp *ControlPlane) writeSecrets() (secrets, error) {
 			return secrets{}, fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
-	return secrets{token: token, caPEM: ca.certPEM}, nil
+	return secrets{token: token, caPEM: ca.PEM}, nil
 }
 
 // Config returns a client configuration with cluster-admin rights. Each call

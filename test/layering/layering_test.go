@@ -22,7 +22,7 @@ var layers = []struct {
 	prefixes []string
 }{
 	// Leaves: the API types and helpers that know nothing of the rest.
-	{0, []string{"pkg/apis/", "pkg/fence", "pkg/contenthash", "pkg/tlsserve", "pkg/configgen/oci", "pkg/admission/admissiontest", "pkg/webhookcerts", "pkg/crdschema", "pkg/crdvalidate", "config/crd"}},
+	{0, []string{"pkg/apis/", "pkg/fence", "pkg/contenthash", "pkg/tlsserve", "pkg/configgen/oci", "pkg/admission/admissiontest", "pkg/certgen", "pkg/testcerts", "pkg/webhookcerts", "pkg/crdschema", "pkg/crdvalidate", "config/crd"}},
 	// Generated clients, listers and informers of the API types.
 	{1, []string{"pkg/generated/"}},
 	// Pure libraries: config generation, rendering, validation and its

@@ -1,49 +1,31 @@
 package render
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"math/big"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/testcerts"
 )
 
-// testCert returns a freshly generated self-signed certificate as PEM, plus
-// its private key as PEM. sans adds DNS names to make the certificate large.
+// testCert returns a freshly issued certificate as PEM, plus its private
+// key as PEM (a block AssembleCABundle must skip). sans adds DNS names to
+// make the certificate large.
 func testCert(t *testing.T, cn string, sans ...string) (certPEM, keyPEM string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := testcerts.NewCA(cn + "-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: cn},
-		NotBefore:             time.Unix(0, 0),
-		NotAfter:              time.Unix(0, 0).Add(100 * 365 * 24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-		DNSNames:              sans,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	p, err := ca.Issue(testcerts.Leaf{CommonName: cn, DNSNames: sans})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
+	return string(p.CertPEM), string(p.KeyPEM)
 }
 
 func TestAssembleCABundle(t *testing.T) {

@@ -3,15 +3,9 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -23,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/testcerts"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -360,7 +355,7 @@ func serviceAccountKubeconfig(t *testing.T, kube kubernetes.Interface, ns, sa st
 // CSV's Deployment.
 type controller struct {
 	admissionAddr string
-	certPEM       []byte
+	caPEM         []byte // the CA of the admission listener's certificate
 	cmd           *exec.Cmd
 	mu            sync.Mutex
 	log           bytes.Buffer
@@ -398,14 +393,14 @@ func startController(t *testing.T, bin string, dep *appsv1.Deployment, kubeconfi
 			a = name + "=" + ctrl.admissionAddr
 		case "--admission-cert-dir":
 			dir := t.TempDir()
-			ctrl.certPEM = writeServingPair(t, dir)
+			ctrl.caPEM = writeServingPair(t, dir)
 			a = name + "=" + dir
 		case "--admission-cert-management":
 			external = value == "external"
 		}
 		args = append(args, a)
 	}
-	if ctrl.admissionAddr == "" || ctrl.certPEM == nil || !external {
+	if ctrl.admissionAddr == "" || ctrl.caPEM == nil || !external {
 		t.Fatalf("the CSV's args %v do not serve admission from an externally managed cert dir", c.Args)
 	}
 	args = append(args, "--kubeconfig="+kubeconfig, "--server-probe=false", "-v=2")
@@ -460,40 +455,25 @@ func envValue(t *testing.T, dep *appsv1.Deployment, c corev1.Container, e corev1
 	return ""
 }
 
-// writeServingPair writes a self-signed tls.crt and tls.key for 127.0.0.1
-// into dir, where OLM would mount the certificate it issues, and returns
-// the certificate.
-func writeServingPair(t *testing.T, dir string) []byte {
+// writeServingPair writes tls.crt and tls.key for 127.0.0.1, signed by a
+// fresh CA, into dir, where OLM would mount the certificate it issues, and
+// returns the CA certificate.
+func writeServingPair(t *testing.T, dir string) (caPEM []byte) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := testcerts.NewCA("olm-e2e-webhook-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: "olm-e2e-webhook"},
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	pair, err := ca.Issue(testcerts.Leaf{CommonName: "olm-e2e-webhook", IPs: []net.IP{net.ParseIP("127.0.0.1")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
+	for name, data := range pair.Files() {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certPEM
+	return ca.PEM
 }
 
 // checkServesCert: the admission listener presents the certificate from
@@ -502,8 +482,8 @@ func writeServingPair(t *testing.T, dir string) []byte {
 func checkServesCert(t *testing.T, ctrl *controller) {
 	t.Helper()
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(ctrl.certPEM) {
-		t.Fatal("the test's own certificate does not parse")
+	if !pool.AppendCertsFromPEM(ctrl.caPEM) {
+		t.Fatal("the test's own CA certificate does not parse")
 	}
 	framework.Poll(t, 30*time.Second, "the admission listener to serve the mounted certificate", func(ctx context.Context) (bool, error) {
 		d := tls.Dialer{Config: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}

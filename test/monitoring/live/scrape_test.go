@@ -3,17 +3,10 @@ package live
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +35,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/pkg/testcerts"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 	"github.com/ogx-k8s/ogx-controller/test/monitoring"
 )
@@ -311,33 +305,23 @@ func startController(t *testing.T, ns string) (metricsURL, admissionURL string) 
 	return "https://" + addr("metrics") + "/metrics", "https://" + addr("admission webhook") + "/validate-ogx-io-v1beta1-ogxserver"
 }
 
-// writeServingPair writes a self-signed certificate for 127.0.0.1 as
-// tls.crt and tls.key into dir.
+// writeServingPair writes tls.crt and tls.key for 127.0.0.1, signed by a
+// throwaway CA, into dir.
 func writeServingPair(t *testing.T, dir string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := testcerts.NewCA("ogx-monitoring-test-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ogx-monitoring-test"},
-		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
+	pair, err := ca.Issue(testcerts.Leaf{CommonName: "ogx-monitoring-test", IPs: []net.IP{net.ParseIP("127.0.0.1")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for name, block := range map[string]*pem.Block{"tls.crt": {Type: "CERTIFICATE", Bytes: der}, "tls.key": {Type: "EC PRIVATE KEY", Bytes: keyDER}} {
-		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(block), 0o600); err != nil {
+	for name, data := range pair.Files() {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
