@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -123,6 +124,38 @@ func TestDualPath(t *testing.T) {
 	}
 }
 
+// TestDualPathSpecErrorBeforeBase pins which of two failures both paths
+// report when a server has a spec error and its base config cannot be
+// read: the spec error, because the spec checks run before the base is
+// read (docs/config-generation.md, Pipeline). TestDualPath already shows
+// the controller gives render's message; this says which message that is,
+// and that the base is not reported as well.
+func TestDualPathSpecErrorBeforeBase(t *testing.T) {
+	const (
+		specErr = "env var name OGX_METRICS_PORT is reserved"
+		baseRef = "both-base"
+	)
+	c := renderCase(t, filepath.Join(renderTestdata, "spec-error-and-no-base"))
+	if c.server.Spec.BaseConfig == nil || c.server.Spec.BaseConfig.Name != baseRef {
+		t.Fatalf("the case must reference base ConfigMap %s, has %+v", baseRef, c.server.Spec.BaseConfig)
+	}
+	c.server.UID, c.server.Generation = dualUID, 1
+	cli := c.runCLI(t)
+	if cli.code != exitFailed || !strings.Contains(cli.err, specErr) {
+		t.Errorf("render exited %d with error %q, want %d and the spec error %q", cli.code, cli.err, exitFailed, specErr)
+	}
+	got := c.runController(t)
+	defer got.stop()
+	// Once the pass has reported the spec error it has stopped: no
+	// condition of that status can name the base.
+	conds := got.waitMessage(t, specErr)
+	for _, cond := range conds {
+		if strings.Contains(cond.Message, baseRef) {
+			t.Errorf("condition %s reports the base config as well: %q", cond.Type, cond.Message)
+		}
+	}
+}
+
 // configCase reads a config golden case: its OGXServer, with its base
 // config (empty when the case has none) in a watched ConfigMap that
 // spec.baseConfig names.
@@ -186,14 +219,71 @@ func renderCase(t *testing.T, dir string) *dualCase {
 	return c
 }
 
-// withBase puts base into a watched ConfigMap named by spec.baseConfig.
+// withBase puts base in a watched ConfigMap that spec.baseConfig names, so
+// both paths read the same base (the controller has no --base). A case
+// that names its own base ConfigMap keeps that reference, so what its name
+// and key show (in a message, say) is tested as written; the base replaces
+// any input ConfigMap of that name, as --base wins over it in render. A
+// case without one gets dualBaseName.
 func (c *dualCase) withBase(base []byte) {
-	c.server.Spec.BaseConfig = &ogxv1beta1.ConfigMapKeyRef{Name: dualBaseName, Key: "config.yaml"}
+	if c.server.Spec.BaseConfig == nil {
+		c.server.Spec.BaseConfig = &ogxv1beta1.ConfigMapKeyRef{Name: dualBaseName, Key: "config.yaml"}
+	}
+	ref := c.server.Spec.BaseConfig
+	c.configMaps = slices.DeleteFunc(c.configMaps, func(cm *corev1.ConfigMap) bool { return cm.Name == ref.Name })
 	c.configMaps = append(c.configMaps, &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: dualBaseName, Namespace: c.server.Namespace, Labels: map[string]string{ogxv1beta1.WatchLabel: "true"}},
-		Data:       map[string]string{"config.yaml": string(base)},
+		ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: c.server.Namespace, Labels: map[string]string{ogxv1beta1.WatchLabel: "true"}},
+		Data:       map[string]string{ref.Key: string(base)},
 	})
+}
+
+// TestDualCaseWithBase pins where withBase puts the base: under the case's
+// own reference when it has one (replacing an input ConfigMap of that
+// name), else under dualBaseName.
+func TestDualCaseWithBase(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ref     *ogxv1beta1.ConfigMapKeyRef
+		inputs  []*corev1.ConfigMap
+		wantRef ogxv1beta1.ConfigMapKeyRef
+		wantCMs map[string]map[string]string // name -> data
+	}{{
+		name:    "no reference",
+		inputs:  []*corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Data: map[string]string{"k": "v"}}},
+		wantRef: ogxv1beta1.ConfigMapKeyRef{Name: dualBaseName, Key: "config.yaml"},
+		wantCMs: map[string]map[string]string{"other": {"k": "v"}, dualBaseName: {"config.yaml": "version: 2\n"}},
+	}, {
+		name:    "own reference",
+		ref:     &ogxv1beta1.ConfigMapKeyRef{Name: "base", Key: "run.yaml"},
+		wantRef: ogxv1beta1.ConfigMapKeyRef{Name: "base", Key: "run.yaml"},
+		wantCMs: map[string]map[string]string{"base": {"run.yaml": "version: 2\n"}},
+	}, {
+		name:    "own reference in the input",
+		ref:     &ogxv1beta1.ConfigMapKeyRef{Name: "base", Key: "run.yaml"},
+		inputs:  []*corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "base"}, Data: map[string]string{"run.yaml": "stale"}}},
+		wantRef: ogxv1beta1.ConfigMapKeyRef{Name: "base", Key: "run.yaml"},
+		wantCMs: map[string]map[string]string{"base": {"run.yaml": "version: 2\n"}},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &dualCase{server: &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}}, configMaps: tc.inputs}
+			c.server.Spec.BaseConfig = tc.ref
+			c.withBase([]byte("version: 2\n"))
+			if diff := cmp.Diff(tc.wantRef, *c.server.Spec.BaseConfig); diff != "" {
+				t.Errorf("spec.baseConfig (-want +got):\n%s", diff)
+			}
+			got := map[string]map[string]string{}
+			for _, cm := range c.configMaps {
+				got[cm.Name] = cm.Data
+				if cm.Name == tc.wantRef.Name && (cm.Namespace != "ns" || cm.Labels[ogxv1beta1.WatchLabel] != "true") {
+					t.Errorf("base ConfigMap %s/%s labels %v: want it watched in the server's namespace", cm.Namespace, cm.Name, cm.Labels)
+				}
+			}
+			if diff := cmp.Diff(tc.wantCMs, got); diff != "" {
+				t.Errorf("ConfigMaps by name (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 // runDual runs c through both paths and compares them.
@@ -353,8 +443,9 @@ func (c *dualCase) runController(t *testing.T) *dualController {
 	return &dualController{kube: kube, ogx: ogx, server: s, stop: func() { cancel(); <-done }}
 }
 
-// waitMessage waits until a status condition of the server reports want.
-func (d *dualController) waitMessage(t *testing.T, want string) {
+// waitMessage waits until a status condition of the server reports want,
+// and returns the conditions of that status.
+func (d *dualController) waitMessage(t *testing.T, want string) []metav1.Condition {
 	t.Helper()
 	var last []metav1.Condition
 	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, dualTimeout, true, func(ctx context.Context) (bool, error) {
@@ -373,6 +464,7 @@ func (d *dualController) waitMessage(t *testing.T, want string) {
 	if err != nil {
 		t.Fatalf("the controllers never reported %q; conditions: %+v", want, last)
 	}
+	return last
 }
 
 // waitChildren waits until the controllers' children equal render's.

@@ -158,6 +158,8 @@ func TestRenderExitCodes(t *testing.T) {
 		"generated-base-in-input": {exitOK, ""},
 		"tls-all-present":         {exitOK, ""},
 		"tls-missing-secret":      {exitOK, "warning: annotation secret.hash/tls omitted"},
+		"tls-unlabelled-secret":   {exitFailed, "secret default/secure-tls for env OGX_TLS_CERTFILE: exists but lacks label ogx.io/watch=true (referenced by spec.network.tls.secretName)"},
+		"spec-error-and-no-base":  {exitFailed, "error: env var name OGX_METRICS_PORT is reserved"},
 		"only-config":             {exitOK, ""},
 		"output-json":             {exitOK, ""},
 		"stdin-image-override":    {exitOK, ""},

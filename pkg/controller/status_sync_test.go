@@ -3,6 +3,8 @@ package controller
 // Sync tests of the status controller on fake clientsets (fakeenv_test.go).
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -129,9 +131,12 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 
 // TestSyncFakeStatusOnlyUpdateTriggersNoPass: a status-only or unrelated
 // metadata update of an OGXServer enqueues no controller; a generation change
-// enqueues all. A later spec change of a second OGXServer is the sentinel: the
-// informer delivers events to a handler in order, so once the sentinel is
-// queued the earlier update has been handled.
+// enqueues all. A later spec change of a second OGXServer is the sentinel:
+// one handler enqueues for every controller, and the informer delivers
+// events to it in order, so once a queue has held the sentinel's key it has
+// held every key of the earlier update too. The test waits for that key
+// itself in every queue, not for the queues to be non-empty: the update's
+// own key would satisfy the latter while the sentinel was still on its way.
 func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	sentinel := sfServer(sfNamespace, "sentinel", "uid-sentinel")
@@ -141,44 +146,53 @@ func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 		runners = append(runners, c.queueRunner)
 	}
 	runners = append(runners, e.m.status.queueRunner)
-	queued := func(names ...string) []string {
-		var out []string
+	sentinelKey := Key(sfNamespace, sentinel.Name)
+	// queued is, for every queue, the keys of the given servers in order.
+	queued := func(names ...string) map[string][]string {
+		out := map[string][]string{}
 		for _, q := range runners {
 			for _, n := range names {
-				out = append(out, q.name+":"+Key(sfNamespace, n))
+				out[q.name] = append(out[q.name], Key(sfNamespace, n))
 			}
 		}
 		return out
 	}
-	// Drain what the initial adds enqueued.
-	drain := func() []string {
-		var keys []string
+	// take moves what the queues hold into seen, per queue, in order. No
+	// worker runs (the Manager's Run is not called), so only take empties
+	// the queues.
+	take := func(seen map[string][]string) {
 		for _, q := range runners {
 			for q.queue.Len() > 0 {
 				k, _ := q.queue.Get()
-				keys = append(keys, q.name+":"+k)
+				seen[q.name] = append(seen[q.name], k)
 				q.queue.Done(k)
 				q.queue.Forget(k)
 			}
 		}
-		return keys
 	}
-	drain()
-	bumpSentinel := func(gen int64) {
+	// Start waited for the handlers to see the initial lists, so this
+	// takes every key the initial adds queued.
+	take(map[string][]string{})
+	// bumpSentinel changes the sentinel's generation and returns what every
+	// queue held up to and including the sentinel's key.
+	bumpSentinel := func(gen int64) map[string][]string {
 		t.Helper()
 		sn := sentinel.DeepCopy()
 		sn.Generation = gen
 		if err := e.ogx.Tracker().Update(gvrOGXServers, sn, sfNamespace); err != nil {
 			t.Fatal(err)
 		}
+		seen := map[string][]string{}
 		sfEventually(t, "the sentinel to be enqueued everywhere", func() (bool, string) {
+			take(seen)
 			for _, q := range runners {
-				if q.queue.Len() == 0 {
-					return false, q.name + " queue empty"
+				if !slices.Contains(seen[q.name], sentinelKey) {
+					return false, fmt.Sprintf("%s has queued %v, not the sentinel", q.name, seen[q.name])
 				}
 			}
 			return true, ""
 		})
+		return seen
 	}
 
 	upd := s.DeepCopy()
@@ -188,10 +202,8 @@ func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 	if err := e.ogx.Tracker().Update(gvrOGXServers, upd, sfNamespace); err != nil {
 		t.Fatal(err)
 	}
-	bumpSentinel(2)
-	want := queued("sentinel")
-	if got := drain(); !cmp.Equal(got, want) {
-		t.Errorf("after a status/metadata-only update, queued %v, want only the sentinel %v", got, want)
+	if diff := cmp.Diff(queued("sentinel"), bumpSentinel(2)); diff != "" {
+		t.Errorf("after a status/metadata-only update, want only the sentinel queued (-want +got):\n%s", diff)
 	}
 
 	spec := upd.DeepCopy()
@@ -200,9 +212,7 @@ func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 	if err := e.ogx.Tracker().Update(gvrOGXServers, spec, sfNamespace); err != nil {
 		t.Fatal(err)
 	}
-	bumpSentinel(3)
-	want = queued("demo", "sentinel")
-	if got := drain(); !cmp.Equal(got, want) {
-		t.Errorf("after a spec change, queued %v, want %v", got, want)
+	if diff := cmp.Diff(queued("demo", "sentinel"), bumpSentinel(3)); diff != "" {
+		t.Errorf("after a spec change, queued (-want +got):\n%s", diff)
 	}
 }

@@ -1,83 +1,44 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
-	"encoding/json"
-	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ogx-k8s/ogx-controller/test/framework/auditlog"
 )
 
-// auditEvent is the part of an audit.k8s.io/v1 Event the benchmark reads.
-type auditEvent struct {
-	AuditID    string `json:"auditID"`
-	Stage      string `json:"stage"`
-	Verb       string `json:"verb"`
-	RequestURI string `json:"requestURI"`
-	User       struct {
-		Username string `json:"username"`
-	} `json:"user"`
-	ObjectRef *struct {
-		Resource    string `json:"resource"`
-		Subresource string `json:"subresource"`
-	} `json:"objectRef"`
-	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
-}
-
-// request is one API request, from its first audit event.
+// request is one API request, from its audit events.
 type request struct {
 	verb, resource string
 	at             time.Time // when the apiserver received it
 }
 
 // readAudit returns user's requests in the audit log, one per auditID, in
-// log order. With the policy of framework.AuditPolicyForUsers a watch has
-// two events (ResponseStarted, ResponseComplete) and every other request
-// one, so counting auditIDs counts requests, and a watch still open at the
-// end is counted too.
+// log order (see auditlog.Requests), so counting them counts requests, a
+// watch still open at the end included. The benchmark never kills the
+// apiserver, so a line that does not decode is an error.
 func readAudit(path, user string) ([]request, error) {
-	f, err := os.Open(path)
+	evs, err := auditlog.Requests(path, auditlog.Options{Match: auditlog.ByUser(user)})
 	if err != nil {
-		return nil, fmt.Errorf("opening audit log: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	seen := map[string]bool{}
-	var out []request
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		var ev auditEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, fmt.Errorf("audit log line %d: %w", line, err)
-		}
-		if ev.User.Username != user || seen[ev.AuditID] {
-			continue
-		}
-		seen[ev.AuditID] = true
-		out = append(out, request{verb: ev.Verb, resource: resourceOf(ev), at: ev.RequestReceivedTimestamp})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading audit log: %w", err)
+	out := make([]request, 0, len(evs))
+	for i := range evs {
+		out = append(out, request{verb: evs[i].Verb, resource: resourceOf(&evs[i]), at: evs[i].RequestReceivedTimestamp})
 	}
 	return out, nil
 }
 
 // resourceOf is resource[/subresource], or the path of a non-resource
-// request such as discovery.
-func resourceOf(ev auditEvent) string {
-	if ev.ObjectRef == nil || ev.ObjectRef.Resource == "" {
-		path, _, _ := strings.Cut(ev.RequestURI, "?")
-		return path
+// request such as discovery, so that discovery shows in the tally by path.
+func resourceOf(ev *auditlog.Event) string {
+	if r := ev.Resource(); r != "" {
+		return r
 	}
-	if ev.ObjectRef.Subresource != "" {
-		return ev.ObjectRef.Resource + "/" + ev.ObjectRef.Subresource
-	}
-	return ev.ObjectRef.Resource
+	path, _, _ := strings.Cut(ev.RequestURI, "?")
+	return path
 }
 
 // tally counts requests by verb and resource.
@@ -116,14 +77,6 @@ func (t tally) rows() []tallyRow {
 	return rows
 }
 
-func isWrite(verb string) bool {
-	switch verb {
-	case "create", "update", "patch", "delete", "deletecollection":
-		return true
-	}
-	return false
-}
-
 func isRead(verb string) bool { return verb == "get" || verb == "list" }
 
 // idleFigures splits an idle-window tally: writes and non-watch reads
@@ -142,7 +95,7 @@ func idle(t tally) idleFigures {
 		}
 		f.other = append(f.other, r)
 		switch {
-		case isWrite(r.verb):
+		case auditlog.IsWriteVerb(r.verb):
 			f.writes += r.count
 		case isRead(r.verb):
 			f.reads += r.count

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -10,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -23,6 +21,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
+	"github.com/ogx-k8s/ogx-controller/test/framework/auditlog"
 )
 
 // replicaUsers are the API users the high-availability tests run their two
@@ -215,9 +214,9 @@ func TestGracefulShutdownDrainsThenHandsOver(t *testing.T) {
 	writes := auditWrites(t, leader.user)
 	drainedConfig := ""
 	for _, e := range writes {
-		if e.ObjectRef.Resource == "configmaps" && strings.HasPrefix(e.ObjectRef.Name, "drain-config-") &&
-			e.RequestReceived.After(released) && e.ResponseStatus.Code < 300 {
-			drainedConfig = e.ObjectRef.Name
+		if e.Resource() == "configmaps" && strings.HasPrefix(e.Name(), "drain-config-") &&
+			e.RequestReceivedTimestamp.After(released) && e.Code() < 300 {
+			drainedConfig = e.Name()
 		}
 	}
 	if drainedConfig == "" {
@@ -225,7 +224,7 @@ func TestGracefulShutdownDrainsThenHandsOver(t *testing.T) {
 			leader.user, sigterm.Format(time.RFC3339Nano), describe(writes))
 	}
 	for _, e := range writes {
-		if e.ObjectRef.Resource != "leases" && !e.StageTime.Before(acquired) {
+		if e.Resource() != "leases" && !e.StageTimestamp.Before(acquired) {
 			t.Errorf("%s wrote after the follower acquired the Lease at %s: %s", leader.user, acquired.Format(time.RFC3339Nano), e)
 		}
 	}
@@ -288,7 +287,7 @@ func TestFrozenLeaderIsFenced(t *testing.T) {
 	}
 	writes := auditWrites(t, leader.user)
 	for _, e := range writes {
-		if e.ObjectRef.Resource != "leases" && !e.StageTime.Before(acquired) {
+		if e.Resource() != "leases" && !e.StageTimestamp.Before(acquired) {
 			t.Errorf("%s wrote after %s acquired the Lease at %s: %s", leader.user, follower.user,
 				acquired.Format(time.RFC3339Nano), e)
 		}
@@ -300,34 +299,7 @@ func TestFrozenLeaderIsFenced(t *testing.T) {
 	})
 }
 
-// auditEvent is the part of an audit.k8s.io/v1 Event these tests read.
-type auditEvent struct {
-	Verb      string `json:"verb"`
-	Stage     string `json:"stage"`
-	UserAgent string `json:"userAgent"`
-	User      struct {
-		Username string `json:"username"`
-	} `json:"user"`
-	ObjectRef struct {
-		Resource    string `json:"resource"`
-		Subresource string `json:"subresource"`
-		Namespace   string `json:"namespace"`
-		Name        string `json:"name"`
-	} `json:"objectRef"`
-	ResponseStatus struct {
-		Code int `json:"code"`
-	} `json:"responseStatus"`
-	RequestReceived time.Time `json:"requestReceivedTimestamp"`
-	StageTime       time.Time `json:"stageTimestamp"`
-}
-
-func (e auditEvent) String() string {
-	return fmt.Sprintf("%s %s/%s %s/%s -> %d (received %s, done %s, %s)", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource,
-		e.ObjectRef.Namespace, e.ObjectRef.Name, e.ResponseStatus.Code, e.RequestReceived.Format(time.RFC3339Nano),
-		e.StageTime.Format(time.RFC3339Nano), e.UserAgent)
-}
-
-func describe(es []auditEvent) string {
+func describe(es []*auditlog.Event) string {
 	var b strings.Builder
 	for _, e := range es {
 		b.WriteString(e.String() + "\n")
@@ -335,32 +307,19 @@ func describe(es []auditEvent) string {
 	return b.String()
 }
 
-// auditWrites returns every write (create, update, patch, delete) of user
-// in the audit log.
-func auditWrites(t *testing.T, user string) []auditEvent {
+// auditWrites returns every audit event of a write (create, update, patch,
+// delete) of user, in log order.
+func auditWrites(t *testing.T, user string) []*auditlog.Event {
 	t.Helper()
-	f, err := os.Open(cp.AuditLogPath())
+	var out []*auditlog.Event
+	err := auditlog.Each(cp.AuditLogPath(), auditlog.Options{Match: auditlog.ByUser(user)}, func(e *auditlog.Event) error {
+		if e.IsWrite() {
+			out = append(out, e)
+		}
+		return nil
+	})
 	if err != nil {
-		t.Fatalf("audit log: %v", err)
-	}
-	defer f.Close()
-	var out []auditEvent
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var e auditEvent
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("audit log line %q: %v", sc.Text(), err)
-		}
-		switch e.Verb {
-		case "create", "update", "patch", "delete", "deletecollection":
-			if e.User.Username == user {
-				out = append(out, e)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("reading the audit log: %v", err)
+		t.Fatal(err)
 	}
 	return out
 }
