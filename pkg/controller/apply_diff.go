@@ -3,10 +3,11 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 
 	"k8s.io/klog/v2"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // logDiff logs, at -v=4, how the fields ogx-controller owns in the stored
@@ -28,15 +29,85 @@ func (c *child[O, AC]) logDiff(ctx context.Context, namespace, name string, desi
 	logger.V(4).Info("Apply diff (-stored +desired)", "kind", c.kind, "name", name, "diff", jsonDiff(owned, desired))
 }
 
-// jsonDiff compares two apply configurations as the JSON they are sent as
-// (their Go values hold quantities, which cmp cannot walk).
+// jsonDiff compares two apply configurations as the JSON they are sent as:
+// one line per leaf that differs, "-path: stored" and "+path: desired",
+// sorted by path.
+//
+// It is written here rather than taken from a diff library on purpose: the
+// general-purpose ones walk method sets through reflection, and linking
+// such a call makes the Go linker keep every exported method of every type
+// that reaches an interface, which doubled the size of the binary and its
+// resident memory (docs/performance.md, Profiles).
 func jsonDiff(a, b any) string {
-	asMap := func(v any) any {
-		var m any
-		if raw, err := json.Marshal(v); err == nil {
-			_ = json.Unmarshal(raw, &m)
-		}
-		return m
+	from, to := jsonLeaves(a), jsonLeaves(b)
+	paths := make([]string, 0, len(from)+len(to))
+	for p := range from {
+		paths = append(paths, p)
 	}
-	return cmp.Diff(asMap(a), asMap(b))
+	for p := range to {
+		if _, ok := from[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	var out strings.Builder
+	for _, p := range paths {
+		x, inFrom := from[p]
+		y, inTo := to[p]
+		if inFrom && inTo && x == y {
+			continue
+		}
+		if inFrom {
+			out.WriteString("-" + p + ": " + x + "\n")
+		}
+		if inTo {
+			out.WriteString("+" + p + ": " + y + "\n")
+		}
+	}
+	return out.String()
+}
+
+// jsonLeaves maps the path of every leaf of v's JSON form (a scalar, an
+// empty object or an empty list) to the leaf's JSON text. A value that does
+// not encode is one leaf at the root holding the error.
+func jsonLeaves(v any) map[string]string {
+	leaves := map[string]string{}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		leaves["."] = "<" + err.Error() + ">"
+		return leaves
+	}
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		leaves["."] = "<" + err.Error() + ">"
+		return leaves
+	}
+	var walk func(path string, n any)
+	walk = func(path string, n any) {
+		switch n := n.(type) {
+		case map[string]any:
+			if len(n) == 0 {
+				leaves[path] = "{}"
+			}
+			for k, child := range n {
+				walk(path+"."+k, child)
+			}
+		case []any:
+			if len(n) == 0 {
+				leaves[path] = "[]"
+			}
+			for i, child := range n {
+				walk(path+"["+strconv.Itoa(i)+"]", child)
+			}
+		default:
+			text, _ := json.Marshal(n)
+			leaves[path] = string(text)
+		}
+	}
+	walk("", tree)
+	if root, ok := leaves[""]; ok {
+		delete(leaves, "")
+		leaves["."] = root
+	}
+	return leaves
 }
