@@ -10,13 +10,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
@@ -194,9 +191,9 @@ func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer
 // cachedAdoptedPVCs are the PVCs of the adopted-PVC cache labelled as
 // adopted for the instance.
 func cachedAdoptedPVCs(caches *Caches, ns, instance string) ([]*corev1.PersistentVolumeClaim, error) {
-	sc := caches.For(ns)
-	if sc == nil {
-		return nil, fmt.Errorf("namespace %q is not watched", ns)
+	sc, err := adoptedScope(caches, ns)
+	if err != nil {
+		return nil, err
 	}
 	// The cache holds only PVCs with the adopted-from label, a handful per
 	// namespace at most: filtering them here is cheaper than parsing a
@@ -293,57 +290,67 @@ func classifyWriteErrorOrNil(kind, name string, err error) error {
 	return classifyWriteError(kind, name, err)
 }
 
-// releaseNetworking handles an absent adopt-networking annotation: when
-// status shows networking adopted, the adopted objects controlled by this
-// OGXServer are deleted and NetworkingAdopted turns False; a released state
-// keeps being shown.
-func releaseNetworking(ctx context.Context, kube kubernetes.Interface, s *ogxv1beta1.OGXServer, kind string,
-	release func(context.Context) error, events eventSink) ([]metav1.Condition, error) {
-	removed := []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ReasonAnnotationRemoved,
-		Message: "Adoption annotation removed"}}
-	for _, c := range s.Status.Conditions {
-		if c.Type != CondNetworkingAdopted {
+// releaseNetworking handles an absent adopt-networking annotation. Whether
+// networking was adopted is a fact of the adopted-object cache, not of
+// status: cached lists the cached objects of kind labelled
+// ogx.io/adopted-from, and those this OGXServer controls are the adopted ones
+// (the cache is filled again after an operator restart, so the same decision
+// is reached without any history). Each is deleted with a UID precondition
+// and NetworkingAdopted is reported False AdoptionAnnotationRemoved. The
+// Event NetworkingReleased is recorded only when a delete took effect: a
+// pass that runs before the cache has seen the deletions gets NotFound and
+// records no second one. With nothing adopted nothing is reported; status
+// keeps showing a released state by itself (adoptedConditions).
+func releaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXServer, kind string, cached []O,
+	del func(context.Context, string, metav1.DeleteOptions) error, events eventSink) ([]metav1.Condition, error) {
+	released, found := false, false
+	for _, o := range cached {
+		if !adoptedBy(o, s) {
 			continue
 		}
-		if c.Status != metav1.ConditionTrue {
-			return removed, nil
+		found = true
+		uid := o.GetUID()
+		err := del(ctx, o.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		switch {
+		case err == nil:
+			released = true
+		case !apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("deleting adopted %s %s: %w", kind, o.GetName(), err)
 		}
-		if err := release(ctx); err != nil {
-			return nil, err
-		}
-		events.normal(s, "NetworkingReleased", "Released adopted "+kind)
-		return removed, nil
 	}
-	return nil, nil
+	if !found {
+		return nil, nil
+	}
+	if released {
+		events.normal(s, "NetworkingReleased", "Released adopted "+kind)
+	}
+	return networkingReleased(), nil
 }
 
-// releaseAdopted deletes the objects labelled ogx.io/adopted-from that this
-// OGXServer controls, with a UID precondition.
-func releaseAdopted[L any](ctx context.Context, s *ogxv1beta1.OGXServer,
-	list func(context.Context, metav1.ListOptions) (L, error),
-	del func(context.Context, string, metav1.DeleteOptions) error) error {
-	objs, err := list(ctx, metav1.ListOptions{LabelSelector: render.LabelAdoptedFrom})
-	if err != nil {
-		return err
+// adoptedBy: o carries the ogx.io/adopted-from label and s controls it.
+func adoptedBy(o metav1.Object, s *ogxv1beta1.OGXServer) bool {
+	if _, ok := o.GetLabels()[render.LabelAdoptedFrom]; !ok {
+		return false
 	}
-	items, err := apimeta.ExtractList(any(objs).(runtime.Object))
-	if err != nil {
-		return err
+	ref := metav1.GetControllerOfNoCopy(o)
+	return ref != nil && ref.UID == s.UID
+}
+
+// networkingReleased is the NetworkingAdopted condition once the annotation
+// is gone: reported by the pass that releases, and kept by status after
+// that (adoptedConditions).
+func networkingReleased() []metav1.Condition {
+	return []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ReasonAnnotationRemoved,
+		Message: "Adoption annotation removed"}}
+}
+
+// adoptedScope is the scope caching ns, or an error when ns is not watched.
+func adoptedScope(caches *Caches, ns string) (*scope, error) {
+	sc := caches.For(ns)
+	if sc == nil {
+		return nil, fmt.Errorf("namespace %q is not watched", ns)
 	}
-	for _, it := range items {
-		o, ok := it.(metav1.Object)
-		if !ok {
-			continue
-		}
-		if ref := metav1.GetControllerOfNoCopy(o); ref == nil || ref.UID != s.UID {
-			continue
-		}
-		uid := o.GetUID()
-		if err := del(ctx, o.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	return nil
+	return sc, nil
 }
 
 // ingressAdoption takes over Ingress L-ingress for adopt-networking (no
@@ -354,9 +361,15 @@ func ingressAdoption(d *deps) func(context.Context, *ogxv1beta1.OGXServer) error
 		ings := d.kube.NetworkingV1().Ingresses(s.Namespace)
 		legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
 		if legacy == "" {
-			facts, err := releaseNetworking(ctx, d.kube, s, "Ingress", func(ctx context.Context) error {
-				return releaseAdopted(ctx, s, ings.List, ings.Delete)
-			}, d.events)
+			sc, err := adoptedScope(d.caches, s.Namespace)
+			if err != nil {
+				return err
+			}
+			cached, err := sc.adoptedIngresses.Ingresses(s.Namespace).List(labels.Everything())
+			if err != nil {
+				return err
+			}
+			facts, err := releaseNetworking(ctx, s, "Ingress", cached, ings.Delete, d.events)
 			d.board.SetFacts(key, s.UID, "ingress", facts)
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,15 +17,18 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
@@ -322,22 +326,19 @@ func TestIngressAdoption(t *testing.T) {
 	adoptedLabel := map[string]string{render.LabelAdoptedFrom: "legacy"}
 	adopted := []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ReasonNetworkingAdopted,
 		Message: "Networking adopted from legacy"}}
-	removed := []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ReasonAnnotationRemoved,
-		Message: "Adoption annotation removed"}}
 	const patchLegacy = `patch ingresses team-a/legacy-ingress (application/merge-patch+json, manager "ogx-controller")`
 
+	// Releasing after the annotation is removed: TestNetworkingRelease.
 	cases := []struct {
 		name string
-		// annotation is the adopt-networking value ("" for none).
+		// annotation is the adopt-networking value.
 		annotation string
-		// shown is the NetworkingAdopted status the server shows, if any.
-		shown  metav1.ConditionStatus
-		objs   []runtime.Object
-		user   string
-		facts  []metav1.Condition
-		writes []string
-		body   map[string]any
-		events []string
+		objs       []runtime.Object
+		user       string
+		facts      []metav1.Condition
+		writes     []string
+		body       map[string]any
+		events     []string
 	}{
 		{name: "the legacy Ingress does not exist", annotation: "legacy"},
 		{
@@ -369,40 +370,12 @@ func TestIngressAdoption(t *testing.T) {
 			objs:       []runtime.Object{ingress("legacy-ingress", nil, metav1.OwnerReference{APIVersion: "v1", Kind: "Service", Name: "x", UID: "u-x", Controller: ptr.To(true)})},
 			user:       ReasonChildConflict,
 		},
-		{
-			name:  "annotation removed after adoption: ours are released",
-			shown: metav1.ConditionTrue,
-			objs: []runtime.Object{
-				ingress("legacy-ingress", adoptedLabel, ourRef),
-				ingress("theirs-ingress", adoptedLabel, metav1.OwnerReference{APIVersion: "ogx.io/v1beta1", Kind: "OGXServer", Name: "other", UID: "u-other", Controller: ptr.To(true)}),
-				ingress(sfName+"-ingress", nil, ourRef),
-			},
-			facts:  removed,
-			writes: []string{"delete ingresses team-a/legacy-ingress"},
-			events: []string{"Normal NetworkingReleased: Released adopted Ingress"},
-		},
-		{
-			name:  "a released state keeps being shown without writes",
-			shown: metav1.ConditionFalse,
-			objs:  []runtime.Object{ingress("legacy-ingress", adoptedLabel, ourRef)},
-			facts: removed,
-		},
-		{
-			name: "never adopted: nothing",
-			objs: []runtime.Object{ingress("legacy-ingress", adoptedLabel, ourRef)},
-		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			kube := kubefake.NewClientset(c.objs...)
 			d := &deps{kube: kube, board: NewOutcomeBoard(nil), events: activeSink()}
-			s := annotated()
-			if c.annotation != "" {
-				s.Annotations[adoptNetworking] = c.annotation
-			}
-			if c.shown != "" {
-				s.Status.Conditions = []metav1.Condition{{Type: CondNetworkingAdopted, Status: c.shown}}
-			}
+			s := annotated(adoptNetworking, c.annotation)
 			err := ingressAdoption(d)(context.Background(), s)
 			var ue *resolve.UserError
 			switch {
@@ -420,13 +393,6 @@ func TestIngressAdoption(t *testing.T) {
 			if d := cmp.Diff(c.writes, writes); d != "" {
 				t.Errorf("writes (-want +got):\n%s", d)
 			}
-			for _, a := range sfWrites(kube.Actions()) {
-				if del, ok := a.(clienttesting.DeleteActionImpl); ok {
-					if p := del.DeleteOptions.Preconditions; p == nil || p.UID == nil || *p.UID != types.UID("uid-"+del.GetName()) {
-						t.Errorf("delete of %s without its UID precondition: %+v", del.GetName(), p)
-					}
-				}
-			}
 			if b := bodies["ingresses"]; b != nil {
 				adoptedAtOf(t, b)
 			}
@@ -437,6 +403,131 @@ func TestIngressAdoption(t *testing.T) {
 				t.Errorf("events (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// adoptedCaches returns caches of sfNamespace whose adopted-object caches
+// hold what the label-selected informers would list from objs: only those
+// labelled ogx.io/adopted-from. The informers are not started; their
+// indexers are filled directly.
+func adoptedCaches(t *testing.T, objs ...runtime.Object) *Caches {
+	t.Helper()
+	c := NewCaches(kubefake.NewClientset(), ogxfake.NewSimpleClientset(), []string{sfNamespace}, sfOperator, nil, nil)
+	f := c.For(sfNamespace).adoptedFactory
+	for _, o := range objs {
+		var inf cache.SharedIndexInformer
+		switch o.(type) {
+		case *corev1.PersistentVolumeClaim:
+			inf = f.Core().V1().PersistentVolumeClaims().Informer()
+		case *corev1.Service:
+			inf = f.Core().V1().Services().Informer()
+		case *networkingv1.Ingress:
+			inf = f.Networking().V1().Ingresses().Informer()
+		}
+		m, err := apimeta.Accessor(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, labelled := m.GetLabels()[render.LabelAdoptedFrom]; !labelled || inf == nil {
+			continue
+		}
+		if err := inf.GetIndexer().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// TestNetworkingRelease: with adopt-networking absent, the service and
+// ingress controllers release what the adopted-object cache shows this
+// server controls, whatever status shows; status is never read for it.
+func TestNetworkingRelease(t *testing.T) {
+	ourRef := ownerRefOf(sfServer(sfNamespace, sfName, sfUID))
+	theirRef := metav1.OwnerReference{APIVersion: "ogx.io/v1beta1", Kind: "OGXServer", Name: "other", UID: "u-other", Controller: ptr.To(true)}
+	adoptedLabel := map[string]string{render.LabelAdoptedFrom: "legacy"}
+	removed := []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ReasonAnnotationRemoved,
+		Message: "Adoption annotation removed"}}
+	kinds := []struct {
+		kind, resource string
+		obj            func(name string, labels map[string]string, refs ...metav1.OwnerReference) runtime.Object
+		run            func(*deps, *ogxv1beta1.OGXServer) error
+	}{
+		{"Service", "services", func(name string, labels map[string]string, refs ...metav1.OwnerReference) runtime.Object {
+			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sfNamespace, UID: types.UID("uid-" + name),
+				Labels: labels, OwnerReferences: refs}}
+		}, func(d *deps, s *ogxv1beta1.OGXServer) error {
+			c := &ServiceController{kube: d.kube, caches: d.caches, events: d.events,
+				childController: newChildController("service", d.caches, d.board, nil)}
+			return c.adoptNetworking(context.Background(), s)
+		}},
+		{"Ingress", "ingresses", func(name string, labels map[string]string, refs ...metav1.OwnerReference) runtime.Object {
+			return &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sfNamespace, UID: types.UID("uid-" + name),
+				Labels: labels, OwnerReferences: refs}}
+		}, func(d *deps, s *ogxv1beta1.OGXServer) error { return ingressAdoption(d)(context.Background(), s) }},
+	}
+	for _, k := range kinds {
+		legacy := k.obj("legacy-"+strings.ToLower(k.kind), adoptedLabel, ourRef)
+		theirs := k.obj("theirs-"+strings.ToLower(k.kind), adoptedLabel, theirRef)
+		own := k.obj(sfName+"-"+strings.ToLower(k.kind), nil, ourRef)
+		deleteLegacy := "delete " + k.resource + " team-a/legacy-" + strings.ToLower(k.kind)
+		released := "Normal NetworkingReleased: Released adopted " + k.kind
+		cases := []struct {
+			name string
+			// shown is the NetworkingAdopted status the server shows, if any.
+			shown metav1.ConditionStatus
+			// api is what the API server holds; the cache holds cached.
+			api, cached []runtime.Object
+			facts       []metav1.Condition
+			writes      []string
+			events      []string
+		}{
+			{name: "adopted and shown: ours are released", shown: metav1.ConditionTrue,
+				api: []runtime.Object{legacy, theirs, own}, cached: []runtime.Object{legacy, theirs, own},
+				facts: removed, writes: []string{deleteLegacy}, events: []string{released}},
+			{name: "adopted, status lacks the condition: still released",
+				api: []runtime.Object{legacy, own}, cached: []runtime.Object{legacy, own},
+				facts: removed, writes: []string{deleteLegacy}, events: []string{released}},
+			{name: "status claims adoption, nothing adopted is cached: no release", shown: metav1.ConditionTrue,
+				api: []runtime.Object{theirs, own}, cached: []runtime.Object{theirs, own}},
+			{name: "a pass before the cache saw the deletion: no second Event",
+				api: []runtime.Object{own}, cached: []runtime.Object{legacy, own},
+				facts: removed, writes: []string{deleteLegacy}},
+			{name: "released earlier: nothing written", shown: metav1.ConditionFalse,
+				api: []runtime.Object{own}, cached: []runtime.Object{own}},
+		}
+		for _, c := range cases {
+			t.Run(k.kind+"/"+c.name, func(t *testing.T) {
+				kube := kubefake.NewClientset(c.api...)
+				d := &deps{kube: kube, caches: adoptedCaches(t, c.cached...), board: NewOutcomeBoard(nil), events: activeSink()}
+				s := annotated()
+				if c.shown != "" {
+					s.Status.Conditions = []metav1.Condition{{Type: CondNetworkingAdopted, Status: c.shown}}
+				}
+				if err := k.run(d, s); err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				if d := cmp.Diff(c.facts, d.board.Facts(sfUID), cmpopts.EquateEmpty()); d != "" {
+					t.Errorf("facts (-want +got):\n%s", d)
+				}
+				writes, _ := writeSummary(t, kube.Actions())
+				if d := cmp.Diff(c.writes, writes); d != "" {
+					t.Errorf("writes (-want +got):\n%s", d)
+				}
+				for _, a := range kube.Actions() {
+					if a.GetVerb() == "list" || a.GetVerb() == "get" {
+						t.Errorf("live read %s %s: the release reads the cache", a.GetVerb(), a.GetResource().Resource)
+					}
+					if del, ok := a.(clienttesting.DeleteActionImpl); ok {
+						if p := del.DeleteOptions.Preconditions; p == nil || p.UID == nil || *p.UID != types.UID("uid-"+del.GetName()) {
+							t.Errorf("delete of %s without its UID precondition: %+v", del.GetName(), p)
+						}
+					}
+				}
+				if d := cmp.Diff(c.events, drainEvents(d.events)); d != "" {
+					t.Errorf("events (-want +got):\n%s", d)
+				}
+			})
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -27,9 +28,10 @@ import (
 // informer factory applies one namespace and one list filter to all its
 // informers, so a scope holds one factory per filter: OGXServers (none),
 // children (managed-by label), referenced ConfigMaps and Secrets
-// (ogx.io/watch label), adopted PVCs (ogx.io/adopted-from label, which the
-// upstream operator sets without managed-by) and our pods (app=ogx with an
-// instance label; only what the image digest needs is kept).
+// (ogx.io/watch label), adopted PVCs, Services and Ingresses
+// (ogx.io/adopted-from label, which the upstream operator sets without
+// managed-by) and our pods (app=ogx with an instance label; only what the
+// image digest needs is kept).
 type scope struct {
 	namespace string
 
@@ -39,6 +41,11 @@ type scope struct {
 	adoptedFactory informers.SharedInformerFactory
 	podFactory     informers.SharedInformerFactory
 	adoptedPVCs    corelisters.PersistentVolumeClaimLister
+	// adoptedServices and adoptedIngresses hold the legacy networking
+	// objects an adoption took over: whether one controlled by a server is
+	// cached is what releasing its networking decides on (adoption.go).
+	adoptedServices  corelisters.ServiceLister
+	adoptedIngresses networkinglisters.IngressLister
 	// podIndexer holds our pods, indexed by instance (indexInstance).
 	podIndexer cache.Indexer
 	// childIndexers are the caches of the applied child kinds by kind, for
@@ -127,6 +134,8 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.configMaps = s.watchedFactory.Core().V1().ConfigMaps().Lister()
 	s.secrets = s.watchedFactory.Core().V1().Secrets().Lister()
 	s.adoptedPVCs = s.adoptedFactory.Core().V1().PersistentVolumeClaims().Lister()
+	s.adoptedServices = s.adoptedFactory.Core().V1().Services().Lister()
+	s.adoptedIngresses = s.adoptedFactory.Networking().V1().Ingresses().Lister()
 	s.childIndexers = map[string]cache.Indexer{
 		"Deployment":              s.childFactory.Apps().V1().Deployments().Informer().GetIndexer(),
 		"Service":                 s.childFactory.Core().V1().Services().Informer().GetIndexer(),
@@ -157,6 +166,8 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 		s.watchedFactory.Core().V1().ConfigMaps().Informer(),
 		s.watchedFactory.Core().V1().Secrets().Informer(),
 		s.adoptedFactory.Core().V1().PersistentVolumeClaims().Informer(),
+		s.adoptedFactory.Core().V1().Services().Informer(),
+		s.adoptedFactory.Networking().V1().Ingresses().Informer(),
 		s.podFactory.Core().V1().Pods().Informer(),
 	}
 	return s

@@ -14,7 +14,7 @@ import (
 // does not. watched picks the informer of its kind, whose events start its
 // passes.
 func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, c *child[O, AC],
-	watched func(*watchSources) *watchSource,
+	watched func(*watchSources) []*watchSource,
 	childName func(string) string,
 	want func(*ogxv1beta1.OGXServer) bool,
 	desired func(*ogxv1beta1.OGXServer, *render.Inputs) AC,
@@ -44,12 +44,16 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 		return Result{}, nil
 	}
 	cc := newChildController(name, d.caches, d.board, reconcile)
-	cc.watched = func(w *watchSources) []*watchSource { return []*watchSource{watched(w)} }
+	cc.watched = watched
 	return cc
 }
 
-// The optional children start their controllers' passes by their own events.
-func networkPolicyWatches(w *watchSources) *watchSource { return w.networkPolicies }
-func hpaWatches(w *watchSources) *watchSource           { return w.hpas }
-func pdbWatches(w *watchSources) *watchSource           { return w.pdbs }
-func ingressWatches(w *watchSources) *watchSource       { return w.ingresses }
+// The optional children start their controllers' passes by their own
+// events; the ingress controller's also by those of adopted legacy Ingresses,
+// whose release it decides from their cache (adoption.go).
+func networkPolicyWatches(w *watchSources) []*watchSource { return []*watchSource{w.networkPolicies} }
+func hpaWatches(w *watchSources) []*watchSource           { return []*watchSource{w.hpas} }
+func pdbWatches(w *watchSources) []*watchSource           { return []*watchSource{w.pdbs} }
+func ingressWatches(w *watchSources) []*watchSource {
+	return []*watchSource{w.ingresses, w.adoptedIngresses}
+}

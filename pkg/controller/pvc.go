@@ -1,9 +1,11 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,7 +57,11 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 			return Result{}, err
 		}
 	} else {
-		c.board.SetFacts(key, s.UID, c.name, keepStorageAdopted(s))
+		cached, err := cachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
+		if err != nil {
+			return Result{}, err
+		}
+		c.board.SetFacts(key, s.UID, c.name, keepStorageAdopted(cached))
 	}
 	adopted, err := c.adoptedPVCs(ctx, s)
 	if err != nil {
@@ -96,14 +102,22 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 }
 
 // keepStorageAdopted keeps showing a completed storage adoption after the
-// annotation is removed: the adopted PVC stays in use.
-func keepStorageAdopted(s *ogxv1beta1.OGXServer) []metav1.Condition {
-	for _, c := range s.Status.Conditions {
-		if c.Type == CondStorageAdopted && c.Status == metav1.ConditionTrue {
-			return []metav1.Condition{{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}}
-		}
+// annotation is removed: the adopted PVC stays in use. The adopted PVC in
+// the adopted-PVC cache (labelled ogx.io/adopted-from and with this
+// instance's label, which only a completed adoption sets) is the fact it
+// rests on, not the condition status once wrote, so an operator restart
+// reaches the same answer. Of several (themselves an AdoptionConfigInvalid
+// error), the one adopted first is named.
+func keepStorageAdopted(adopted []*corev1.PersistentVolumeClaim) []metav1.Condition {
+	if len(adopted) == 0 {
+		return nil
 	}
-	return nil
+	first := slices.MinFunc(adopted, func(a, b *corev1.PersistentVolumeClaim) int {
+		return cmp.Or(cmp.Compare(a.Annotations[render.AnnotationAdoptedAt], b.Annotations[render.AnnotationAdoptedAt]),
+			cmp.Compare(a.Name, b.Name))
+	})
+	return []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionTrue, Reason: ReasonStorageAdopted,
+		Message: fmt.Sprintf("PVC %s adopted", first.Name)}}
 }
 
 // asObject converts an apply configuration to the typed object of the same

@@ -82,25 +82,44 @@ func TestCollectGenerated(t *testing.T) {
 		status string
 		// listErr makes listing ReplicaSets fail.
 		listErr bool
+		// lists is how many live LISTs of ReplicaSets the collection makes:
+		// one, unless the cached facts leave nothing to delete.
+		lists int
 		// deleted is the ConfigMaps deleted, in order.
 		deleted []string
 	}{
 		{
-			name:    "two or fewer are all kept",
+			name:    "two or fewer are all kept, and nothing is listed",
 			objs:    []runtime.Object{own("g1", 1), own("g2", 2)},
 			current: "g2",
+		},
+		{
+			name:    "the cache protects every candidate: no LIST",
+			objs:    []runtime.Object{own("g1", 1), own("g2", 2), own("g3", 3), mountingDeployment("g2")},
+			current: "g3",
+			status:  "g1",
+		},
+		{
+			name: "the cache leaves one to delete: the ReplicaSets are listed and protect it",
+			objs: []runtime.Object{own("g1", 1), own("g2", 2), own("g3", 3), own("g4", 4), mountingDeployment("g3"),
+				mountingReplicaSet("rs-old", sfName, "g1")},
+			current: "g4",
+			status:  "g2",
+			lists:   1,
 		},
 		{
 			name:    "the oldest go first, two kept",
 			objs:    []runtime.Object{own("g3", 3), own("g1", 1), own("g4", 4), own("g2", 2)},
 			current: "g4",
 			deleted: []string{"g1", "g2"},
+			lists:   1,
 		},
 		{
 			name:    "the current one is kept even when oldest",
 			objs:    []runtime.Object{own("g1", 1), own("g2", 2), own("g3", 3), own("g4", 4)},
 			current: "g1",
 			deleted: []string{"g2", "g3"},
+			lists:   1,
 		},
 		{
 			name:    "the one status names is kept",
@@ -108,6 +127,7 @@ func TestCollectGenerated(t *testing.T) {
 			current: "g4",
 			status:  "g1",
 			deleted: []string{"g2", "g3"},
+			lists:   1,
 		},
 		{
 			name: "mounted by the Deployment or a ReplicaSet are kept, beyond two",
@@ -115,6 +135,7 @@ func TestCollectGenerated(t *testing.T) {
 				mountingDeployment("g2"), mountingReplicaSet("rs-old", sfName, "g1")},
 			current: "g6",
 			deleted: []string{"g3", "g4", "g5"},
+			lists:   1,
 		},
 		{
 			name: "a ReplicaSet of another instance protects nothing",
@@ -122,12 +143,14 @@ func TestCollectGenerated(t *testing.T) {
 				mountingReplicaSet("rs-other", "other", "g1")},
 			current: "g3",
 			deleted: []string{"g1"},
+			lists:   1,
 		},
 		{
 			name:    "equal creation times are ordered by name",
 			objs:    []runtime.Object{own("gb", 1), own("ga", 1), own("gc", 1), own("gd", 2)},
 			current: "gd",
 			deleted: []string{"ga", "gb"},
+			lists:   1,
 		},
 		{
 			name: "others' ConfigMaps are never collected nor counted",
@@ -140,12 +163,14 @@ func TestCollectGenerated(t *testing.T) {
 				own("g1", 1), own("g2", 2), own("g3", 3)},
 			current: "g3",
 			deleted: []string{"g1"},
+			lists:   1,
 		},
 		{
 			name:    "without the ReplicaSets nothing is deleted",
 			objs:    []runtime.Object{own("g1", 1), own("g2", 2), own("g3", 3), own("g4", 4)},
 			current: "g4",
 			listErr: true,
+			lists:   1,
 		},
 	}
 	for _, c := range cases {
@@ -163,6 +188,7 @@ func TestCollectGenerated(t *testing.T) {
 			e.m.events.active.Store(true)
 
 			e.m.configMap.collectGenerated(e.ctx, s, c.current)
+			actions := e.kube.Actions()
 
 			var deleted []string
 			for _, a := range e.kubeWrites() {
@@ -179,6 +205,15 @@ func TestCollectGenerated(t *testing.T) {
 			}
 			if d := cmp.Diff(c.deleted, deleted); d != "" {
 				t.Errorf("deleted ConfigMaps (-want +got):\n%s", d)
+			}
+			lists := 0
+			for _, a := range actions {
+				if a.GetVerb() == "list" && a.GetResource().Resource == "replicasets" {
+					lists++
+				}
+			}
+			if lists != c.lists {
+				t.Errorf("%d live LISTs of ReplicaSets, want %d", lists, c.lists)
 			}
 			var wantEvents []string
 			if len(c.deleted) > 0 {

@@ -5,6 +5,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
@@ -18,19 +19,23 @@ import (
 type ServiceController struct {
 	*childController
 	kube     kubernetes.Interface
+	caches   *Caches
 	children *children
 	events   eventSink
 }
 
 func newServiceController(d *deps) *ServiceController {
-	c := &ServiceController{kube: d.kube, children: d.children, events: d.events}
+	c := &ServiceController{kube: d.kube, caches: d.caches, children: d.children, events: d.events}
 	c.childController = newChildController("service", d.caches, d.board, c.reconcile)
 	c.watched = serviceWatches
 	return c
 }
 
-// serviceWatches: the Service's pass starts on Service events.
-func serviceWatches(w *watchSources) []*watchSource { return []*watchSource{w.services} }
+// serviceWatches: the Service's pass starts on events of Services and of
+// adopted legacy Services, whose release it decides from their cache.
+func serviceWatches(w *watchSources) []*watchSource {
+	return []*watchSource{w.services, w.adoptedServices}
+}
 
 func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
 	name := render.ServiceName(s.Name)
@@ -47,17 +52,20 @@ func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServ
 func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.OGXServer) error {
 	key := Key(s.Namespace, s.Name)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
+	svcs := c.kube.CoreV1().Services(s.Namespace)
 	if legacy == "" {
-		facts, err := releaseNetworking(ctx, c.kube, s, "Service", func(ctx context.Context) error {
-			return releaseAdopted(ctx, s, c.kube.CoreV1().Services(s.Namespace).List,
-				func(ctx context.Context, name string, o metav1.DeleteOptions) error {
-					return c.kube.CoreV1().Services(s.Namespace).Delete(ctx, name, o)
-				})
-		}, c.events)
+		sc, err := adoptedScope(c.caches, s.Namespace)
+		if err != nil {
+			return err
+		}
+		cached, err := sc.adoptedServices.Services(s.Namespace).List(labels.Everything())
+		if err != nil {
+			return err
+		}
+		facts, err := releaseNetworking(ctx, s, "Service", cached, svcs.Delete, c.events)
 		c.board.SetFacts(key, s.UID, c.name, facts)
 		return err
 	}
-	svcs := c.kube.CoreV1().Services(s.Namespace)
 	svc, err := svcs.Get(ctx, render.ServiceName(legacy), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		c.board.SetFacts(key, s.UID, c.name, nil)

@@ -135,14 +135,24 @@ func healthCheck(in statusInputs, cs *conditionSet) {
 
 // adoptedConditions sets StorageAdopted and NetworkingAdopted to what the
 // pvc, service and ingress controllers reported, and removes each one no
-// controller reports.
+// controller reports. A released networking adoption is the exception: the
+// pass that deletes the adopted objects reports it once, and afterwards
+// nothing is left to report it from, so while adopt-networking stays absent
+// status keeps the NetworkingAdopted it shows, as released. This is status
+// reading its own earlier result, never another controller's.
 func adoptedConditions(in statusInputs, cs *conditionSet) {
 	for _, t := range []string{CondStorageAdopted, CondNetworkingAdopted} {
-		if f := factOf(in.facts, t); f != nil {
-			cs.set(t, f.Status, f.Reason, f.Message)
-		} else {
+		f := factOf(in.facts, t)
+		switch {
+		case f != nil:
+		case t == CondNetworkingAdopted && apimeta.FindStatusCondition(cs.conds, t) != nil &&
+			resolve.AdoptionSource(in.server, ogxv1beta1.AnnotationAdoptNetworking) == "":
+			f = &networkingReleased()[0]
+		default:
 			cs.remove(t)
+			continue
 		}
+		cs.set(t, f.Status, f.Reason, f.Message)
 	}
 }
 

@@ -33,14 +33,14 @@ type watchSource struct {
 // watchSources are the informers of one scope whose events start passes.
 type watchSources struct {
 	deployments, serviceAccounts, roleBindings, services, pvcs, pods, adoptedPVCs,
-	networkPolicies, ingresses, hpas, pdbs, configMaps, secrets *watchSource
+	adoptedServices, adoptedIngresses, networkPolicies, ingresses, hpas, pdbs, configMaps, secrets *watchSource
 }
 
 // ordered lists the sources in the order their handlers are registered: a
 // fixed order, so registration does not depend on how entries were collected.
 func (w *watchSources) ordered() []*watchSource {
 	return []*watchSource{w.deployments, w.serviceAccounts, w.roleBindings, w.services, w.pvcs, w.pods,
-		w.adoptedPVCs, w.networkPolicies, w.ingresses, w.hpas, w.pdbs, w.configMaps, w.secrets}
+		w.adoptedPVCs, w.adoptedServices, w.adoptedIngresses, w.networkPolicies, w.ingresses, w.hpas, w.pdbs, w.configMaps, w.secrets}
 }
 
 // watchEntry says that events of source start passes of the controller
@@ -72,12 +72,16 @@ func (m *Manager) scopeSources(sc *scope) *watchSources {
 		pvcs:            &watchSource{informer: f.Core().V1().PersistentVolumeClaims().Informer(), keys: m.pvcOwners},
 		// A pod's ogx container turning ready or reporting its image
 		// digest changes status.resolvedDistribution.image.
-		pods:            &watchSource{informer: sc.podFactory.Core().V1().Pods().Informer(), keys: byInstance, changed: podViewChanged},
-		adoptedPVCs:     &watchSource{informer: sc.adoptedFactory.Core().V1().PersistentVolumeClaims().Informer(), keys: m.pvcOwners},
-		networkPolicies: &watchSource{informer: f.Networking().V1().NetworkPolicies().Informer(), keys: byOwner, observe: ch.networkPolicies.observe},
-		ingresses:       &watchSource{informer: f.Networking().V1().Ingresses().Informer(), keys: byOwner, observe: ch.ingresses.observe},
-		hpas:            &watchSource{informer: f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), keys: byOwner, observe: ch.hpas.observe},
-		pdbs:            &watchSource{informer: f.Policy().V1().PodDisruptionBudgets().Informer(), keys: byOwner, observe: ch.pdbs.observe},
+		pods:        &watchSource{informer: sc.podFactory.Core().V1().Pods().Informer(), keys: byInstance, changed: podViewChanged},
+		adoptedPVCs: &watchSource{informer: sc.adoptedFactory.Core().V1().PersistentVolumeClaims().Informer(), keys: m.pvcOwners},
+		// Adopted legacy Services and Ingresses (some without managed-by):
+		// their release is decided from this cache, so its events start it.
+		adoptedServices:  &watchSource{informer: sc.adoptedFactory.Core().V1().Services().Informer(), keys: byOwner},
+		adoptedIngresses: &watchSource{informer: sc.adoptedFactory.Networking().V1().Ingresses().Informer(), keys: byOwner},
+		networkPolicies:  &watchSource{informer: f.Networking().V1().NetworkPolicies().Informer(), keys: byOwner, observe: ch.networkPolicies.observe},
+		ingresses:        &watchSource{informer: f.Networking().V1().Ingresses().Informer(), keys: byOwner, observe: ch.ingresses.observe},
+		hpas:             &watchSource{informer: f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), keys: byOwner, observe: ch.hpas.observe},
+		pdbs:             &watchSource{informer: f.Policy().V1().PodDisruptionBudgets().Informer(), keys: byOwner, observe: ch.pdbs.observe},
 		// Owned (generated, CA bundle) and referenced ConfigMaps, and
 		// referenced Secrets: content or label changes.
 		configMaps: &watchSource{informer: w.Core().V1().ConfigMaps().Informer(), keys: m.configMapOwners,

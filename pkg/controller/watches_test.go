@@ -205,7 +205,8 @@ func TestDeclaredWatches(t *testing.T) {
 	m.caches.each(func(sc *scope) { sources = m.scopeSources(sc) })
 	names := map[*watchSource]string{sources.deployments: "Deployment", sources.serviceAccounts: "ServiceAccount",
 		sources.roleBindings: "RoleBinding", sources.services: "Service", sources.pvcs: "PVC", sources.pods: "Pod",
-		sources.adoptedPVCs: "adopted PVC", sources.networkPolicies: "NetworkPolicy", sources.ingresses: "Ingress",
+		sources.adoptedPVCs: "adopted PVC", sources.adoptedServices: "adopted Service",
+		sources.adoptedIngresses: "adopted Ingress", sources.networkPolicies: "NetworkPolicy", sources.ingresses: "Ingress",
 		sources.hpas: "HPA", sources.pdbs: "PDB", sources.configMaps: "ConfigMap", sources.secrets: "Secret"}
 	got := map[string][]string{}
 	for i, entry := range m.watches(sources) {
@@ -220,7 +221,8 @@ func TestDeclaredWatches(t *testing.T) {
 	want := map[string][]string{
 		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"}, "RoleBinding": {"deployment"},
 		"Service": {"service", "status"}, "PVC": {"pvc", "deployment", "status"}, "Pod": {"status"},
-		"adopted PVC": {"pvc", "deployment", "status"}, "NetworkPolicy": {"networkpolicy", "status"},
+		"adopted PVC": {"pvc", "deployment", "status"}, "adopted Service": {"service"},
+		"adopted Ingress": {"ingress"}, "NetworkPolicy": {"networkpolicy", "status"},
 		"Ingress": {"ingress", "status"}, "HPA": {"hpa", "status"}, "PDB": {"pdb", "status"},
 		"ConfigMap": {"configmap", "deployment", "status"}, "Secret": {"configmap", "deployment", "monitoring", "status"},
 	}
