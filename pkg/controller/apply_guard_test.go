@@ -446,8 +446,8 @@ func TestApplyDiffLoggedAtV4(t *testing.T) {
 		t.Fatalf("update = %v, %v; want updated", res, err)
 	}
 	logs := logger.GetSink().(ktesting.Underlier).GetBuffer().String()
-	if reads != 1 || !strings.Contains(logs, "Apply diff") || !strings.Contains(logs, "-") || !strings.Contains(logs, "float64(1)") ||
-		!strings.Contains(logs, "float64(3)") {
+	if reads != 1 || !strings.Contains(logs, "Apply diff") || !strings.Contains(logs, "-.spec.replicas: 1") ||
+		!strings.Contains(logs, "+.spec.replicas: 3") {
 		t.Errorf("%d live reads, logs:\n%s\nwant one read and a diff from replicas 1 to 3", reads, logs)
 	}
 
