@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -263,7 +264,7 @@ func (m *Manager) Run(ctx context.Context) {
 	}
 	go m.watchOptionalAPIs(ctx, m.opts.DiscoveryInterval)
 	go m.ensureOperatorConfigMap(ctx)
-	go m.sweepEvery(ctx, sweepInterval)
+	go wait.UntilWithContext(ctx, m.sweep, sweepInterval)
 	// A new leader processes every key once.
 	for _, s := range m.caches.Servers() {
 		m.enqueueAll(Key(s.Namespace, s.Name))

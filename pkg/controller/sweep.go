@@ -34,20 +34,6 @@ func (m *Manager) sweep(ctx context.Context) {
 	}
 }
 
-// sweepEvery runs sweep every interval until ctx is done.
-func (m *Manager) sweepEvery(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			m.sweep(ctx)
-		}
-	}
-}
-
 // retainLive deletes the entries of m whose server is not live and returns
 // how many it deleted. The caller holds the lock guarding m.
 func retainLive[V any](m map[types.UID]V, live func(types.UID) bool) int {

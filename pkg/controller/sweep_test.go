@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -14,48 +15,30 @@ import (
 
 // storeHolds lists the in-memory stores that hold state for uid.
 func storeHolds(m *Manager, uid types.UID) []string {
-	var held []string
-	has := func(name string, ok bool) {
-		if ok {
-			held = append(held, name)
-		}
+	stores := []struct {
+		name string
+		mu   sync.Locker
+		has  func() bool
+	}{
+		{"outcomes", &m.board.mu, func() bool { _, ok := m.board.outcomes[uid]; return ok }},
+		{"facts", &m.board.mu, func() bool { _, ok := m.board.facts[uid]; return ok }},
+		{"status written", &m.status.mu, func() bool { _, ok := m.status.written[uid]; return ok }},
+		{"status writtenAt", &m.status.mu, func() bool { _, ok := m.status.writtenAt[uid]; return ok }},
+		{"probes", &m.status.probes.mu, func() bool { _, ok := m.status.probes.last[uid]; return ok }},
+		{"digests", &m.status.digests.mu, func() bool { _, ok := m.status.digests.found[uid]; return ok }},
+		{"journal", &m.events.journal.mu, func() bool { _, ok := m.events.journal.entries[uid]; return ok }},
+		{"held warnings", &m.events.holding.mu, func() bool { _, ok := m.events.holding.notes[uid]; return ok }},
+		{"config memo", &m.resolver.memo.mu, func() bool { _, ok := m.resolver.memo.entries[uid]; return ok }},
+		{"spec memo", &m.specs.mu, func() bool { _, ok := m.specs.verdicts[uid]; return ok }},
 	}
-	m.board.mu.Lock()
-	_, o := m.board.outcomes[uid]
-	_, f := m.board.facts[uid]
-	m.board.mu.Unlock()
-	has("outcomes", o)
-	has("facts", f)
-	m.status.mu.Lock()
-	_, w := m.status.written[uid]
-	_, wa := m.status.writtenAt[uid]
-	m.status.mu.Unlock()
-	has("status written", w)
-	has("status writtenAt", wa)
-	m.status.probes.mu.Lock()
-	_, p := m.status.probes.last[uid]
-	m.status.probes.mu.Unlock()
-	has("probes", p)
-	m.status.digests.mu.Lock()
-	_, d := m.status.digests.found[uid]
-	m.status.digests.mu.Unlock()
-	has("digests", d)
-	m.events.journal.mu.Lock()
-	_, j := m.events.journal.entries[uid]
-	m.events.journal.mu.Unlock()
-	has("journal", j)
-	m.events.holding.mu.Lock()
-	_, h := m.events.holding.notes[uid]
-	m.events.holding.mu.Unlock()
-	has("held warnings", h)
-	m.resolver.memo.mu.Lock()
-	_, c := m.resolver.memo.entries[uid]
-	m.resolver.memo.mu.Unlock()
-	has("config memo", c)
-	m.specs.mu.Lock()
-	_, s := m.specs.verdicts[uid]
-	m.specs.mu.Unlock()
-	has("spec memo", s)
+	var held []string
+	for _, st := range stores {
+		st.mu.Lock()
+		if st.has() {
+			held = append(held, st.name)
+		}
+		st.mu.Unlock()
+	}
 	return held
 }
 
