@@ -277,15 +277,17 @@ func (m *Manager) Run(ctx context.Context) {
 	for _, c := range m.childControllers {
 		workers := m.opts.Workers
 		switch c {
-		case m.deployment.childController, m.service.childController:
-			// The two children that gate Ready. A deployment pass writes
-			// two objects (ServiceAccount, then the Deployment); a Service
-			// apply costs the API server about twice a Deployment's (it
-			// also allocates the cluster IP, an IPAddress object). With as
-			// many workers as the deployment controller, Services keep
-			// pace with Deployments instead of trailing the fleet
-			// (docs/performance.md, Client limits and workers).
+		case m.deployment.childController:
+			// Its pass writes two children (ServiceAccount, then the
+			// Deployment) and the Deployment gates everything after it.
 			workers *= 2
+		case m.service.childController:
+			// Service creates contend in the API server (cluster IP
+			// allocation): at fleet scale more of them at once made each
+			// slower and the fleet later (docs/performance.md), so this
+			// controller runs half as many, but at least two: Services
+			// are the last children of a fleet start.
+			workers = max(2, workers/2)
 		}
 		run(c.queueRunner, workers)
 	}
