@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
@@ -355,6 +356,18 @@ func (c *Caches) Servers() []*ogxv1beta1.OGXServer {
 		out = append(out, list...)
 	})
 	return out
+}
+
+// hasServer says whether an OGXServer with uid is in the cache now.
+func (c *Caches) hasServer(uid types.UID) bool {
+	found := false
+	c.each(func(s *scope) {
+		if !found {
+			objs, err := s.serverInformer.GetIndexer().ByIndex(indexUID, string(uid))
+			found = err == nil && len(objs) > 0
+		}
+	})
+	return found
 }
 
 // ServerPhases counts the cached OGXServers by status.phase, for

@@ -102,3 +102,19 @@ func instanceIndexers() cache.Indexers {
 		return byInstance(m), nil
 	}}
 }
+
+// indexUID indexes the OGXServer cache by UID, so the sweep of per-server
+// state (Manager.sweep) asks the cache whether a server exists at the moment
+// it drops that server's state.
+const indexUID = "uid"
+
+// uidIndexers builds the UID index.
+func uidIndexers() cache.Indexers {
+	return cache.Indexers{indexUID: func(obj any) ([]string, error) {
+		m, ok := metaOf(obj)
+		if !ok {
+			return nil, nil
+		}
+		return []string{string(m.GetUID())}, nil
+	}}
+}

@@ -320,6 +320,9 @@ func (m *Manager) registerHandlers() error {
 		if err := sc.serverInformer.AddIndexers(referenceIndexers()); err != nil {
 			errs = append(errs, err)
 		}
+		if err := sc.serverInformer.AddIndexers(uidIndexers()); err != nil {
+			errs = append(errs, err)
+		}
 		add(sc.serverInformer, m.serverEvents())
 		sources := m.scopeSources(sc)
 		for _, w := range mergeWatches(sources, m.watches(sources)) {
@@ -384,6 +387,7 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 			m.events.forget(mo.GetUID())
 			m.resolver.memo.forget(mo.GetUID())
 			m.specs.forget(mo.GetUID())
+			m.deployment.tlsWarnings.forget(mo.GetUID())
 			m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
 		},
 	}

@@ -55,3 +55,17 @@ func (w *tlsWarnings) check(s *ogxv1beta1.OGXServer, text, hash string, events e
 	w.mu.Unlock()
 	events.warn(s, "ServerTLSNotConfigured", serverTLSNotConfigured)
 }
+
+// forget drops a deleted server's record.
+func (w *tlsWarnings) forget(uid types.UID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.warned, uid)
+}
+
+// retain is forget for every server that is not live (Manager.sweep).
+func (w *tlsWarnings) retain(live func(types.UID) bool) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return retainLive(w.warned, live)
+}

@@ -14,21 +14,22 @@ const sweepInterval = 5 * time.Minute
 
 // sweep drops the per-server state kept in memory (outcomes, facts, the
 // config and spec memos, status's last writes, probe and digest records,
-// held Warnings, the write journal) of every server that is no longer in
-// the cache.
+// held Warnings, the write journal, the server-TLS Warnings sent) of every
+// server that is no longer in the cache.
 //
 // The delete handler forgets a server's state at once, but a pass that was
 // already running when the server was deleted may record into a store after
 // that: without the sweep such an entry would stay for the life of the
 // process. It reads only the cache and sends no request.
 func (m *Manager) sweep(ctx context.Context) {
-	live := map[types.UID]bool{}
-	for _, s := range m.caches.Servers() {
-		live[s.UID] = true
-	}
-	isLive := func(uid types.UID) bool { return live[uid] }
-	n := m.board.retain(isLive) + m.status.retain(isLive) + m.events.retain(isLive) +
-		m.resolver.memo.retain(isLive) + m.specs.retain(isLive)
+	// Liveness is asked of the cache entry by entry, at the moment of the
+	// delete, not of a list taken before: a server created while the sweep
+	// runs is in the cache before any pass can record state for it (the
+	// informer stores an object before it hands out the event that queues
+	// it), so its state is never taken for a deleted server's.
+	live := m.caches.hasServer
+	n := m.board.retain(live) + m.status.retain(live) + m.events.retain(live) +
+		m.resolver.memo.retain(live) + m.specs.retain(live) + m.deployment.tlsWarnings.retain(live)
 	if n > 0 {
 		klog.FromContext(ctx).V(2).Info("Dropped the state of deleted servers", "entries", n)
 	}

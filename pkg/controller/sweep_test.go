@@ -30,6 +30,7 @@ func storeHolds(m *Manager, uid types.UID) []string {
 		{"held warnings", &m.events.holding.mu, func() bool { _, ok := m.events.holding.notes[uid]; return ok }},
 		{"config memo", &m.resolver.memo.mu, func() bool { _, ok := m.resolver.memo.entries[uid]; return ok }},
 		{"spec memo", &m.specs.mu, func() bool { _, ok := m.specs.verdicts[uid]; return ok }},
+		{"server-TLS warnings", &m.deployment.tlsWarnings.mu, func() bool { _, ok := m.deployment.tlsWarnings.warned[uid]; return ok }},
 	}
 	var held []string
 	for _, st := range stores {
@@ -59,6 +60,12 @@ func record(m *Manager, s *ogxv1beta1.OGXServer) {
 	m.events.holding.update(s.UID, "Reason", "note", true)
 	m.resolver.memo.put(s.UID, key, memoKey{generation: s.Generation}, resolve.GeneratedConfig{})
 	m.specs.errors(s)
+	m.deployment.tlsWarnings.mu.Lock()
+	if m.deployment.tlsWarnings.warned == nil {
+		m.deployment.tlsWarnings.warned = map[types.UID]string{}
+	}
+	m.deployment.tlsWarnings.warned[s.UID] = "sha256:0"
+	m.deployment.tlsWarnings.mu.Unlock()
 }
 
 // A pass that finishes after its server was deleted records into the stores
@@ -72,8 +79,8 @@ func TestSweepDropsStateOfDeletedServers(t *testing.T) {
 	record(e.m, live)
 	record(e.m, gone)
 	all := storeHolds(e.m, live.UID)
-	if len(all) != 10 {
-		t.Fatalf("the test records into %d stores, want all 10: %v", len(all), all)
+	if len(all) != 11 {
+		t.Fatalf("the test records into %d stores, want all 11: %v", len(all), all)
 	}
 	if diff := cmp.Diff(all, storeHolds(e.m, gone.UID)); diff != "" {
 		t.Fatalf("state of the deleted server before the sweep (-live +deleted):\n%s", diff)
@@ -87,4 +94,31 @@ func TestSweepDropsStateOfDeletedServers(t *testing.T) {
 	if diff := cmp.Diff(all, storeHolds(e.m, live.UID)); diff != "" {
 		t.Errorf("the sweep dropped state of a live server (-before +after):\n%s", diff)
 	}
+}
+
+// The sweep asks the cache whether a server exists when it drops that
+// server's state: a server created after the sweep began is live for it.
+func TestHasServerFollowsTheCache(t *testing.T) {
+	e := newSFEnv(t, Options{}, nil, sfServer(sfNamespace, sfName, sfUID))
+	late := sfServer(sfNamespace, "late", types.UID("3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"))
+	if e.m.caches.hasServer(late.UID) {
+		t.Fatal("hasServer is true before the server exists")
+	}
+	if _, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Create(e.ctx, late, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sfEventually(t, "the new server in the UID index", func() (bool, string) {
+		return e.m.caches.hasServer(late.UID), "not indexed"
+	})
+	record(e.m, late)
+	e.m.sweep(e.ctx)
+	if held := storeHolds(e.m, late.UID); len(held) != 11 {
+		t.Errorf("the sweep dropped state of a server created after start: left %v", held)
+	}
+	if err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Delete(e.ctx, late.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sfEventually(t, "the deleted server gone from the UID index", func() (bool, string) {
+		return !e.m.caches.hasServer(late.UID), "still indexed"
+	})
 }
