@@ -31,12 +31,14 @@ func (c *child[O, AC]) logDiff(ctx context.Context, namespace, name string, desi
 
 // jsonDiff compares two apply configurations as the JSON they are sent as:
 // one line per leaf that differs, "-path: stored" and "+path: desired",
-// sorted by path.
+// sorted by path. Paths join map keys with "." and list indexes with
+// "[i]", so a key that itself holds "." or "[" can read like a nested path;
+// for a debug log that is fine.
 //
 // It is written here rather than taken from a diff library on purpose: the
 // general-purpose ones walk method sets through reflection, and linking
 // such a call makes the Go linker keep every exported method of every type
-// that reaches an interface, which doubled the size of the binary and its
+// that reaches an interface: half again the binary's text and its idle
 // resident memory (docs/performance.md, Profiles).
 func jsonDiff(a, b any) string {
 	from, to := jsonLeaves(a), jsonLeaves(b)

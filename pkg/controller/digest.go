@@ -107,6 +107,7 @@ func (p *podDigests) forget(uid types.UID) {
 	delete(p.found, uid)
 }
 
+// retain is forget for every server that is not live (Manager.sweep).
 func (p *podDigests) retain(live func(types.UID) bool) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()

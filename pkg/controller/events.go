@@ -94,6 +94,7 @@ func (h *heldWarnings) forget(uid types.UID) {
 	delete(h.notes, uid)
 }
 
+// retain is forget for every server that is not live (Manager.sweep).
 func (h *heldWarnings) retain(live func(types.UID) bool) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()

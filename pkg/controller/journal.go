@@ -89,6 +89,7 @@ func (j *writeJournal) forget(uid types.UID) {
 	delete(j.entries, uid)
 }
 
+// retain is forget for every server that is not live (Manager.sweep).
 func (j *writeJournal) retain(live func(types.UID) bool) int {
 	if j == nil {
 		return 0

@@ -11,8 +11,8 @@ import (
 
 // newOptionalController builds the controller of a child that is applied
 // while want holds and deleted (only if this OGXServer controls it) when it
-// does not. watched picks the informer of its kind, whose events start its
-// passes.
+// does not. watched picks the informers whose events start its passes: its
+// kind's, and for the ingress controller also the adopted Ingresses'.
 func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, c *child[O, AC],
 	watched func(*watchSources) []*watchSource,
 	childName func(string) string,

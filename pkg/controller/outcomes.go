@@ -184,7 +184,7 @@ func (b *OutcomeBoard) Forget(uid types.UID) {
 }
 
 // retain drops the outcomes and facts of servers that are not live (see
-// Manager.sweep) and returns how many servers' entries it dropped.
+// Manager.sweep) and returns how many map entries it dropped.
 func (b *OutcomeBoard) retain(live func(types.UID) bool) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -248,6 +248,7 @@ func (p *probeState) forget(uid types.UID) {
 	delete(p.last, uid)
 }
 
+// retain is forget for every server that is not live (Manager.sweep).
 func (p *probeState) retain(live func(types.UID) bool) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()

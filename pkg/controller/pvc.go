@@ -104,8 +104,8 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 // keepStorageAdopted keeps showing a completed storage adoption after the
 // annotation is removed: the adopted PVC stays in use. The adopted PVC in
 // the adopted-PVC cache (labelled ogx.io/adopted-from and with this
-// instance's label, which only a completed adoption sets) is the fact it
-// rests on, not the condition status once wrote, so an operator restart
+// instance's label, which a completed adoption sets, ours or the upstream
+// operator's before a migration) is the fact it rests on, not the condition status once wrote, so an operator restart
 // reaches the same answer. Of several (themselves an AdoptionConfigInvalid
 // error), the one adopted first is named.
 func keepStorageAdopted(adopted []*corev1.PersistentVolumeClaim) []metav1.Condition {

@@ -57,6 +57,7 @@ func (m *specMemo) forget(uid types.UID) {
 	delete(m.verdicts, uid)
 }
 
+// retain is forget for every server that is not live (Manager.sweep).
 func (m *specMemo) retain(live func(types.UID) bool) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
