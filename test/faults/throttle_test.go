@@ -37,7 +37,13 @@ const throttleWindow = 20 * time.Second
 // second each with client-go's backoff; the Event recorder has its own
 // budget (--event-qps=5). The bound is the sum, doubled for requests that
 // straddle a second boundary.
-var maxThrottledRate = float64(2 * (childControllers*throttleWorkers + throttleWorkers + throttleStatusWorkers + 16 + 5))
+var maxThrottledRate = float64(2 * (childControllers*throttleWorkers + throttleWorkers + throttleStatusWorkers + informers + 5))
+
+// informers is how many informers a replica watching one namespace runs: the
+// scope's 16 (OGXServers, 9 child kinds, watched ConfigMaps and Secrets,
+// adopted PVCs, Services and Ingresses, pods; pkg/controller/caches.go),
+// the operator ConfigMap and the CRDs of the optional APIs.
+const informers = 18
 
 // throttleName names the FlowSchema and PriorityLevelConfiguration.
 const throttleName = "ogx-faults-throttle"
