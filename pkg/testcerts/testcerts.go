@@ -85,11 +85,14 @@ type Pair struct {
 	Leaf *x509.Certificate
 }
 
-// Issue signs a certificate for l with a fresh key, valid from an hour
-// ago for a day unless l.Expired.
+// Issue signs a certificate for l with a fresh key, valid from an hour ago
+// until a day from now (never past its CA) unless l.Expired.
 func (ca *CA) Issue(l Leaf) (*Pair, error) {
 	now := time.Now()
 	notBefore, notAfter := now.Add(-time.Hour), now.Add(validity)
+	if ca.Cert.NotAfter.Before(notAfter) {
+		notAfter = ca.Cert.NotAfter
+	}
 	if l.Expired {
 		notBefore, notAfter = now.Add(-backdate), now.Add(-time.Hour)
 	}

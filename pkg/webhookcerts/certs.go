@@ -137,7 +137,7 @@ func parsePrivateKey(data []byte) (crypto.Signer, error) {
 	}
 	key, err := keyutil.ParsePrivateKeyPEM(data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("parsing the private key: %w", err)
 	}
 	signer, ok := key.(crypto.Signer)
 	if !ok {
