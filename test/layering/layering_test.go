@@ -4,6 +4,7 @@ package layering
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,6 +101,37 @@ func TestImportsPointDown(t *testing.T) {
 				if strings.HasPrefix(pkg, f.from) && strings.HasPrefix(dep, f.to) {
 					t.Errorf("%s imports %s: %s must not depend on %s", pkg, dep, f.from, f.to)
 				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d packages; is the module path right?", checked)
+	}
+}
+
+// testOnly are packages made for tests: throwaway certificates and the
+// admission test fixtures. Production code must not link them.
+var testOnly = []string{"pkg/testcerts", "pkg/admission/admissiontest"}
+
+// TestTestHelpersStayInTests fails when a package outside test/ and hack/
+// imports a test-only package from its non-test files.
+func TestTestHelpersStayInTests(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		if strings.HasPrefix(pkg, "test/") || strings.HasPrefix(pkg, "hack/") || slices.Contains(testOnly, pkg) {
+			continue
+		}
+		checked++
+		for _, imp := range fields[1:] {
+			if dep := strings.TrimPrefix(imp, module); slices.Contains(testOnly, dep) {
+				t.Errorf("%s imports %s outside its tests: it is for tests only", pkg, dep)
 			}
 		}
 	}
