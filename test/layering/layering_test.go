@@ -65,15 +65,25 @@ func layerOf(pkg string) int {
 	return best
 }
 
-func TestImportsPointDown(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}`, module+"...")
-	out, err := cmd.Output()
+// moduleImports runs go list over the module with format (which must print
+// a package's path and then its imports, space-separated) and returns one
+// field list per package.
+func moduleImports(t *testing.T, format string) [][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", format, module+"...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	checked := 0
+	var pkgs [][]string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
+		pkgs = append(pkgs, strings.Fields(line))
+	}
+	return pkgs
+}
+
+func TestImportsPointDown(t *testing.T) {
+	checked := 0
+	for _, fields := range moduleImports(t, `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}`) {
 		pkg := strings.TrimPrefix(fields[0], module)
 		if strings.HasPrefix(pkg, "test/") || strings.HasPrefix(pkg, "hack/") {
 			continue
@@ -116,14 +126,8 @@ var testOnly = []string{"pkg/testcerts", "pkg/admission/admissiontest"}
 // TestTestHelpersStayInTests fails when a package outside test/ and hack/
 // imports a test-only package from its non-test files.
 func TestTestHelpersStayInTests(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	checked := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
+	for _, fields := range moduleImports(t, `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`) {
 		pkg := strings.TrimPrefix(fields[0], module)
 		if strings.HasPrefix(pkg, "test/") || strings.HasPrefix(pkg, "hack/") || slices.Contains(testOnly, pkg) {
 			continue
