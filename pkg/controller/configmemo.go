@@ -70,7 +70,11 @@ func (m *configMemo) current(uid types.UID, generation int64) (resolve.Generated
 
 // put replaces uid's entry: only the newest generation and base are kept.
 // A pass that read an older generation and finishes after one that read a
-// newer one does not take the memo back.
+// newer one does not take the memo back. Within one generation bases have
+// no order, so a pass that read the base before it changed and finishes
+// last puts the older base back for a moment; the change's informer event
+// queued that pass's controller again while it ran, and the workqueue runs
+// it once more afterwards, on the new base, which puts that back.
 func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg resolve.GeneratedConfig) {
 	m.mu.Lock()
 	e, ok := m.entries[uid]
