@@ -41,12 +41,15 @@ type DeploymentController struct {
 	// configMaps is told to run when a ConfigMap the Deployment needs is not
 	// in the cache yet.
 	configMaps func(key string)
+	// board says whether the service controller has had its pass for a
+	// server (serviceFirst).
+	board *OutcomeBoard
 	// tlsWarnings records ServerTLSNotConfigured once per override config.
 	tlsWarnings tlsWarnings
 }
 
 func newDeploymentController(d *deps) *DeploymentController {
-	c := &DeploymentController{kube: d.kube, caches: d.caches, children: d.children, resolver: d.resolver, events: d.events}
+	c := &DeploymentController{kube: d.kube, caches: d.caches, children: d.children, resolver: d.resolver, events: d.events, board: d.board}
 	c.childController = newChildController("deployment", d.caches, d.board, c.reconcile)
 	c.watched = deploymentWatches
 	return c
@@ -96,6 +99,9 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	}
 	// No pod of ours may mount a volume legacy pods still use.
 	if err := storageAdoptionGate(ctx, c.resolver, s); err != nil {
+		return Result{}, err
+	}
+	if err := c.serviceFirst(s); err != nil {
 		return Result{}, err
 	}
 	desired, err := render.Deployment(s, &in)
@@ -165,6 +171,38 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 	}
 	_, err := c.children.deployments.converge(ctx, s, s.Name, desired)
 	return err
+}
+
+// serviceFirst holds back the create of a new server's Deployment until the
+// service controller has had its pass for the server: the Service exists,
+// or that pass failed and says why in status.
+//
+// A server is Ready when its pods are available and its Service exists. At
+// fleet scale Services are the slowest child to create (the API server
+// allocates a cluster IP for each, and with a CPU-bound API server a Service
+// create costs about twice a Deployment's), so without this order most
+// servers' pods were available seconds before their Service existed, and
+// Ready waited for it (docs/performance.md, Client limits and workers).
+// With it the Deployment follows its Service within one pass, and Ready
+// follows the pods. For one server alone the wait is one Service create,
+// a few milliseconds. The service controller enqueues the Deployment's
+// pass when its own pass is done (ServiceController.created); the Waiting
+// outcome's requeue covers a Service pass that failed.
+//
+// Only the create waits: an existing Deployment is never held back by its
+// Service, so a deleted or broken Service cannot stop a rollout.
+func (c *DeploymentController) serviceFirst(s *ogxv1beta1.OGXServer) error {
+	if _, exists := c.children.deployments.current(s.Namespace, s.Name); exists {
+		return nil
+	}
+	name := render.ServiceName(s.Name)
+	if _, exists := c.children.services.current(s.Namespace, name); exists {
+		return nil
+	}
+	if o, seen := c.board.Outcome(s.UID, serviceControllerName); seen && o.Generation == s.Generation && o.Class != OutcomeOK {
+		return nil
+	}
+	return &WaitingError{Message: fmt.Sprintf("waiting for Service %s to be created first", name)}
 }
 
 // configMapsReady makes sure the ConfigMaps the Deployment will mount are in

@@ -43,6 +43,7 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 			e := newSFEnv(t, Options{}, nil, s)
 			ctx := e.ctx
 
+			e.serviceDone()
 			if _, err := e.m.deployment.syncKey(ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
@@ -98,6 +99,7 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 func TestSyncFakeDeploymentDriftIsReapplied(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, nil, s)
+	e.serviceDone()
 	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
@@ -241,6 +243,7 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(tc.replicas, tc.min))
 			e := newSFEnv(t, Options{}, nil, s)
+			e.serviceDone()
 			if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
@@ -297,6 +300,7 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 func TestSyncFakeAutoscaledDeploymentExistingCountKept(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(nil, ptr.To[int32](2)))
 	e := newSFEnv(t, Options{}, nil, s)
+	e.serviceDone()
 	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}

@@ -164,6 +164,18 @@ func (e *sfEnv) syncChildren(key string) {
 	}
 }
 
+// serviceDone runs the service controller's pass over the server, which a
+// new server's Deployment waits for (DeploymentController.serviceFirst), and
+// clears the recorded actions.
+func (e *sfEnv) serviceDone() {
+	e.tb.Helper()
+	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+		e.tb.Fatalf("service: %v", err)
+	}
+	e.waitCaught()
+	e.clearActions()
+}
+
 // makeAvailable reports the Deployment name as rolled out with one
 // available replica, as kube-controller-manager would, and waits until the
 // caches show it.

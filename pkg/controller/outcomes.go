@@ -127,6 +127,18 @@ func (b *OutcomeBoard) RecordCause(key string, uid types.UID, controller string,
 	return changed, changed && newCause
 }
 
+// Outcome returns one controller's outcome for uid, if it has recorded one.
+func (b *OutcomeBoard) Outcome(uid types.UID, controller string) (Outcome, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, r := range b.outcomes[uid] {
+		if r.controller == controller {
+			return r.Outcome, true
+		}
+	}
+	return Outcome{}, false
+}
+
 // Get returns a copy of the outcomes recorded for uid.
 func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
 	b.mu.Lock()

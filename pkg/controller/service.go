@@ -22,11 +22,18 @@ type ServiceController struct {
 	caches   *Caches
 	children *children
 	events   eventSink
+	// deployments is told when a pass is done for a server whose Deployment
+	// does not exist yet: its create waits for this pass
+	// (DeploymentController.serviceFirst).
+	deployments func(key string)
 }
+
+// serviceControllerName names the service controller's outcomes.
+const serviceControllerName = "service"
 
 func newServiceController(d *deps) *ServiceController {
 	c := &ServiceController{kube: d.kube, caches: d.caches, children: d.children, events: d.events}
-	c.childController = newChildController("service", d.caches, d.board, c.reconcile)
+	c.childController = newChildController(serviceControllerName, d.caches, d.board, c.reconcile)
 	c.watched = serviceWatches
 	return c
 }
@@ -40,11 +47,24 @@ func serviceWatches(w *watchSources) []*watchSource {
 func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
 	name := render.ServiceName(s.Name)
 	res, err := c.children.services.converge(ctx, s, name, render.Service(s, &render.Inputs{}))
+	c.created(s)
 	if err != nil {
 		return Result{}, err
 	}
 	c.events.written(s, "Service", name, res)
 	return Result{}, c.adoptNetworking(ctx, s)
+}
+
+// created lets a Deployment that waits for this pass be created: the
+// Service is written (current has it at once), or the write failed and the
+// Deployment's pass, requeued after its wait, finds the failure recorded.
+func (c *ServiceController) created(s *ogxv1beta1.OGXServer) {
+	if c.deployments == nil {
+		return
+	}
+	if _, exists := c.children.deployments.current(s.Namespace, s.Name); !exists {
+		c.deployments(Key(s.Namespace, s.Name))
+	}
 }
 
 // adoptNetworking takes over Service L-service for adopt-networking:
