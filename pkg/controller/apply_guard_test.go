@@ -198,6 +198,7 @@ func TestApplyGuardDeploymentChildren(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("1Gi"))
 			e := newSFEnv(t, Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
+			e.serviceDone()
 			_, _ = e.m.deployment.syncKey(e.ctx, sfKey)
 			want := tc.want
 			want.Generation = 1

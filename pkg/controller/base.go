@@ -37,6 +37,10 @@ type childController struct {
 	// watched names the sources whose events start its passes; each
 	// controller declares them in its own file (watches.go).
 	watched func(*watchSources) []*watchSource
+	// done, when set, runs after each pass over a live server has recorded
+	// its outcome (the service controller lets the Deployment's create
+	// follow, DeploymentController.serviceFirst).
+	done func(s *ogxv1beta1.OGXServer)
 }
 
 // watches are the entries that enqueue into this controller.
@@ -88,9 +92,15 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 		return Result{}, err
 	}
 	res, err := c.reconcile(ctx, s)
+	if c.done != nil {
+		defer c.done(s)
+	}
 	var waiting *WaitingError
+	var deferred *deferredError
 	var user *resolve.UserError
 	switch {
+	case errors.As(err, &deferred):
+		return Result{Waiting: true}, nil
 	case err == nil:
 		record(Outcome{Class: OutcomeOK}, "")
 		return res, nil

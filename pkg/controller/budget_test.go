@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
@@ -43,7 +44,8 @@ func budgetString(m map[string]int) string {
 
 // TestRequestBudgetOfANewServer pins what a new starter OGXServer costs from
 // creation to Ready: one request per child (no live read before a create),
-// two status writes, one Event, and nothing for passes that race the cache
+// one status write (Ready: the pods are available before the first status
+// is due), one Event, and nothing for passes that race the cache
 // or run again after convergence. A regression here multiplies by the size
 // of the fleet.
 func TestRequestBudgetOfANewServer(t *testing.T) {
@@ -61,9 +63,6 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 			}
 		}
 	}
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
-		t.Fatal(err)
-	}
 	children := map[string]int{
 		"patch deployments": 1, "patch services": 1, "patch serviceaccounts": 1, "patch networkpolicies": 1,
 	}
@@ -76,7 +75,21 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 		}
 	}
 
-	// The Deployment becomes Available (the test's own write is not counted).
+	// The API server stamps a new object's creationTimestamp; the fake
+	// does not. With the Deployment just created, the first status waits
+	// for its pods (firstStatusWait) and nothing is written yet.
+	stampCreated(t, e, sfName, e.m.status.now())
+	res, err := e.m.status.sync(e.ctx, sfKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RequeueAfter <= 0 || res.RequeueAfter > statusCoalesceWindow {
+		t.Errorf("first status pass requeues after %s, want within %s", res.RequeueAfter, statusCoalesceWindow)
+	}
+	if n := len(e.ogx.Actions()); n != 0 {
+		t.Errorf("first status pass with a new Deployment sent %d requests, want 0", n)
+	}
+	// The Deployment becomes Available (the test's own writes are not counted).
 	e.waitCaught()
 	e.makeAvailable(sfName)
 	e.kube.ClearActions()
@@ -98,7 +111,7 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 		t.Errorf("%d child requests after convergence, want 0:%s", n, budgetString(budgetCounts(e.kube.Actions())))
 	}
 	status := budgetCounts(e.ogx.Actions())
-	if d := cmp.Diff(map[string]int{"patch ogxservers/status": 2}, status); d != "" {
+	if d := cmp.Diff(map[string]int{"patch ogxservers/status": 1}, status); d != "" {
 		t.Errorf("OGXServer requests from creation to Ready (-want +got):%s\n%s", budgetString(status), d)
 	}
 	got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
@@ -109,16 +122,32 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 		t.Errorf("phase %q, want Ready", got.Status.Phase)
 	}
 
-	// One Event for the whole start: the phase reaching Ready, with the
-	// children created on the way.
+	// One Event for the whole start: the phase, Ready from the first
+	// status, with the children created on the way.
 	if n := len(e.m.events.queue); n != 1 {
 		t.Fatalf("%d Events queued, want 1", n)
 	}
 	ev := <-e.m.events.queue
-	wantNote := "Phase Initializing → Ready; Created Service demo-service, NetworkPolicy demo-network-policy, ServiceAccount demo-sa, Deployment demo"
+	wantNote := "Phase Ready; Created Service demo-service, NetworkPolicy demo-network-policy, ServiceAccount demo-sa, Deployment demo"
 	if ev.Reason != "PhaseChanged" || ev.Note != wantNote {
 		t.Errorf("Event %s %q, want PhaseChanged %q", ev.Reason, ev.Note, wantNote)
 	}
+}
+
+// stampCreated sets the creationTimestamp of Deployment name as the API
+// server would have on its create, and waits for the caches.
+func stampCreated(t *testing.T, e *sfEnv, name string, at time.Time) {
+	t.Helper()
+	d, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.CreationTimestamp = metav1.NewTime(at)
+	if _, err := e.kube.AppsV1().Deployments(sfNamespace).Update(e.ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitCaught()
+	e.kube.ClearActions()
 }
 
 // TestStatusCoalesce: while a server is starting, a change within the same
@@ -134,7 +163,7 @@ func TestStatusCoalesce(t *testing.T) {
 	status := func(phase ogxv1beta1.Phase, gen int64) ogxv1beta1.OGXServerStatus {
 		return ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: gen}
 	}
-	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1)); w != 0 {
+	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1), nil); w != 0 {
 		t.Errorf("never written: wait %s, want 0", w)
 	}
 	c.writtenAt["u"] = now.Add(-500 * time.Millisecond)
@@ -150,7 +179,7 @@ func TestStatusCoalesce(t *testing.T) {
 		{"new generation", ogxv1beta1.PhaseInitializing, status(ogxv1beta1.PhaseInitializing, 2), false},
 		{"ready is never delayed", ogxv1beta1.PhaseReady, status(ogxv1beta1.PhaseReady, 1), false},
 	} {
-		w := c.coalesce(server(tc.stored), tc.computed)
+		w := c.coalesce(server(tc.stored), tc.computed, nil)
 		if tc.wantDelay && w != statusCoalesceWindow-500*time.Millisecond {
 			t.Errorf("%s: wait %s, want %s", tc.name, w, statusCoalesceWindow-500*time.Millisecond)
 		}
@@ -159,7 +188,45 @@ func TestStatusCoalesce(t *testing.T) {
 		}
 	}
 	c.writtenAt["u"] = now.Add(-statusCoalesceWindow)
-	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1)); w != 0 {
+	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1), nil); w != 0 {
 		t.Errorf("window passed: wait %s, want 0", w)
+	}
+}
+
+// TestFirstStatusWait: a server never written that would say Initializing
+// waits until its Deployment is statusCoalesceWindow old, so pods that are
+// quickly available make Ready its first status; nothing else waits, and a
+// Deployment stamped in the future (clocks differ) waits one window at most.
+func TestFirstStatusWait(t *testing.T) {
+	now := metav1.Now().Time
+	c := &StatusController{now: func() time.Time { return now }, writtenAt: map[types.UID]time.Time{}}
+	deployment := func(age time.Duration) *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now.Add(-age))}}
+	}
+	server := func(phase ogxv1beta1.Phase) *ogxv1beta1.OGXServer {
+		return &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{UID: "u", Generation: 1},
+			Status: ogxv1beta1.OGXServerStatus{Phase: phase}}
+	}
+	computed := func(phase ogxv1beta1.Phase) ogxv1beta1.OGXServerStatus {
+		return ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: 1}
+	}
+	for _, tc := range []struct {
+		name     string
+		stored   ogxv1beta1.Phase
+		computed ogxv1beta1.Phase
+		d        *appsv1.Deployment
+		want     time.Duration
+	}{
+		{"young Deployment", "", ogxv1beta1.PhaseInitializing, deployment(time.Second), statusCoalesceWindow - time.Second},
+		{"Deployment old enough", "", ogxv1beta1.PhaseInitializing, deployment(statusCoalesceWindow), 0},
+		{"clocks differ", "", ogxv1beta1.PhaseInitializing, deployment(-time.Minute), statusCoalesceWindow},
+		{"first status Ready", "", ogxv1beta1.PhaseReady, deployment(time.Second), 0},
+		{"first status Pending", "", ogxv1beta1.PhasePending, nil, 0},
+		{"first status Failed", "", ogxv1beta1.PhaseFailed, deployment(time.Second), 0},
+		{"written before", ogxv1beta1.PhasePending, ogxv1beta1.PhaseInitializing, deployment(time.Second), 0},
+	} {
+		if got := c.coalesce(server(tc.stored), computed(tc.computed), tc.d); got != tc.want {
+			t.Errorf("%s: wait %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }

@@ -64,6 +64,9 @@ func deploymentWatches(w *watchSources) []*watchSource {
 }
 
 func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+	if err := c.serviceFirst(s); err != nil {
+		return Result{}, err
+	}
 	in, err := c.resolver.Inputs(ctx, s)
 	if err != nil {
 		return Result{}, err
@@ -99,9 +102,6 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	}
 	// No pod of ours may mount a volume legacy pods still use.
 	if err := storageAdoptionGate(ctx, c.resolver, s); err != nil {
-		return Result{}, err
-	}
-	if err := c.serviceFirst(s); err != nil {
 		return Result{}, err
 	}
 	desired, err := render.Deployment(s, &in)
@@ -173,9 +173,9 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 	return err
 }
 
-// serviceFirst holds back the create of a new server's Deployment until the
-// service controller has had its pass for the server: the Service exists,
-// or that pass failed and says why in status.
+// serviceFirst holds back the writes of a new server's ServiceAccount and
+// Deployment until the service controller has had its pass for the server:
+// the Service exists, or that pass failed and says why in status.
 //
 // A server is Ready when its pods are available and its Service exists. At
 // fleet scale Services are the slowest child to create (the API server
@@ -185,12 +185,15 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 // Ready waited for it (docs/performance.md, Client limits and workers).
 // With it the Deployment follows its Service within one pass, and Ready
 // follows the pods. For one server alone the wait is one Service create,
-// a few milliseconds. The service controller enqueues the Deployment's
-// pass when its own pass is done (ServiceController.created); the Waiting
-// outcome's requeue covers a Service pass that failed.
+// a few milliseconds.
 //
-// Only the create waits: an existing Deployment is never held back by its
-// Service, so a deleted or broken Service cannot stop a rollout.
+// The pass is deferred, not failed: nothing is recorded (the status
+// controller waits for the deployment controller's first outcome as for
+// any controller's) and nothing is requeued, because the service
+// controller enqueues this pass when its own is done
+// (ServiceController.passDone). Only the create waits: an existing
+// Deployment is never held back by its Service, so a deleted or broken
+// Service cannot stop a rollout.
 func (c *DeploymentController) serviceFirst(s *ogxv1beta1.OGXServer) error {
 	if _, exists := c.children.deployments.current(s.Namespace, s.Name); exists {
 		return nil
@@ -202,7 +205,7 @@ func (c *DeploymentController) serviceFirst(s *ogxv1beta1.OGXServer) error {
 	if o, seen := c.board.Outcome(s.UID, serviceControllerName); seen && o.Generation == s.Generation && o.Class != OutcomeOK {
 		return nil
 	}
-	return &WaitingError{Message: fmt.Sprintf("waiting for Service %s to be created first", name)}
+	return &deferredError{message: fmt.Sprintf("waiting for Service %s to be created first", name)}
 }
 
 // configMapsReady makes sure the ConfigMaps the Deployment will mount are in

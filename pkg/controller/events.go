@@ -197,12 +197,12 @@ func (e eventSink) written(s *ogxv1beta1.OGXServer, kind, name string, r writeRe
 }
 
 // flush records at most one Event for a status pass: the phase transition
-// (except a new server's first phase, which is no news) together with the
-// child writes journaled since the last flush. While a server is Pending or
-// Initializing its writes wait for the transition that ends that phase, so
-// a new server's whole start is one Event.
+// (except a new server's first phase, which is no news, unless it is Ready)
+// together with the child writes journaled since the last flush. While a
+// server is Pending or Initializing its writes wait for the transition that
+// ends that phase, so a new server's whole start is one Event.
 func (e eventSink) flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.Phase) {
-	phaseChanged := oldPhase != newPhase && oldPhase != ""
+	phaseChanged := oldPhase != newPhase && (oldPhase != "" || newPhase == ogxv1beta1.PhaseReady)
 	settling := newPhase == ogxv1beta1.PhasePending || newPhase == ogxv1beta1.PhaseInitializing
 	if !phaseChanged && settling {
 		return
@@ -215,6 +215,10 @@ func (e eventSink) flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.
 	if phaseChanged {
 		reason, action = "PhaseChanged", "Reconcile"
 		phase := fmt.Sprintf("Phase %s → %s", oldPhase, newPhase)
+		if oldPhase == "" {
+			// Ready as the first status (StatusController.firstStatusWait).
+			phase = fmt.Sprintf("Phase %s", newPhase)
+		}
 		if note == "" {
 			note = phase
 		} else {

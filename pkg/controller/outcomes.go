@@ -50,6 +50,15 @@ type WaitingError struct{ Reason, Message string }
 
 func (e *WaitingError) Error() string { return e.Message }
 
+// deferredError means the pass has nothing to do until another
+// controller's pass, which will enqueue it, is done. Unlike a wait it is
+// neither recorded nor requeued: the controller has not had its pass yet,
+// and the status controller waits for it as for any controller that has not
+// reported.
+type deferredError struct{ message string }
+
+func (e *deferredError) Error() string { return e.message }
+
 // OutcomeBoard is the per-process record of every child controller's last
 // outcome per OGXServer UID, read by the status controller. A changed record
 // calls onChange so the status controller re-evaluates that key.

@@ -35,6 +35,7 @@ func newServiceController(d *deps) *ServiceController {
 	c := &ServiceController{kube: d.kube, caches: d.caches, children: d.children, events: d.events}
 	c.childController = newChildController(serviceControllerName, d.caches, d.board, c.reconcile)
 	c.watched = serviceWatches
+	c.done = c.passDone
 	return c
 }
 
@@ -47,7 +48,6 @@ func serviceWatches(w *watchSources) []*watchSource {
 func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
 	name := render.ServiceName(s.Name)
 	res, err := c.children.services.converge(ctx, s, name, render.Service(s, &render.Inputs{}))
-	c.created(s)
 	if err != nil {
 		return Result{}, err
 	}
@@ -55,10 +55,9 @@ func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServ
 	return Result{}, c.adoptNetworking(ctx, s)
 }
 
-// created lets a Deployment that waits for this pass be created: the
-// Service is written (current has it at once), or the write failed and the
-// Deployment's pass, requeued after its wait, finds the failure recorded.
-func (c *ServiceController) created(s *ogxv1beta1.OGXServer) {
+// passDone lets a Deployment that waits for this pass be created: the pass
+// has written the Service (current has it at once) or recorded why not.
+func (c *ServiceController) passDone(s *ogxv1beta1.OGXServer) {
 	if c.deployments == nil {
 		return
 	}

@@ -132,7 +132,7 @@ func (c *StatusController) sync(ctx context.Context, key string) (Result, error)
 		c.events.flush(s, s.Status.Phase, s.Status.Phase)
 		return Result{RequeueAfter: res.requeueAfter}, nil
 	}
-	if wait := c.coalesce(s, res.status); wait > 0 {
+	if wait := c.coalesce(s, res.status, in.deployment); wait > 0 {
 		return Result{RequeueAfter: wait}, nil
 	}
 	if err := c.write(ctx, s, res.status); err != nil {

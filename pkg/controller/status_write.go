@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,11 +22,16 @@ import (
 // written status before a change within the same phase is written: while
 // Pending or Initializing, the messages follow every child event, and
 // writing each of them would be several writes per new server for nothing
-// a user acts on. A change of phase is written at once.
+// a user acts on. A change of phase is written at once, with one exception:
+// a new server's first status, Initializing, waits until its Deployment is
+// this old (firstStatusWait).
 const statusCoalesceWindow = 5 * time.Second
 
 // coalesce returns how long to wait before writing st, or 0 to write now.
-func (c *StatusController) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus) time.Duration {
+func (c *StatusController) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus, d *appsv1.Deployment) time.Duration {
+	if wait := c.firstStatusWait(s, st, d); wait > 0 {
+		return wait
+	}
 	starting := st.Phase == ogxv1beta1.PhasePending || st.Phase == ogxv1beta1.PhaseInitializing
 	if !starting || s.Status.Phase != st.Phase || s.Status.ObservedGeneration != st.ObservedGeneration {
 		return 0
@@ -40,6 +46,24 @@ func (c *StatusController) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXSe
 		return wait
 	}
 	return 0
+}
+
+// firstStatusWait holds the first status of a server that has never had
+// one while it would say Initializing and its Deployment is younger than
+// statusCoalesceWindow: pods that become available within that time make
+// the first status Ready, one write instead of two. A server created into
+// a busy cluster reaches Initializing with its Deployment only just created
+// (its create follows the Service, DeploymentController.serviceFirst), and
+// its pods are available seconds later. A server whose pods take longer
+// (an image pull) shows Initializing at most that much later. The age is
+// the Deployment's creationTimestamp, set by the API server; the wait is
+// capped at the window in case the clocks differ.
+func (c *StatusController) firstStatusWait(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus, d *appsv1.Deployment) time.Duration {
+	if s.Status.Phase != "" || st.Phase != ogxv1beta1.PhaseInitializing || d == nil {
+		return 0
+	}
+	wait := statusCoalesceWindow - c.now().Sub(d.CreationTimestamp.Time)
+	return min(max(wait, 0), statusCoalesceWindow)
 }
 
 // statusEqual compares statuses semantically (times at second precision,

@@ -76,7 +76,7 @@ func TestEventsOncePerCause(t *testing.T) {
 	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(t.Context(), sentinel, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, kube, ns, "sentinel", "PhaseChanged", "Phase Initializing → Ready")
+	waitEvent(t, kube, ns, "sentinel", "PhaseChanged", "Ready")
 
 	for _, c := range []struct{ server, reason, note string }{
 		{"dist", "UnknownDistribution", `unknown distribution "withdrawn"`},
