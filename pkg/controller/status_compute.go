@@ -41,8 +41,10 @@ type statusInputs struct {
 type statusResult struct {
 	status       ogxv1beta1.OGXServerStatus
 	requeueAfter time.Duration
-	// wait is set when the outcome board is incomplete (after a restart):
-	// nothing is written until every controller has reported.
+	// wait is set when the outcome board is incomplete (a new server, or
+	// any server after a restart): nothing is written until every
+	// controller has reported. There is no requeue: recording a controller's
+	// first outcome is a change, and every change enqueues the status pass.
 	wait bool
 }
 
@@ -53,7 +55,7 @@ type statusResult struct {
 func computeStatus(in statusInputs) statusResult {
 	s := in.server
 	if !boardComplete(in) {
-		return statusResult{wait: true, requeueAfter: time.Second}
+		return statusResult{wait: true}
 	}
 	st := ogxv1beta1.OGXServerStatus{
 		ObservedGeneration: s.Generation,

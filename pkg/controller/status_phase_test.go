@@ -284,7 +284,7 @@ func TestStatusComputePhases(t *testing.T) {
 				delete(in.outcomes, "deployment")
 				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonChildConflict, Message: scSvcConf}
 			}),
-			want: statusResult{wait: true, requeueAfter: time.Second},
+			want: statusResult{wait: true},
 		},
 	})
 }
