@@ -24,13 +24,14 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 	clock := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	e.m.status.now = func() time.Time { return clock }
 
-	// Before the child controllers reported, status waits and writes nothing.
+	// Before the child controllers reported, status waits and writes
+	// nothing, and does not poll: each first outcome enqueues it.
 	res, err := e.m.status.sync(e.ctx, sfKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.RequeueAfter != time.Second {
-		t.Errorf("requeue with an incomplete board = %v, want 1s", res.RequeueAfter)
+	if res.RequeueAfter != 0 {
+		t.Errorf("requeue with an incomplete board = %v, want none", res.RequeueAfter)
 	}
 	if w := e.ogxWrites(); len(w) != 0 {
 		t.Fatalf("status wrote with an incomplete board:%s", sfDescribe(w))
