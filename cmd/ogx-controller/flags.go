@@ -115,15 +115,13 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	fs.StringVar(&o.operatorVersion, "operator-version", orDefault(getenv("OPERATOR_VERSION"), version), "version reported in status")
 	watch := fs.String("watch-namespaces", getenv("WATCH_NAMESPACES"), "comma-separated namespaces to manage (default all)")
 	// Passes mostly wait on the API server. Two workers per child
-	// controller leave the API server to the Services, the last children
-	// of a fleet start (with four or eight the fleet was Ready later:
-	// docs/performance.md); the deployment controller, which writes two
-	// children a pass, runs twice as many, and the service controller,
-	// whose creates contend in the API server's cluster IP allocation, half
-	// as many but at least two. Status passes read caches and write rarely,
-	// so many workers keep the time from a Deployment becoming Available to
+	// controller leave the API server to the path to Ready (with four or
+	// eight the fleet was Ready later: docs/performance.md): a new server's
+	// Service, then its ServiceAccount and Deployment, whose controllers
+	// run twice as many. Status passes read caches and write rarely, so
+	// many workers keep the time from a Deployment becoming Available to
 	// Ready short at fleet scale.
-	fs.IntVar(&o.workers, "workers", 2, "workers per child controller (the deployment controller runs twice as many, the service controller half as many but at least 2)")
+	fs.IntVar(&o.workers, "workers", 2, "workers per child controller (the deployment and service controllers run twice as many)")
 	fs.IntVar(&o.statusWorkers, "status-workers", 16, "workers of the status controller")
 	// The caches are most of the heap and change little once a fleet has
 	// converged, so a lower collection target costs little CPU and keeps

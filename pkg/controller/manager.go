@@ -278,17 +278,13 @@ func (m *Manager) Run(ctx context.Context) {
 	for _, c := range m.childControllers {
 		workers := m.opts.Workers
 		switch c {
-		case m.deployment.childController:
-			// Its pass writes two children (ServiceAccount, then the
-			// Deployment) and the Deployment gates everything after it.
+		case m.deployment.childController, m.service.childController:
+			// A new server's Service, then its ServiceAccount and
+			// Deployment, are the path to Ready: the Deployment's pass
+			// follows the Service's (DeploymentController.serviceFirst)
+			// and writes two children, and Services are the slowest
+			// creates of a fleet start (docs/performance.md).
 			workers *= 2
-		case m.service.childController:
-			// Service creates contend in the API server (cluster IP
-			// allocation): at fleet scale more of them at once made each
-			// slower and the fleet later (docs/performance.md), so this
-			// controller runs half as many, but at least two: Services
-			// are the last children of a fleet start.
-			workers = max(2, workers/2)
 		}
 		run(c.queueRunner, workers)
 	}
