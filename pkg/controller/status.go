@@ -70,7 +70,7 @@ func (c *StatusController) watches(w *watchSources) []watchEntry {
 
 // forget drops the state kept for a deleted OGXServer.
 func (c *StatusController) forget(uid types.UID) {
-	c.probes.forget(uid)
+	c.probes.last.forget(uid)
 	c.digests.forget(uid)
 	c.mu.Lock()
 	delete(c.written, uid)
@@ -80,7 +80,7 @@ func (c *StatusController) forget(uid types.UID) {
 
 // retain is forget for every server that is not live (see Manager.sweep).
 func (c *StatusController) retain(live func(types.UID) bool) int {
-	n := c.probes.retain(live) + c.digests.retain(live)
+	n := c.probes.last.retain(live) + c.digests.retain(live)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return n + retainLive(c.written, live) + retainLive(c.writtenAt, live)
