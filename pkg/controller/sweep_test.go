@@ -22,8 +22,8 @@ func storeHolds(m *Manager, uid types.UID) []string {
 	}{
 		{"outcomes", &m.board.mu, func() bool { _, ok := m.board.outcomes[uid]; return ok }},
 		{"facts", &m.board.mu, func() bool { _, ok := m.board.facts[uid]; return ok }},
-		{"status written", &m.status.mu, func() bool { _, ok := m.status.written[uid]; return ok }},
-		{"status writtenAt", &m.status.mu, func() bool { _, ok := m.status.writtenAt[uid]; return ok }},
+		{"status written", &m.status.writes.mu, func() bool { return m.status.writes.entries[uid].written != nil }},
+		{"status writtenAt", &m.status.writes.mu, func() bool { return !m.status.writes.entries[uid].at.IsZero() }},
 		{"probes", &m.status.probes.last.mu, func() bool { _, ok := m.status.probes.last.entries[uid]; return ok }},
 		{"digests", &m.status.digests.mu, func() bool { _, ok := m.status.digests.entries[uid]; return ok }},
 		{"journal", &m.events.journal.mu, func() bool { _, ok := m.events.journal.entries[uid]; return ok }},
@@ -48,10 +48,7 @@ func record(m *Manager, s *ogxv1beta1.OGXServer) {
 	key := Key(s.Namespace, s.Name)
 	m.board.Record(key, s.UID, "deployment", Outcome{Generation: s.Generation, Class: OutcomeOK})
 	m.board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue}})
-	m.status.mu.Lock()
-	m.status.written[s.UID] = s
-	m.status.writtenAt[s.UID] = time.Now()
-	m.status.mu.Unlock()
+	m.status.writes.set(s.UID, statusWrite{written: s, at: time.Now()})
 	m.status.probes.store(s.UID, "t", time.Now(), ProbeResult{})
 	m.status.digests.set(s.UID, digestRecord{image: "img", digest: "sha256:0"})
 	m.events.journal.add(key, s.UID, "Service", s.Name, writeCreated)
