@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -155,7 +154,7 @@ func stampCreated(t *testing.T, e *sfEnv, name string, at time.Time) {
 // phase or generation, or a first write, is written at once.
 func TestStatusCoalesce(t *testing.T) {
 	now := metav1.Now().Time
-	c := &StatusController{now: func() time.Time { return now }, writtenAt: map[types.UID]time.Time{}}
+	c := &StatusController{now: func() time.Time { return now }}
 	server := func(phase ogxv1beta1.Phase) *ogxv1beta1.OGXServer {
 		return &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{UID: "u", Generation: 1},
 			Status: ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: 1}}
@@ -166,7 +165,7 @@ func TestStatusCoalesce(t *testing.T) {
 	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1), nil); w != 0 {
 		t.Errorf("never written: wait %s, want 0", w)
 	}
-	c.writtenAt["u"] = now.Add(-500 * time.Millisecond)
+	c.writes.set("u", statusWrite{at: now.Add(-500 * time.Millisecond)})
 	for _, tc := range []struct {
 		name      string
 		stored    ogxv1beta1.Phase
@@ -187,7 +186,7 @@ func TestStatusCoalesce(t *testing.T) {
 			t.Errorf("%s: wait %s, want 0", tc.name, w)
 		}
 	}
-	c.writtenAt["u"] = now.Add(-statusCoalesceWindow)
+	c.writes.set("u", statusWrite{at: now.Add(-statusCoalesceWindow)})
 	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1), nil); w != 0 {
 		t.Errorf("window passed: wait %s, want 0", w)
 	}
@@ -199,7 +198,7 @@ func TestStatusCoalesce(t *testing.T) {
 // Deployment stamped in the future (clocks differ) waits one window at most.
 func TestFirstStatusWait(t *testing.T) {
 	now := metav1.Now().Time
-	c := &StatusController{now: func() time.Time { return now }, writtenAt: map[types.UID]time.Time{}}
+	c := &StatusController{now: func() time.Time { return now }}
 	deployment := func(age time.Duration) *appsv1.Deployment {
 		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now.Add(-age))}}
 	}

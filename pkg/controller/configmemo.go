@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"sync"
-
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -23,8 +21,7 @@ import (
 // first's. Only successes are kept: a failure is retried by the next pass,
 // which is what the controllers' backoff paces.
 type configMemo struct {
-	mu      sync.Mutex
-	entries map[types.UID]memoEntry
+	uidStore[memoEntry]
 	// onChange is told the key of a server whose entry changed, so status
 	// reports a new base even when nothing else about the server changed;
 	// nil tells nobody.
@@ -42,14 +39,12 @@ type memoEntry struct {
 }
 
 func newConfigMemo() *configMemo {
-	return &configMemo{entries: map[types.UID]memoEntry{}}
+	return &configMemo{}
 }
 
 // get returns the config generated for uid under key.
 func (m *configMemo) get(uid types.UID, key memoKey) (resolve.GeneratedConfig, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[uid]
+	e, ok := m.uidStore.get(uid)
 	if !ok || e.key != key {
 		return resolve.GeneratedConfig{}, false
 	}
@@ -59,9 +54,7 @@ func (m *configMemo) get(uid types.UID, key memoKey) (resolve.GeneratedConfig, b
 // current returns the config last generated for uid at generation, whatever
 // its base: what status reports.
 func (m *configMemo) current(uid types.UID, generation int64) (resolve.GeneratedConfig, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[uid]
+	e, ok := m.uidStore.get(uid)
 	if !ok || e.key.generation != generation {
 		return resolve.GeneratedConfig{}, false
 	}
@@ -76,33 +69,18 @@ func (m *configMemo) current(uid types.UID, generation int64) (resolve.Generated
 // queued that pass's controller again while it ran, and the workqueue runs
 // it once more afterwards, on the new base, which puts that back.
 func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg resolve.GeneratedConfig) {
-	m.mu.Lock()
-	e, ok := m.entries[uid]
-	if ok && e.key.generation > key.generation {
-		m.mu.Unlock()
-		return
-	}
-	m.entries[uid] = memoEntry{key: key, cfg: cfg}
-	notify := m.onChange
-	m.mu.Unlock()
-	if notify != nil && (!ok || e.key != key) {
+	var changed bool
+	var notify func(key string)
+	m.update(uid, func(e memoEntry, ok bool) (memoEntry, bool) {
+		if ok && e.key.generation > key.generation {
+			return e, true
+		}
+		changed, notify = !ok || e.key != key, m.onChange
+		return memoEntry{key: key, cfg: cfg}, true
+	})
+	if notify != nil && changed {
 		notify(serverKey)
 	}
-}
-
-// forget drops a deleted server's entry. A pass that was running when the
-// server was deleted may put one back afterwards; Manager.sweep drops it.
-func (m *configMemo) forget(uid types.UID) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.entries, uid)
-}
-
-// retain drops the entries of servers that are not live (Manager.sweep).
-func (m *configMemo) retain(live func(types.UID) bool) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return retainLive(m.entries, live)
 }
 
 // Generated implements resolve.Memo: generate runs only when the memo has

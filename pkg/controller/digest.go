@@ -2,7 +2,6 @@ package controller
 
 import (
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,44 +73,25 @@ type podDigests struct {
 	// pods returns the cached pods of one instance.
 	pods func(namespace, instance string) []*podView
 
-	mu    sync.Mutex
-	found map[types.UID]digestRecord
+	uidStore[digestRecord]
 }
 
 type digestRecord struct{ image, digest string }
 
 func newPodDigests(pods func(namespace, instance string) []*podView) *podDigests {
-	return &podDigests{pods: pods, found: map[types.UID]digestRecord{}}
+	return &podDigests{pods: pods}
 }
 
 // lookup returns the digest of image for the OGXServer, or "".
 func (p *podDigests) lookup(uid types.UID, namespace, name, image string) string {
-	p.mu.Lock()
-	if r, ok := p.found[uid]; ok && r.image == image {
-		p.mu.Unlock()
+	if r, ok := p.get(uid); ok && r.image == image {
 		return r.digest
 	}
-	p.mu.Unlock()
 	digest := podImageDigest(p.pods(namespace, name), image)
 	if digest != "" {
-		p.mu.Lock()
-		p.found[uid] = digestRecord{image: image, digest: digest}
-		p.mu.Unlock()
+		p.set(uid, digestRecord{image: image, digest: digest})
 	}
 	return digest
-}
-
-func (p *podDigests) forget(uid types.UID) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.found, uid)
-}
-
-// retain is forget for every server that is not live (Manager.sweep).
-func (p *podDigests) retain(live func(types.UID) bool) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return retainLive(p.found, live)
 }
 
 // podImageDigest returns the sha256 digest of the ogx container's imageID in

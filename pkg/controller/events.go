@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -60,45 +59,29 @@ type eventSink struct {
 // heldWarnings remembers, per OGXServer and reason, the note of a warning
 // whose condition still holds.
 type heldWarnings struct {
-	mu    sync.Mutex
-	notes map[types.UID]map[string]string
+	uidStore[map[string]string]
 }
 
 // update records whether the condition of reason holds with note and
 // returns whether that is new (it did not hold, or held with another note).
 func (h *heldWarnings) update(uid types.UID, reason, note string, holds bool) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := h.notes[uid]
-	if !holds {
-		delete(m, reason)
-		if len(m) == 0 {
-			delete(h.notes, uid)
+	news := false
+	h.uidStore.update(uid, func(m map[string]string, _ bool) (map[string]string, bool) {
+		if !holds {
+			delete(m, reason)
+			return m, len(m) > 0
 		}
-		return false
-	}
-	if prev, ok := m[reason]; ok && prev == note {
-		return false
-	}
-	if m == nil {
-		m = map[string]string{}
-		h.notes[uid] = m
-	}
-	m[reason] = note
-	return true
-}
-
-func (h *heldWarnings) forget(uid types.UID) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.notes, uid)
-}
-
-// retain is forget for every server that is not live (Manager.sweep).
-func (h *heldWarnings) retain(live func(types.UID) bool) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return retainLive(h.notes, live)
+		if prev, ok := m[reason]; ok && prev == note {
+			return m, true
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[reason] = note
+		news = true
+		return m, true
+	})
+	return news
 }
 
 // newEventSink returns a sink admitting qps Events a second with bursts of
@@ -113,7 +96,7 @@ func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics) e
 	}
 	return eventSink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance, active: &atomic.Bool{},
 		limiter: rate.NewLimiter(limit, burst), journal: newWriteJournal(), metrics: m,
-		holding: &heldWarnings{notes: map[types.UID]map[string]string{}}}
+		holding: &heldWarnings{}}
 }
 
 // start makes the sink accept Events at once, before any worker runs, and
@@ -230,7 +213,9 @@ func (e eventSink) flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.
 
 // forget drops the journal of a deleted server.
 func (e eventSink) forget(uid types.UID) {
-	e.journal.forget(uid)
+	if e.journal != nil {
+		e.journal.forget(uid)
+	}
 	if e.holding != nil {
 		e.holding.forget(uid)
 	}
@@ -238,7 +223,10 @@ func (e eventSink) forget(uid types.UID) {
 
 // retain is forget for every server that is not live (see Manager.sweep).
 func (e eventSink) retain(live func(types.UID) bool) int {
-	n := e.journal.retain(live)
+	n := 0
+	if e.journal != nil {
+		n += e.journal.retain(live)
+	}
 	if e.holding != nil {
 		n += e.holding.retain(live)
 	}

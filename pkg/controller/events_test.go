@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 )
@@ -20,7 +19,7 @@ import (
 // when it starts and when its note changes, not again while it holds; once
 // it stops holding it is sent again if it comes back.
 func TestHeldWarningOncePerTransition(t *testing.T) {
-	h := &heldWarnings{notes: map[types.UID]map[string]string{}}
+	h := &heldWarnings{}
 	steps := []struct {
 		note  string
 		holds bool
@@ -42,8 +41,8 @@ func TestHeldWarningOncePerTransition(t *testing.T) {
 		t.Errorf("another reason of the same server is its own warning")
 	}
 	h.forget("u")
-	if len(h.notes) != 0 {
-		t.Errorf("forget left %v", h.notes)
+	if len(h.entries) != 0 {
+		t.Errorf("forget left %v", h.entries)
 	}
 }
 
@@ -53,8 +52,8 @@ func TestHeldWarningNotSentIsRetried(t *testing.T) {
 	e := newEventSink("test", 0, 0, nil)
 	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
 	e.warnWhile(s, "EmptyCABundle", "no certificates", true)
-	if len(e.queue) != 0 || len(e.holding.notes) != 0 {
-		t.Fatalf("inactive sink: %d queued, held %v", len(e.queue), e.holding.notes)
+	if len(e.queue) != 0 || len(e.holding.entries) != 0 {
+		t.Fatalf("inactive sink: %d queued, held %v", len(e.queue), e.holding.entries)
 	}
 	e.active.Store(true)
 	e.warnWhile(s, "EmptyCABundle", "no certificates", true)

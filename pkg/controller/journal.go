@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -16,8 +15,7 @@ const maxJournalEntries = 16
 // writeJournal keeps, per OGXServer, the child writes not yet reported in an
 // Event.
 type writeJournal struct {
-	mu      sync.Mutex
-	entries map[types.UID]*journalEntries
+	uidStore[*journalEntries]
 	// onAdd is told the key of a server with a new entry, so its status
 	// pass (which flushes) follows; nil tells nobody.
 	onAdd func(key string)
@@ -36,7 +34,7 @@ type journalLine struct {
 }
 
 func newWriteJournal() *writeJournal {
-	return &writeJournal{entries: map[types.UID]*journalEntries{}}
+	return &writeJournal{}
 }
 
 // add notes a write of server key's child; skipped and absent results are
@@ -45,24 +43,22 @@ func (j *writeJournal) add(key string, uid types.UID, kind, name string, r write
 	if j == nil || (r != writeCreated && r != writeUpdated && r != writeDeleted && r != writeTakenOver) {
 		return
 	}
-	j.mu.Lock()
-	notify := j.onAdd
-	defer func() {
-		j.mu.Unlock()
-		if notify != nil {
-			notify(key)
+	var notify func(key string)
+	j.update(uid, func(e *journalEntries, _ bool) (*journalEntries, bool) {
+		notify = j.onAdd
+		if e == nil {
+			e = &journalEntries{}
 		}
-	}()
-	e := j.entries[uid]
-	if e == nil {
-		e = &journalEntries{}
-		j.entries[uid] = e
+		if len(e.lines) >= maxJournalEntries {
+			e.omitted++
+		} else {
+			e.lines = append(e.lines, journalLine{result: r, kind: kind, name: name})
+		}
+		return e, true
+	})
+	if notify != nil {
+		notify(key)
 	}
-	if len(e.lines) >= maxJournalEntries {
-		e.omitted++
-		return
-	}
-	e.lines = append(e.lines, journalLine{result: r, kind: kind, name: name})
 }
 
 // take returns and clears a server's entries.
@@ -70,33 +66,14 @@ func (j *writeJournal) take(uid types.UID) journalEntries {
 	if j == nil {
 		return journalEntries{}
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	e := j.entries[uid]
-	delete(j.entries, uid)
-	if e == nil {
-		return journalEntries{}
-	}
-	return *e
-}
-
-func (j *writeJournal) forget(uid types.UID) {
-	if j == nil {
-		return
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	delete(j.entries, uid)
-}
-
-// retain is forget for every server that is not live (Manager.sweep).
-func (j *writeJournal) retain(live func(types.UID) bool) int {
-	if j == nil {
-		return 0
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return retainLive(j.entries, live)
+	var taken journalEntries
+	j.update(uid, func(e *journalEntries, _ bool) (*journalEntries, bool) {
+		if e != nil {
+			taken = *e
+		}
+		return nil, false
+	})
+	return taken
 }
 
 func (e journalEntries) empty() bool { return len(e.lines) == 0 && e.omitted == 0 }

@@ -185,9 +185,10 @@ func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
 // most once per interval unless what they depend on (available replicas, the
 // pod template) changed, and which probes are in flight.
 type probeState struct {
-	mu       sync.Mutex
 	interval time.Duration
-	last     map[types.UID]probeRecord
+	last     uidStore[probeRecord]
+	// mu guards inFlight.
+	mu       sync.Mutex
 	inFlight map[types.UID]bool
 }
 
@@ -198,15 +199,13 @@ type probeRecord struct {
 }
 
 func newProbeState(interval time.Duration) *probeState {
-	return &probeState{interval: interval, last: map[types.UID]probeRecord{}, inFlight: map[types.UID]bool{}}
+	return &probeState{interval: interval, inFlight: map[types.UID]bool{}}
 }
 
 // due returns the previous result (has: there is one) and whether a new
 // probe is due.
 func (p *probeState) due(uid types.UID, trigger string, now time.Time) (prev ProbeResult, has, due bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r, ok := p.last[uid]
+	r, ok := p.last.get(uid)
 	if !ok {
 		return ProbeResult{}, false, true
 	}
@@ -234,23 +233,10 @@ func (p *probeState) end(uid types.UID) {
 // store records a probe result; a version the server did not report keeps
 // the previous one.
 func (p *probeState) store(uid types.UID, trigger string, now time.Time, res ProbeResult) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if res.Version == "" {
-		res.Version = p.last[uid].result.Version
-	}
-	p.last[uid] = probeRecord{at: now, trigger: trigger, result: res}
-}
-
-func (p *probeState) forget(uid types.UID) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.last, uid)
-}
-
-// retain is forget for every server that is not live (Manager.sweep).
-func (p *probeState) retain(live func(types.UID) bool) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return retainLive(p.last, live)
+	p.last.update(uid, func(prev probeRecord, _ bool) (probeRecord, bool) {
+		if res.Version == "" {
+			res.Version = prev.result.Version
+		}
+		return probeRecord{at: now, trigger: trigger, result: res}, true
+	})
 }

@@ -1,9 +1,6 @@
 package controller
 
 import (
-	"sync"
-
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -33,8 +30,7 @@ func overrideSetsServerTLS(configYAML string) bool {
 // already warned about per OGXServer, so the Warning is recorded once per
 // config, not on every pass.
 type tlsWarnings struct {
-	mu     sync.Mutex
-	warned map[types.UID]string
+	uidStore[string]
 }
 
 // check emits ServerTLSNotConfigured when server TLS is on in override mode
@@ -43,29 +39,13 @@ func (w *tlsWarnings) check(s *ogxv1beta1.OGXServer, text, hash string, events e
 	if s.Spec.ServerTLS() == nil || s.Spec.ConfigMode() != ogxv1beta1.ConfigModeOverride || overrideSetsServerTLS(text) {
 		return
 	}
-	w.mu.Lock()
-	if w.warned == nil {
-		w.warned = map[types.UID]string{}
+	warned := false
+	w.update(s.UID, func(prev string, ok bool) (string, bool) {
+		// No record is the empty hash: nothing to keep for it.
+		warned = prev == hash
+		return hash, ok || !warned
+	})
+	if !warned {
+		events.warn(s, "ServerTLSNotConfigured", serverTLSNotConfigured)
 	}
-	if w.warned[s.UID] == hash {
-		w.mu.Unlock()
-		return
-	}
-	w.warned[s.UID] = hash
-	w.mu.Unlock()
-	events.warn(s, "ServerTLSNotConfigured", serverTLSNotConfigured)
-}
-
-// forget drops a deleted server's record.
-func (w *tlsWarnings) forget(uid types.UID) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.warned, uid)
-}
-
-// retain is forget for every server that is not live (Manager.sweep).
-func (w *tlsWarnings) retain(live func(types.UID) bool) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return retainLive(w.warned, live)
 }

@@ -1,9 +1,6 @@
 package controller
 
 import (
-	"sync"
-
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -17,8 +14,7 @@ import (
 // the adoption annotations, which change without a new generation, are not
 // part of it (specErrors leaves them out).
 type specMemo struct {
-	mu       sync.Mutex
-	verdicts map[types.UID]specVerdict
+	uidStore[specVerdict]
 }
 
 type specVerdict struct {
@@ -27,7 +23,7 @@ type specVerdict struct {
 }
 
 func newSpecMemo() *specMemo {
-	return &specMemo{verdicts: map[types.UID]specVerdict{}}
+	return &specMemo{}
 }
 
 // errors returns specErrors(s), computing it once per generation.
@@ -35,31 +31,15 @@ func (m *specMemo) errors(s *ogxv1beta1.OGXServer) field.ErrorList {
 	if m == nil {
 		return specErrors(s)
 	}
-	m.mu.Lock()
-	v, ok := m.verdicts[s.UID]
-	m.mu.Unlock()
-	if ok && v.generation == s.Generation {
+	if v, ok := m.get(s.UID); ok && v.generation == s.Generation {
 		return v.errs
 	}
 	errs := specErrors(s)
-	m.mu.Lock()
-	if cur, ok := m.verdicts[s.UID]; !ok || cur.generation <= s.Generation {
-		m.verdicts[s.UID] = specVerdict{generation: s.Generation, errs: errs}
-	}
-	m.mu.Unlock()
+	m.update(s.UID, func(cur specVerdict, ok bool) (specVerdict, bool) {
+		if ok && cur.generation > s.Generation {
+			return cur, true
+		}
+		return specVerdict{generation: s.Generation, errs: errs}, true
+	})
 	return errs
-}
-
-// forget drops a deleted server's verdict.
-func (m *specMemo) forget(uid types.UID) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.verdicts, uid)
-}
-
-// retain is forget for every server that is not live (Manager.sweep).
-func (m *specMemo) retain(live func(types.UID) bool) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return retainLive(m.verdicts, live)
 }

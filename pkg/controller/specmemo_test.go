@@ -38,7 +38,7 @@ func TestSpecMemoOncePerGeneration(t *testing.T) {
 		t.Errorf("generation 2 after a late generation 1 pass: %v, want none", errs)
 	}
 	m.forget(sfUID)
-	if len(m.verdicts) != 0 {
-		t.Errorf("forget left %v", m.verdicts)
+	if len(m.entries) != 0 {
+		t.Errorf("forget left %v", m.entries)
 	}
 }

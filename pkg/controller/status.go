@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,13 +35,19 @@ type StatusController struct {
 	takeover        []string
 	now             func() time.Time
 
-	// written holds the object returned by our last status write until the
-	// informer delivers that resourceVersion, so a pass racing the cache
+	// writes is our last status write per server.
+	writes uidStore[statusWrite]
+}
+
+// statusWrite is our last status write of one server. Its two parts are
+// set together, by one write, and read apart.
+type statusWrite struct {
+	// written is the object the write returned, held until the informer
+	// delivers that resourceVersion (then nil), so a pass racing the cache
 	// neither writes again nor re-stamps timestamps.
-	mu      sync.Mutex
-	written map[types.UID]*ogxv1beta1.OGXServer
-	// writtenAt is when status was last written per server (coalesce).
-	writtenAt map[types.UID]time.Time
+	written *ogxv1beta1.OGXServer
+	// at is when it was written (coalesce).
+	at time.Time
 }
 
 func newStatusController(d *deps, controllers []string) *StatusController {
@@ -51,8 +56,6 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval), probeEnabled: d.opts.ProbeEnabled,
 		digests:         newPodDigests(d.caches.podsOf),
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
-		written:    map[types.UID]*ogxv1beta1.OGXServer{},
-		writtenAt:  map[types.UID]time.Time{},
 		probeSlots: make(chan struct{}, maxConcurrentProbes),
 	}
 	c.queueRunner = newQueueRunner("status", c.sync, d.opts.Metrics)
@@ -70,35 +73,30 @@ func (c *StatusController) watches(w *watchSources) []watchEntry {
 
 // forget drops the state kept for a deleted OGXServer.
 func (c *StatusController) forget(uid types.UID) {
-	c.probes.forget(uid)
+	c.probes.last.forget(uid)
 	c.digests.forget(uid)
-	c.mu.Lock()
-	delete(c.written, uid)
-	delete(c.writtenAt, uid)
-	c.mu.Unlock()
+	c.writes.forget(uid)
 }
 
 // retain is forget for every server that is not live (see Manager.sweep).
 func (c *StatusController) retain(live func(types.UID) bool) int {
-	n := c.probes.retain(live) + c.digests.retain(live)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return n + retainLive(c.written, live) + retainLive(c.writtenAt, live)
+	return c.probes.last.retain(live) + c.digests.retain(live) + c.writes.retain(live)
 }
 
 // latest returns the newer of the cached object and our last write.
 func (c *StatusController) latest(s *ogxv1beta1.OGXServer) *ogxv1beta1.OGXServer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	w, ok := c.written[s.UID]
-	if !ok {
-		return s
-	}
-	if w.ResourceVersion == s.ResourceVersion || newerRV(s.ResourceVersion, w.ResourceVersion) {
-		delete(c.written, s.UID)
-		return s
-	}
-	return w
+	newer := s
+	c.writes.update(s.UID, func(w statusWrite, ok bool) (statusWrite, bool) {
+		switch {
+		case w.written == nil:
+		case w.written.ResourceVersion == s.ResourceVersion || newerRV(s.ResourceVersion, w.written.ResourceVersion):
+			w.written = nil
+		default:
+			newer = w.written
+		}
+		return w, ok
+	})
+	return newer
 }
 
 // newerRV compares resourceVersions numerically where they are numbers (as

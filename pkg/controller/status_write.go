@@ -36,13 +36,11 @@ func (c *StatusController) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXSe
 	if !starting || s.Status.Phase != st.Phase || s.Status.ObservedGeneration != st.ObservedGeneration {
 		return 0
 	}
-	c.mu.Lock()
-	at, ok := c.writtenAt[s.UID]
-	c.mu.Unlock()
+	w, ok := c.writes.get(s.UID)
 	if !ok {
 		return 0
 	}
-	if wait := statusCoalesceWindow - c.now().Sub(at); wait > 0 {
+	if wait := statusCoalesceWindow - c.now().Sub(w.at); wait > 0 {
 		return wait
 	}
 	return 0
@@ -125,10 +123,7 @@ func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, s
 		return fmt.Errorf("writing status: %w", err)
 	}
 	klog.FromContext(ctx).Info("Wrote status", "phase", st.Phase)
-	c.mu.Lock()
-	c.written[s.UID] = out
-	c.writtenAt[s.UID] = c.now()
-	c.mu.Unlock()
+	c.writes.set(s.UID, statusWrite{written: out, at: c.now()})
 	return nil
 }
 

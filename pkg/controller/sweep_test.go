@@ -22,15 +22,15 @@ func storeHolds(m *Manager, uid types.UID) []string {
 	}{
 		{"outcomes", &m.board.mu, func() bool { _, ok := m.board.outcomes[uid]; return ok }},
 		{"facts", &m.board.mu, func() bool { _, ok := m.board.facts[uid]; return ok }},
-		{"status written", &m.status.mu, func() bool { _, ok := m.status.written[uid]; return ok }},
-		{"status writtenAt", &m.status.mu, func() bool { _, ok := m.status.writtenAt[uid]; return ok }},
-		{"probes", &m.status.probes.mu, func() bool { _, ok := m.status.probes.last[uid]; return ok }},
-		{"digests", &m.status.digests.mu, func() bool { _, ok := m.status.digests.found[uid]; return ok }},
+		{"status written", &m.status.writes.mu, func() bool { return m.status.writes.entries[uid].written != nil }},
+		{"status writtenAt", &m.status.writes.mu, func() bool { return !m.status.writes.entries[uid].at.IsZero() }},
+		{"probes", &m.status.probes.last.mu, func() bool { _, ok := m.status.probes.last.entries[uid]; return ok }},
+		{"digests", &m.status.digests.mu, func() bool { _, ok := m.status.digests.entries[uid]; return ok }},
 		{"journal", &m.events.journal.mu, func() bool { _, ok := m.events.journal.entries[uid]; return ok }},
-		{"held warnings", &m.events.holding.mu, func() bool { _, ok := m.events.holding.notes[uid]; return ok }},
+		{"held warnings", &m.events.holding.mu, func() bool { _, ok := m.events.holding.entries[uid]; return ok }},
 		{"config memo", &m.resolver.memo.mu, func() bool { _, ok := m.resolver.memo.entries[uid]; return ok }},
-		{"spec memo", &m.specs.mu, func() bool { _, ok := m.specs.verdicts[uid]; return ok }},
-		{"server-TLS warnings", &m.deployment.tlsWarnings.mu, func() bool { _, ok := m.deployment.tlsWarnings.warned[uid]; return ok }},
+		{"spec memo", &m.specs.mu, func() bool { _, ok := m.specs.entries[uid]; return ok }},
+		{"server-TLS warnings", &m.deployment.tlsWarnings.mu, func() bool { _, ok := m.deployment.tlsWarnings.entries[uid]; return ok }},
 	}
 	var held []string
 	for _, st := range stores {
@@ -48,24 +48,14 @@ func record(m *Manager, s *ogxv1beta1.OGXServer) {
 	key := Key(s.Namespace, s.Name)
 	m.board.Record(key, s.UID, "deployment", Outcome{Generation: s.Generation, Class: OutcomeOK})
 	m.board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue}})
-	m.status.mu.Lock()
-	m.status.written[s.UID] = s
-	m.status.writtenAt[s.UID] = time.Now()
-	m.status.mu.Unlock()
+	m.status.writes.set(s.UID, statusWrite{written: s, at: time.Now()})
 	m.status.probes.store(s.UID, "t", time.Now(), ProbeResult{})
-	m.status.digests.mu.Lock()
-	m.status.digests.found[s.UID] = digestRecord{image: "img", digest: "sha256:0"}
-	m.status.digests.mu.Unlock()
+	m.status.digests.set(s.UID, digestRecord{image: "img", digest: "sha256:0"})
 	m.events.journal.add(key, s.UID, "Service", s.Name, writeCreated)
 	m.events.holding.update(s.UID, "Reason", "note", true)
 	m.resolver.memo.put(s.UID, key, memoKey{generation: s.Generation}, resolve.GeneratedConfig{})
 	m.specs.errors(s)
-	m.deployment.tlsWarnings.mu.Lock()
-	if m.deployment.tlsWarnings.warned == nil {
-		m.deployment.tlsWarnings.warned = map[types.UID]string{}
-	}
-	m.deployment.tlsWarnings.warned[s.UID] = "sha256:0"
-	m.deployment.tlsWarnings.mu.Unlock()
+	m.deployment.tlsWarnings.set(s.UID, "sha256:0")
 }
 
 // A pass that finishes after its server was deleted records into the stores
