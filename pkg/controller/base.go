@@ -37,9 +37,11 @@ type childController struct {
 	// watched names the sources whose events start its passes; each
 	// controller declares them in its own file (watches.go).
 	watched func(*watchSources) []*watchSource
-	// done, when set, runs after each pass over a live server has recorded
-	// its outcome (the service controller lets the Deployment's create
-	// follow, DeploymentController.serviceFirst).
+	// done, when set, runs after each call of reconcile, once the pass's
+	// outcome (if any) is recorded; passes that end before reconcile (an
+	// invalid spec, a server being deleted) do not call it. The service
+	// controller uses it to let a Deployment's create follow
+	// (DeploymentController.serviceFirst).
 	done func(s *ogxv1beta1.OGXServer)
 }
 
@@ -100,6 +102,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 	var user *resolve.UserError
 	switch {
 	case errors.As(err, &deferred):
+		klog.FromContext(ctx).V(2).Info("Pass deferred", "reason", deferred.message)
 		return Result{Waiting: true}, nil
 	case err == nil:
 		record(Outcome{Class: OutcomeOK}, "")

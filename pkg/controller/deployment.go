@@ -41,15 +41,12 @@ type DeploymentController struct {
 	// configMaps is told to run when a ConfigMap the Deployment needs is not
 	// in the cache yet.
 	configMaps func(key string)
-	// board says whether the service controller has had its pass for a
-	// server (serviceFirst).
-	board *OutcomeBoard
 	// tlsWarnings records ServerTLSNotConfigured once per override config.
 	tlsWarnings tlsWarnings
 }
 
 func newDeploymentController(d *deps) *DeploymentController {
-	c := &DeploymentController{kube: d.kube, caches: d.caches, children: d.children, resolver: d.resolver, events: d.events, board: d.board}
+	c := &DeploymentController{kube: d.kube, caches: d.caches, children: d.children, resolver: d.resolver, events: d.events}
 	c.childController = newChildController("deployment", d.caches, d.board, c.reconcile)
 	c.watched = deploymentWatches
 	return c
@@ -175,7 +172,8 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 
 // serviceFirst holds back the writes of a new server's ServiceAccount and
 // Deployment until the service controller has had its pass for the server:
-// the Service exists, or that pass failed and says why in status.
+// the Service exists, or that pass did not end OK (a failure or a wait,
+// which status shows).
 //
 // A server is Ready when its pods are available and its Service exists. At
 // fleet scale Services are the slowest child to create (the API server

@@ -57,6 +57,10 @@ func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServ
 
 // passDone lets a Deployment that waits for this pass be created: the pass
 // has written the Service (current has it at once) or recorded why not.
+// It enqueues on every pass while the server has no Deployment, also when
+// the Deployment's pass is not deferred but failing (a missing Secret):
+// that pass then runs once more than its backoff says. Service passes are
+// rare once the Service exists (its own events), so this costs little.
 func (c *ServiceController) passDone(s *ogxv1beta1.OGXServer) {
 	if c.deployments == nil {
 		return

@@ -14,18 +14,31 @@ import (
 )
 
 // TestDeploymentCreateWaitsForService: the first Deployment pass writes
-// nothing and records nothing; the Service pass tells the Deployment to
-// run, and its next pass creates the ServiceAccount and the Deployment. Once
-// the Deployment exists, losing the Service does not hold it back.
+// nothing, records nothing and is not requeued; the Service pass, once its
+// outcome is recorded, puts the key in the deployment controller's queue,
+// and the next Deployment pass creates the ServiceAccount and the
+// Deployment. Once the Deployment exists, losing the Service does not hold
+// it back.
 func TestDeploymentCreateWaitsForService(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, nil, s)
+	// The manager's own wiring, observed: the outcome must be on the board
+	// when the deployment controller is told.
+	wired := e.m.service.deployments
 	var told []string
-	e.m.service.deployments = func(key string) { told = append(told, key) }
+	e.m.service.deployments = func(key string) {
+		if _, seen := e.outcome(s, serviceControllerName); !seen {
+			t.Errorf("deployment controller told before the Service pass recorded its outcome")
+		}
+		told = append(told, key)
+		if wired != nil {
+			wired(key)
+		}
+	}
 
 	res, err := e.m.deployment.syncKey(e.ctx, sfKey)
-	if err != nil || !res.Waiting {
-		t.Fatalf("first Deployment pass = %+v, %v; want a wait", res, err)
+	if err != nil || !res.Waiting || res.RequeueAfter != 0 {
+		t.Fatalf("first Deployment pass = %+v, %v; want deferred without a requeue", res, err)
 	}
 	if w := e.kubeWrites(); len(w) != 0 {
 		t.Fatalf("first Deployment pass wrote before the Service:%s", sfDescribe(w))
@@ -34,12 +47,15 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 		t.Errorf("outcome while deferred = %+v, want none (the pass has not happened)", o)
 	}
 
-	e.clearActions()
+	drainQueue(e.m.deployment.queueRunner)
 	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	if len(told) != 1 || told[0] != sfKey {
 		t.Fatalf("Service pass told the deployment controller %q, want [%s]", told, sfKey)
+	}
+	if n := e.m.deployment.queue.Len(); n != 1 {
+		t.Fatalf("deployment queue holds %d keys after the Service pass, want 1 (the manager wires the service controller to it)", n)
 	}
 	e.clearActions()
 	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || res.Waiting {
@@ -69,6 +85,35 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 	e.clearActions()
 	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || res.Waiting {
 		t.Errorf("Deployment pass without its Service = %+v, %v; an existing Deployment must not wait", res, err)
+	}
+}
+
+// drainQueue empties a queue whose workers are not running.
+func drainQueue(q *queueRunner) {
+	for q.queue.Len() > 0 {
+		key, _ := q.queue.Get()
+		q.queue.Done(key)
+		q.queue.Forget(key)
+	}
+}
+
+// TestDeploymentWaitsForTheCurrentGenerationsService: a Service failure
+// recorded for an older generation does not let the Deployment go; the
+// Service pass of the current generation decides.
+func TestDeploymentWaitsForTheCurrentGenerationsService(t *testing.T) {
+	s := sfServer(sfNamespace, sfName, sfUID)
+	s.Generation = 2
+	e := newSFEnv(t, Options{}, nil, s)
+	e.m.board.Record(sfKey, sfUID, serviceControllerName, Outcome{Generation: 1, Class: OutcomeTransient, Message: "refused"})
+	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || !res.Waiting {
+		t.Fatalf("Deployment pass with only an old Service failure = %+v, %v; want deferred", res, err)
+	}
+	if w := e.kubeWrites(); len(w) != 0 {
+		t.Fatalf("deferred pass wrote:%s", sfDescribe(w))
+	}
+	e.m.board.Record(sfKey, sfUID, serviceControllerName, Outcome{Generation: 2, Class: OutcomeTransient, Message: "refused"})
+	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || res.Waiting {
+		t.Fatalf("Deployment pass after the current Service pass failed = %+v, %v", res, err)
 	}
 }
 

@@ -76,7 +76,9 @@ func TestEventsOncePerCause(t *testing.T) {
 	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(t.Context(), sentinel, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, kube, ns, "sentinel", "PhaseChanged", "Ready")
+	// "Phase Ready; Created …" when the pods were available before the first
+	// status was due, else "Phase Initializing → Ready; Created …".
+	waitEvent(t, kube, ns, "sentinel", "PhaseChanged", "Ready; Created")
 
 	for _, c := range []struct{ server, reason, note string }{
 		{"dist", "UnknownDistribution", `unknown distribution "withdrawn"`},
