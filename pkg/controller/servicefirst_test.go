@@ -57,16 +57,7 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 	if n := e.m.deployment.queue.Len(); n != 1 {
 		t.Fatalf("deployment queue holds %d keys after the Service pass, want 1 (the manager wires the service controller to it)", n)
 	}
-	e.clearActions()
-	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || res.Waiting {
-		t.Fatalf("Deployment pass after the Service = %+v, %v", res, err)
-	}
-	w := e.kubeWrites()
-	if len(w) != 2 {
-		t.Fatalf("Deployment pass after the Service: want the ServiceAccount and the Deployment, got%s", sfDescribe(w))
-	}
-	sfExpectApply(t, w[0], gvrServiceAccounts, sfName+"-sa")
-	sfExpectApply(t, w[1], gvrDeployments, sfName)
+	expectDeploymentCreated(t, e, "after the Service")
 
 	// The Service pass no longer tells anyone once the Deployment exists.
 	e.waitCaught()
@@ -132,13 +123,21 @@ func TestDeploymentCreateAfterFailedService(t *testing.T) {
 	if o, _ := e.outcome(s, serviceControllerName); o.Class == OutcomeOK {
 		t.Fatalf("service outcome = %+v, want a failure", o)
 	}
+	expectDeploymentCreated(t, e, "after a failed Service pass")
+}
+
+// expectDeploymentCreated runs a Deployment pass that must not be deferred
+// and must create the ServiceAccount, then the Deployment.
+func expectDeploymentCreated(t *testing.T, e *sfEnv, when string) {
+	t.Helper()
 	e.clearActions()
 	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || res.Waiting {
-		t.Fatalf("Deployment pass after a failed Service pass = %+v, %v", res, err)
+		t.Fatalf("Deployment pass %s = %+v, %v", when, res, err)
 	}
 	w := e.kubeWrites()
 	if len(w) != 2 {
-		t.Fatalf("want the ServiceAccount and the Deployment, got%s", sfDescribe(w))
+		t.Fatalf("Deployment pass %s: want the ServiceAccount and the Deployment, got%s", when, sfDescribe(w))
 	}
+	sfExpectApply(t, w[0], gvrServiceAccounts, sfName+"-sa")
 	sfExpectApply(t, w[1], gvrDeployments, sfName)
 }
