@@ -61,35 +61,37 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 ) (ogxResult, error) {
 	res := ogxResult{perKind: map[string]time.Duration{}}
 	tr := newTracker()
-	stop := make(chan struct{})
+	stopTracking, err := track(ctx, client, ogx, tr)
+	defer stopTracking()
+	if err != nil {
+		return res, err
+	}
+	res.t0 = time.Now()
+	if err := createServers(ctx, cfg, n, workers); err != nil {
+		return res, err
+	}
+	res.created = time.Since(res.t0)
+	logf("ogx: %d OGXServers created in %.1fs", n, res.created.Seconds())
+	if err := waitConverged(ctx, tr, &res, n, deadline, alive); err != nil {
+		return res, err
+	}
+	return res, res.lagStats(tr.readyLag())
+}
 
+// track starts informers on the bench namespace's children and OGXServers
+// that feed tr; the returned function stops them.
+func track(ctx context.Context, client kubernetes.Interface, ogx versioned.Interface, tr *tracker) (func(), error) {
+	stop := make(chan struct{})
 	managed := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(benchNamespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = render.LabelManagedBy + "=" + render.ManagedByValue
 		}))
 	servers := ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(benchNamespace))
 	// Shutdown waits for the informers, which stop when stop is closed.
-	defer func() {
+	stopAll := func() {
 		close(stop)
 		managed.Shutdown()
 		servers.Shutdown()
-	}()
-
-	suffixKey := func(suffix string) func(any) string {
-		return func(obj any) string {
-			name := nameKey(obj)
-			if !strings.HasSuffix(name, suffix) {
-				return ""
-			}
-			return strings.TrimSuffix(name, suffix)
-		}
-	}
-	instanceKey := func(obj any) string {
-		o, ok := obj.(metav1.Object)
-		if !ok || o.GetLabels()[render.LabelGeneratedConfig] != "true" {
-			return ""
-		}
-		return o.GetLabels()[render.LabelInstance]
 	}
 	for _, reg := range []struct {
 		informer cache.SharedIndexInformer
@@ -100,33 +102,56 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 		{managed.Core().V1().Services().Informer(), kindService, suffixKey("-service")},
 		{managed.Core().V1().ServiceAccounts().Informer(), kindServiceAccount, suffixKey("-sa")},
 		{managed.Networking().V1().NetworkPolicies().Informer(), kindNetworkPolicy, suffixKey("-network-policy")},
-		{managed.Core().V1().ConfigMaps().Informer(), kindGeneratedConfig, instanceKey},
+		{managed.Core().V1().ConfigMaps().Informer(), kindGeneratedConfig, generatedConfigKey},
 		{servers.Ogx().V1beta1().OGXServers().Informer(), kindServer, nameKey},
 	} {
 		if _, err := reg.informer.AddEventHandler(tr.handler(reg.kind, reg.key)); err != nil {
-			return res, err
+			return stopAll, err
 		}
 	}
 	managed.Start(stop)
 	servers.Start(stop)
-	for typ, ok := range managed.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return res, fmt.Errorf("informer for %v did not sync", typ)
-		}
-	}
+	synced := managed.WaitForCacheSync(ctx.Done())
 	for typ, ok := range servers.WaitForCacheSync(ctx.Done()) {
+		synced[typ] = ok
+	}
+	for typ, ok := range synced {
 		if !ok {
-			return res, fmt.Errorf("informer for %v did not sync", typ)
+			return stopAll, fmt.Errorf("informer for %v did not sync", typ)
 		}
 	}
+	return stopAll, nil
+}
 
-	// One clientset per worker, as if workers separate users applied their
-	// servers.
+// suffixKey keys a child by its server's name: its own name without the
+// kind's suffix; a name without it is not counted.
+func suffixKey(suffix string) func(any) string {
+	return func(obj any) string {
+		name := nameKey(obj)
+		if !strings.HasSuffix(name, suffix) {
+			return ""
+		}
+		return strings.TrimSuffix(name, suffix)
+	}
+}
+
+// generatedConfigKey keys a generated ConfigMap by its server's name.
+func generatedConfigKey(obj any) string {
+	o, ok := obj.(metav1.Object)
+	if !ok || o.GetLabels()[render.LabelGeneratedConfig] != "true" {
+		return ""
+	}
+	return o.GetLabels()[render.LabelInstance]
+}
+
+// createServers creates n starter OGXServers with workers concurrent
+// clients, one clientset per worker, as if separate users applied them.
+func createServers(ctx context.Context, cfg *rest.Config, n, workers int) error {
 	clients := make([]versioned.Interface, workers)
 	for i := range clients {
 		c, err := versioned.NewForConfig(cfg)
 		if err != nil {
-			return res, err
+			return err
 		}
 		clients[i] = c
 	}
@@ -134,8 +159,7 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 	for i := range workers {
 		next <- i
 	}
-	res.t0 = time.Now()
-	err := parallel(ctx, n, workers, func(ctx context.Context, i int) error {
+	return parallel(ctx, n, workers, func(ctx context.Context, i int) error {
 		w := <-next
 		defer func() { next <- w }()
 		s := &ogxv1beta1.OGXServer{
@@ -147,12 +171,11 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 		}
 		return nil
 	})
-	if err != nil {
-		return res, err
-	}
-	res.created = time.Since(res.t0)
-	logf("ogx: %d OGXServers created in %.1fs", n, res.created.Seconds())
+}
 
+// waitConverged waits until every child kind, every Deployment's
+// availability and every server's Ready reach n, and records when each did.
+func waitConverged(ctx context.Context, tr *tracker, res *ogxResult, n int, deadline time.Time, alive func() error) error {
 	progress := func() string {
 		var parts []string
 		for _, k := range append(childKinds, kindGeneratedConfig) {
@@ -160,7 +183,7 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 		}
 		return fmt.Sprintf("%s; available %d, Ready %d (of %d)", strings.Join(parts, ", "), tr.availableCount(), tr.readyCount(), n)
 	}
-	err = waitUntil(ctx, deadline, fmt.Sprintf("the children of %d OGXServers", n), func() bool {
+	err := waitUntil(ctx, deadline, fmt.Sprintf("the children of %d OGXServers", n), func() bool {
 		for _, k := range childKinds {
 			if tr.count(k) < n {
 				return false
@@ -169,7 +192,7 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 		return true
 	}, progress, alive)
 	if err != nil {
-		return res, err
+		return err
 	}
 	for _, k := range childKinds {
 		res.perKind[k] = tr.lastSeen(k).Sub(res.t0)
@@ -180,7 +203,7 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 	err = waitUntil(ctx, deadline, fmt.Sprintf("%d OGXServer Deployments to become available", n),
 		func() bool { return tr.availableCount() >= n }, progress, alive)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.available = tr.lastAvailable().Sub(res.t0)
 	logf("ogx: all Deployments available after %.1fs", res.available.Seconds())
@@ -188,16 +211,20 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 	err = waitUntil(ctx, deadline, fmt.Sprintf("%d OGXServers to become Ready", n),
 		func() bool { return tr.readyCount() >= n }, progress, alive)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.readyAt = tr.lastReady()
 	res.ready = res.readyAt.Sub(res.t0)
 	res.configMaps = tr.count(kindGeneratedConfig)
 	logf("ogx: all OGXServers Ready after %.1fs", res.ready.Seconds())
+	return nil
+}
 
-	lags := tr.readyLag()
+// lagStats records the median and p99 of the per-server time from an
+// available Deployment to Ready, and how many servers were Ready first.
+func (res *ogxResult) lagStats(lags []float64) error {
 	if len(lags) == 0 {
-		return res, errors.New("no server has both an available Deployment and a Ready time")
+		return errors.New("no server has both an available Deployment and a Ready time")
 	}
 	res.lagSamples = len(lags)
 	res.lagMedian, res.lagP99 = quantile(lags, 0.5), quantile(lags, 0.99)
@@ -206,7 +233,7 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 			res.readyBefore++
 		}
 	}
-	return res, nil
+	return nil
 }
 
 func serverName(i int) string { return fmt.Sprintf("s%04d", i) }
