@@ -63,6 +63,7 @@ type options struct {
 	controller, crd, out  string
 	controllerArgs        string // extra ogx-controller flags, space-separated
 	keep                  bool
+	profileAPIServer      bool
 	raw                   bool
 	args                  []string // the command line, for the report
 }
@@ -97,6 +98,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.controllerArgs, "controller-args", "", "extra ogx-controller flags, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060)")
 	fs.BoolVar(&o.raw, "raw", true, "run the raw phase first (the ratios' base); -raw=false leaves the ratios out, e.g. at N=10000, where the raw phase alone takes most of an hour on two cores")
 	fs.BoolVar(&o.keep, "keep", false, "keep the control-plane directory (logs, audit log, etcd data) after exit")
+	fs.BoolVar(&o.profileAPIServer, "profile-apiserver", false, "serve kube-apiserver's /debug/pprof to the admin kubeconfig's token, to profile the API server during a run")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -288,6 +290,17 @@ func startControlPlane(ctx context.Context, o *options) (*framework.ControlPlane
 	logf("starting the control plane (1 kwok node for %d pods)", podsPerNode)
 	startCtx, startCancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer startCancel()
+	// Client-side rate limits of the cluster's own controllers would
+	// otherwise dominate both phases (the controller manager's default is
+	// 20 QPS), hiding what the operator adds.
+	extra := map[string][]string{
+		framework.ControllerManager: {"--kube-api-qps=1000", "--kube-api-burst=2000"},
+		framework.Scheduler:         {"--kube-api-qps=1000", "--kube-api-burst=2000"},
+	}
+	if o.profileAPIServer {
+		// The later flag wins over the framework's --profiling=false.
+		extra[framework.APIServer] = []string{"--profiling=true"}
+	}
 	cp, err := framework.Start(startCtx, framework.Options{
 		Full:        true,
 		Nodes:       1,
@@ -295,13 +308,7 @@ func startControlPlane(ctx context.Context, o *options) (*framework.ControlPlane
 		Users:       []string{controllerUser},
 		AuditPolicy: framework.AuditPolicyForUsers(controllerUser),
 		KeepDir:     o.keep,
-		// Client-side rate limits of the cluster's own controllers would
-		// otherwise dominate both phases (the controller manager's default
-		// is 20 QPS), hiding what the operator adds.
-		ExtraArgs: map[string][]string{
-			framework.ControllerManager: {"--kube-api-qps=1000", "--kube-api-burst=2000"},
-			framework.Scheduler:         {"--kube-api-qps=1000", "--kube-api-burst=2000"},
-		},
+		ExtraArgs:   extra,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting the control plane: %w", err)
