@@ -109,10 +109,11 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.ogxFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
 		ogxinformers.WithTransform(serverView(keep)))
 	childSelector := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String()
+	prior := &viewLookup{}
 	s.childFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = childSelector }),
-		informers.WithTransform(childView{fields: keep, labels: &mapSharer{}}.transform))
+		informers.WithTransform(childView{fields: keep, labels: &mapSharer{}, prior: prior}.transform))
 	s.adoptedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = render.LabelAdoptedFrom }),
@@ -149,6 +150,8 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 		"PodDisruptionBudget":     s.childFactory.Policy().V1().PodDisruptionBudgets().Informer().GetIndexer(),
 		"ConfigMap":               s.watchedFactory.Core().V1().ConfigMaps().Informer().GetIndexer(),
 	}
+	// Set before the informers start, so their transforms see it.
+	prior.deployment = s.childIndexers["Deployment"].GetByKey
 	podInformer := s.podFactory.Core().V1().Pods().Informer()
 	// Before the informer starts, adding an index cannot fail.
 	_ = podInformer.AddIndexers(instanceIndexers())

@@ -80,6 +80,27 @@ func digestOf(ac any) (string, error) {
 
 // viewDigest returns the owned-fields digest of a cached view.
 func viewDigest(obj metav1.Object) (string, bool) {
+	raw, ok := viewDigestRaw(obj)
+	if !ok {
+		return "", false
+	}
+	return raw[:min(len(raw), digestLen)], true
+}
+
+// viewSource returns the fingerprint of the field set and spec a
+// Deployment view's digest was computed from (see viewreuse.go); "" for
+// other views.
+func viewSource(obj metav1.Object) string {
+	raw, ok := viewDigestRaw(obj)
+	if !ok || len(raw) <= digestLen {
+		return ""
+	}
+	return raw[digestLen:]
+}
+
+// viewDigestRaw returns the content of a view's digest entry: the digest,
+// followed for a Deployment by the fingerprint of what it was computed from.
+func viewDigestRaw(obj metav1.Object) (string, bool) {
 	for _, e := range obj.GetManagedFields() {
 		if e.FieldsType == viewDigestFieldsType && e.FieldsV1 != nil {
 			return string(e.FieldsV1.Raw), true
@@ -88,9 +109,10 @@ func viewDigest(obj metav1.Object) (string, bool) {
 	return "", false
 }
 
-// digestEntry is the managedFields entry carrying a view's digest.
-func digestEntry(digest string) metav1.ManagedFieldsEntry {
-	return metav1.ManagedFieldsEntry{FieldsType: viewDigestFieldsType, FieldsV1: &metav1.FieldsV1{Raw: []byte(digest)}}
+// digestEntry is the managedFields entry carrying a view's digest, followed
+// for a Deployment by the fingerprint of what it was computed from.
+func digestEntry(raw string) metav1.ManagedFieldsEntry {
+	return metav1.ManagedFieldsEntry{FieldsType: viewDigestFieldsType, FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}}
 }
 
 // childView is the transform of the child caches.
@@ -98,6 +120,9 @@ type childView struct {
 	fields managedFieldsFilter
 	// labels shares equal label maps between views.
 	labels *mapSharer
+	// prior finds the cached view a Deployment event replaces, whose
+	// digest may still hold (viewreuse.go).
+	prior *viewLookup
 }
 
 func (v childView) transform(obj any) (any, error) {
@@ -122,7 +147,7 @@ func (v childView) transform(obj any) (any, error) {
 	var err error
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
-		out, err = deploymentView(o, v.labels)
+		out, err = deploymentView(o, v.labels, v.prior)
 	case *corev1.Service:
 		out, err = viewWith(o, corev1ac.ExtractService, func() *corev1.Service { return &corev1.Service{Status: o.Status} }, v.labels)
 	case *corev1.ServiceAccount:
@@ -172,17 +197,23 @@ func viewWith[O metav1.Object, AC any](o O, extract func(O, string) (AC, error),
 	return out, nil
 }
 
-func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*appsv1.Deployment, error) {
-	owned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
-	if err != nil {
-		return d, err
-	}
-	digest, err := digestOf(owned)
-	if err != nil {
-		return d, err
+// deploymentView builds the view of d. Its digest is the cached view's when
+// nothing it depends on changed (prior), else extracted from d.
+func deploymentView(d *appsv1.Deployment, labels *mapSharer, prior *viewLookup) (*appsv1.Deployment, error) {
+	source := deploymentSource(d)
+	digest, owns, reused := prior.reusableDigest(d, source)
+	if !reused {
+		owned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
+		if err != nil {
+			return d, err
+		}
+		if digest, err = digestOf(owned); err != nil {
+			return d, err
+		}
+		owns = owned.Spec != nil && owned.Spec.Replicas != nil
 	}
 	var extra map[string]string
-	if owned.Spec != nil && owned.Spec.Replicas != nil {
+	if owns {
 		extra = map[string]string{viewOwnsReplicas: "true"}
 	}
 	out := &appsv1.Deployment{Status: d.Status}
@@ -203,14 +234,15 @@ func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*appsv1.Deployment
 				VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: v.ConfigMap.LocalObjectReference}}})
 		}
 	}
-	setViewMeta(out, d, digest, extra, labels)
+	setViewMeta(out, d, digest+source, extra, labels)
 	return out, nil
 }
 
 // setViewMeta copies the metadata of from to view, with managedFields
-// reduced to who has an entry plus the digest entry, and the view
-// annotations in extra added. An object without annotations gets no map.
-func setViewMeta(view, from metav1.Object, digest string, extra map[string]string, labels *mapSharer) {
+// reduced to who has an entry plus the digest entry (content: see
+// digestEntry), and the view annotations in extra added. An object without
+// annotations gets no map.
+func setViewMeta(view, from metav1.Object, digestRaw string, extra map[string]string, labels *mapSharer) {
 	view.SetName(from.GetName())
 	view.SetNamespace(from.GetNamespace())
 	view.SetUID(from.GetUID())
@@ -226,7 +258,7 @@ func setViewMeta(view, from metav1.Object, digest string, extra map[string]strin
 		e.FieldsV1 = nil
 		entries = append(entries, e)
 	}
-	view.SetManagedFields(append(entries, digestEntry(digest)))
+	view.SetManagedFields(append(entries, digestEntry(digestRaw)))
 	internMeta(view, labels)
 	// Set after interning, with canonical keys, so the map is built once.
 	n := len(extra)
