@@ -33,7 +33,9 @@ import (
 // The digest is kept as an extra managedFields entry of field type
 // viewDigestFieldsType (see viewDigest), not as an annotation: most
 // children have no annotations, and a map for one key would cost several
-// times the digest.
+// times the digest. A Deployment's entry also holds, after the digest, the
+// fingerprint of what it was computed from, so that later events can
+// reuse it (viewreuse.go).
 //
 //   - metadata without managedFields field sets: the ownership guard
 //     (owner references, managed-by label), the event handlers (owner
@@ -53,7 +55,7 @@ import (
 const (
 	// viewDigestFieldsType marks the managedFields entry holding a view's
 	// digest of the fields ogx-controller owns (in FieldsV1.Raw, with no
-	// manager). The API server accepts no field type but FieldsV1, so no
+	// manager; for a Deployment followed by its source fingerprint). The API server accepts no field type but FieldsV1, so no
 	// stored object (a live read, a write's answer) carries such an entry:
 	// a digest cannot be forged, and an object with one is always a view.
 	viewDigestFieldsType = "ogx.io/view-owned-sha256"

@@ -60,7 +60,7 @@ func TestDeploymentViewReuse(t *testing.T) {
 			tampered.ManagedFields[i] = digestEntry(tamperedDigest + viewSource(cached))
 		}
 	}
-	reapplied := appliedDeployment(t, kube, nil) // our field set without replicas
+	reapplied := appliedDeployment(t, kube, nil) // our field set without spec.replicas
 
 	tests := []struct {
 		name   string
@@ -102,9 +102,17 @@ func TestDeploymentViewReuse(t *testing.T) {
 			d.Finalizers = []string{"example.com/hold"}
 			return d
 		}, false},
-		{"our field set changed", tampered, func(*appsv1.Deployment) *appsv1.Deployment {
-			d := reapplied.DeepCopy()
-			d.Generation = 1
+		{"our field set changed, nothing else", tampered, func(d *appsv1.Deployment) *appsv1.Deployment {
+			ours := func(d *appsv1.Deployment) *metav1.ManagedFieldsEntry {
+				for i, e := range d.ManagedFields {
+					if e.Manager == render.FieldManager && e.Operation == metav1.ManagedFieldsOperationApply {
+						return &d.ManagedFields[i]
+					}
+				}
+				t.Fatal("no Apply entry of ours")
+				return nil
+			}
+			ours(d).FieldsV1 = ours(reapplied).FieldsV1.DeepCopy()
 			return d
 		}, false},
 		{"another object under the name", tampered, func(d *appsv1.Deployment) *appsv1.Deployment {

@@ -66,8 +66,12 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 	if err != nil {
 		return res, err
 	}
+	clients, err := workerClients(cfg, workers)
+	if err != nil {
+		return res, err
+	}
 	res.t0 = time.Now()
-	if err := createServers(ctx, cfg, n, workers); err != nil {
+	if err := createServers(ctx, clients, n); err != nil {
 		return res, err
 	}
 	res.created = time.Since(res.t0)
@@ -75,7 +79,8 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 	if err := waitConverged(ctx, tr, &res, n, deadline, alive); err != nil {
 		return res, err
 	}
-	return res, res.lagStats(tr.readyLag())
+	err = res.lagStats(tr.readyLag())
+	return res, err
 }
 
 // track starts informers on the bench namespace's children and OGXServers
@@ -144,17 +149,24 @@ func generatedConfigKey(obj any) string {
 	return o.GetLabels()[render.LabelInstance]
 }
 
-// createServers creates n starter OGXServers with workers concurrent
-// clients, one clientset per worker, as if separate users applied them.
-func createServers(ctx context.Context, cfg *rest.Config, n, workers int) error {
+// workerClients builds one clientset per worker, as if separate users
+// applied their servers.
+func workerClients(cfg *rest.Config, workers int) ([]versioned.Interface, error) {
 	clients := make([]versioned.Interface, workers)
 	for i := range clients {
 		c, err := versioned.NewForConfig(cfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		clients[i] = c
 	}
+	return clients, nil
+}
+
+// createServers creates n starter OGXServers, each worker with its own
+// clientset.
+func createServers(ctx context.Context, clients []versioned.Interface, n int) error {
+	workers := len(clients)
 	next := make(chan int, workers)
 	for i := range workers {
 		next <- i
