@@ -49,26 +49,32 @@ const digestLen = 2 * sha256.Size
 // that came through the API server's protobuf storage). A Deployment
 // without that entry has none ("") and is never reused.
 func deploymentSource(d *appsv1.Deployment) string {
-	for _, e := range d.ManagedFields {
-		if e.Manager != render.FieldManager || e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "" {
-			continue
-		}
-		if e.FieldsV1 == nil {
-			return ""
-		}
-		spec, err := d.Spec.Marshal()
-		if err != nil {
-			return ""
-		}
-		h := sha256.New()
-		h.Write([]byte(e.APIVersion))
-		h.Write([]byte{0})
-		h.Write(e.FieldsV1.Raw)
-		h.Write([]byte{0})
-		h.Write(spec)
-		return hex.EncodeToString(h.Sum(nil))
+	e := ourApplyEntry(d.ManagedFields)
+	if e == nil || e.FieldsV1 == nil {
+		return ""
 	}
-	return ""
+	spec, err := d.Spec.Marshal()
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	h.Write([]byte(e.APIVersion))
+	h.Write([]byte{0})
+	h.Write(e.FieldsV1.Raw)
+	h.Write([]byte{0})
+	h.Write(spec)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ourApplyEntry returns our first Apply entry on the main resource, the one
+// extraction reads; nil without one.
+func ourApplyEntry(entries []metav1.ManagedFieldsEntry) *metav1.ManagedFieldsEntry {
+	for i, e := range entries {
+		if e.Manager == render.FieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
+			return &entries[i]
+		}
+	}
+	return nil
 }
 
 // reusableDigest returns the owned-fields digest of the cached view of d,

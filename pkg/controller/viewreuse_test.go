@@ -37,6 +37,18 @@ func appliedDeployment(t *testing.T, kube *kubefake.Clientset, replicas *int32) 
 // that the transform reused the cached view instead of extracting.
 var tamperedDigest = strings.Repeat("f", digestLen)
 
+// withTamperedDigest returns a copy of the view v whose digest is
+// tamperedDigest, its source fingerprint kept.
+func withTamperedDigest(v *appsv1.Deployment) *appsv1.Deployment {
+	out := v.DeepCopy()
+	for i, e := range out.ManagedFields {
+		if e.FieldsType == viewDigestFieldsType {
+			out.ManagedFields[i] = digestEntry(tamperedDigest + viewSource(v))
+		}
+	}
+	return out
+}
+
 // TestDeploymentViewReuse: the transform reuses the cached view's digest
 // when only what the digest does not read changed, and extracts again on
 // any change to the identity, the metadata we may own, the spec or our
@@ -54,12 +66,7 @@ func TestDeploymentViewReuse(t *testing.T) {
 	}
 	// The cached view as a lookup would return it, with a digest only reuse
 	// can produce.
-	tampered := cached.DeepCopy()
-	for i, e := range tampered.ManagedFields {
-		if e.FieldsType == viewDigestFieldsType {
-			tampered.ManagedFields[i] = digestEntry(tamperedDigest + viewSource(cached))
-		}
-	}
+	tampered := withTamperedDigest(cached)
 	reapplied := appliedDeployment(t, kube, nil) // our field set without spec.replicas
 
 	tests := []struct {
@@ -103,16 +110,7 @@ func TestDeploymentViewReuse(t *testing.T) {
 			return d
 		}, false},
 		{"our field set changed, nothing else", tampered, func(d *appsv1.Deployment) *appsv1.Deployment {
-			ours := func(d *appsv1.Deployment) *metav1.ManagedFieldsEntry {
-				for i, e := range d.ManagedFields {
-					if e.Manager == render.FieldManager && e.Operation == metav1.ManagedFieldsOperationApply {
-						return &d.ManagedFields[i]
-					}
-				}
-				t.Fatal("no Apply entry of ours")
-				return nil
-			}
-			ours(d).FieldsV1 = ours(reapplied).FieldsV1.DeepCopy()
+			ourApplyEntry(d.ManagedFields).FieldsV1 = ourApplyEntry(reapplied.ManagedFields).FieldsV1.DeepCopy()
 			return d
 		}, false},
 		{"another object under the name", tampered, func(d *appsv1.Deployment) *appsv1.Deployment {
@@ -182,12 +180,7 @@ func TestCachesReuseDeploymentViews(t *testing.T) {
 	if err != nil || !exists {
 		t.Fatalf("Deployment not cached: %v", err)
 	}
-	tampered := obj.(*appsv1.Deployment).DeepCopy()
-	for i, e := range tampered.ManagedFields {
-		if e.FieldsType == viewDigestFieldsType {
-			tampered.ManagedFields[i] = digestEntry(tamperedDigest + viewSource(tampered))
-		}
-	}
+	tampered := withTamperedDigest(obj.(*appsv1.Deployment))
 	if err := indexer.Update(tampered); err != nil {
 		t.Fatal(err)
 	}
