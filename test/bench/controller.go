@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,39 @@ func readMemory(pid int) (memory, error) {
 		return memory{}, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 	}
 	return m, nil
+}
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat: Linux reports
+// them in clock ticks of 1/100 s whatever the kernel's own tick rate.
+const userHZ = 100
+
+// readCPU reads the CPU time (user plus system) pid has used so far, from
+// /proc/<pid>/stat. The command name, field 2, is in parentheses and may
+// hold spaces, so the fields are counted from after its closing one:
+// utime and stime are fields 14 and 15 of the line.
+func readCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	end := strings.LastIndexByte(string(data), ')')
+	if end < 0 {
+		return 0, fmt.Errorf("no command name in /proc/%d/stat", pid)
+	}
+	fields := strings.Fields(string(data[end+1:]))
+	// fields[0] is field 3 (state), so field k is fields[k-3].
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	var ticks int64
+	for _, f := range fields[11:13] {
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("parsing /proc/%d/stat: %w", pid, err)
+		}
+		ticks += v
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
 }
 
 // rssSampler reads a process's memory every second until stopped; peak is

@@ -195,9 +195,19 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	}
 
 	logf("phase ogx: %d OGXServers with %d workers", o.n, o.workers)
+	cpuBefore, err := readCPU(ctrl.Pid())
+	if err != nil {
+		return err
+	}
 	if r.ogx, err = runOGX(ctx, c.cfg, c.kube, c.ogx, o.n, o.workers, time.Now().Add(o.timeout), alive); err != nil {
 		return err
 	}
+	// Read when all are Ready, give or take the tracker's poll.
+	cpuAfter, err := readCPU(ctrl.Pid())
+	if err != nil {
+		return err
+	}
+	r.operatorCPU = cpuAfter - cpuBefore
 	if err := idleWindow(ctx, r, o.idle); err != nil {
 		return err
 	}
