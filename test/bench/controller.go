@@ -43,33 +43,43 @@ func readMemory(pid int) (memory, error) {
 	return m, nil
 }
 
-// userHZ is the unit of the CPU times in /proc/<pid>/stat: Linux reports
-// them in clock ticks of 1/100 s whatever the kernel's own tick rate.
+// userHZ is the unit of the CPU times in /proc/<pid>/stat: clock ticks of
+// 1/100 s (sysconf(_SC_CLK_TCK), fixed at 100 on amd64 and arm64 whatever
+// the kernel's own tick rate).
 const userHZ = 100
 
-// readCPU reads the CPU time (user plus system) pid has used so far, from
-// /proc/<pid>/stat. The command name, field 2, is in parentheses and may
-// hold spaces, so the fields are counted from after its closing one:
-// utime and stime are fields 14 and 15 of the line.
+// readCPU reads the CPU time (user plus system) pid has used so far.
 func readCPU(pid int) (time.Duration, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
-	end := strings.LastIndexByte(string(data), ')')
-	if end < 0 {
-		return 0, fmt.Errorf("no command name in /proc/%d/stat", pid)
+	d, err := parseCPU(string(data))
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
-	fields := strings.Fields(string(data[end+1:]))
+	return d, nil
+}
+
+// parseCPU reads utime and stime, fields 14 and 15, from a line of
+// /proc/<pid>/stat. The command name, field 2, is in parentheses and may
+// itself hold spaces and parentheses, so the fields are counted from after
+// the last closing one.
+func parseCPU(line string) (time.Duration, error) {
+	end := strings.LastIndexByte(line, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("no command name")
+	}
+	fields := strings.Fields(line[end+1:])
 	// fields[0] is field 3 (state), so field k is fields[k-3].
 	if len(fields) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+		return 0, fmt.Errorf("%d fields after the command name, want at least 13", len(fields))
 	}
 	var ticks int64
 	for _, f := range fields[11:13] {
 		v, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("parsing /proc/%d/stat: %w", pid, err)
+			return 0, fmt.Errorf("parsing the CPU times: %w", err)
 		}
 		ticks += v
 	}

@@ -27,10 +27,10 @@ func TestReadMemory(t *testing.T) {
 }
 
 // TestReadCPU checks the reading of this test process's own CPU time
-// against the kernel's other account of it, getrusage: after some CPU was
-// burned, the /proc reading lies between two rusage readings taken around
-// it, give or take its 10 ms ticks. A parser reading the wrong fields
-// (state, pids, page faults, child times) would fall outside.
+// against the kernel's other account of it, getrusage: while CPU is
+// burned, the /proc reading grows by what getrusage says was burned, give
+// or take its 10 ms ticks. Fields that do not count CPU time (priority,
+// nice, pids, child times) would not grow.
 func TestReadCPU(t *testing.T) {
 	rusage := func() time.Duration {
 		var ru syscall.Rusage
@@ -39,20 +39,54 @@ func TestReadCPU(t *testing.T) {
 		}
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
+	read := func() time.Duration {
+		d, err := readCPU(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	lowBefore, before, highBefore := rusage(), read(), rusage()
 	for start := rusage(); rusage()-start < 200*time.Millisecond; {
-		// Burn CPU: the reading must be well above zero to mean anything.
+		// Burn CPU: the growth must be well above the ticks to mean anything.
 	}
-	low := rusage()
-	got, err := readCPU(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	high := rusage()
+	lowAfter, after, highAfter := rusage(), read(), rusage()
 	const tick = time.Second / userHZ
-	if got < low-2*tick || got > high+2*tick {
-		t.Errorf("readCPU = %v, getrusage around it %v .. %v", got, low, high)
+	// Each /proc field is rounded down to a tick, so the sum by up to two.
+	grew, least, most := after-before, lowAfter-highBefore-2*tick, highAfter-lowBefore+2*tick
+	if grew < least || grew > most {
+		t.Errorf("readCPU grew by %v while getrusage grew by %v .. %v", grew, least, most)
 	}
 	if _, err := readCPU(-1); err == nil {
 		t.Error("no error for a process that does not exist")
+	}
+}
+
+// TestParseCPU covers what the test process's own line cannot: a command
+// name with spaces and parentheses, and lines that are not a stat line.
+func TestParseCPU(t *testing.T) {
+	// Fields 3-17: state, ppid, pgrp, session, tty, tpgid, flags, minflt,
+	// cminflt, majflt, cmajflt, utime (250), stime (130), cutime, cstime.
+	const tail = " S 1 2 3 0 -1 4194304 900 0 7 0 250 130 60 40 20 0 12"
+	for _, tc := range []struct {
+		name, line string
+		want       time.Duration
+		wantErr    bool
+	}{
+		{name: "plain", line: "42 (ogx-controller)" + tail, want: 3800 * time.Millisecond},
+		{name: "spaces and parentheses in the name", line: "42 (a) b (c) d)" + tail, want: 3800 * time.Millisecond},
+		{name: "no command name", line: "42 ogx-controller" + tail, wantErr: true},
+		{name: "short", line: "42 (x) S 1 2 3", wantErr: true},
+		{name: "not a number", line: "42 (x) S 1 2 3 0 -1 4194304 900 0 7 0 abc 130 60 40", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseCPU(tc.line)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("parseCPU error = %v, want error %v", err, tc.wantErr)
+			}
+			if got != tc.want {
+				t.Errorf("parseCPU = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

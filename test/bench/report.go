@@ -26,7 +26,7 @@ type result struct {
 	rssPeak, anonPeak int64 // bytes
 	memFinal          memory
 	// operatorCPU is the CPU time ogx-controller used from just before the
-	// first create until all were Ready.
+	// first create until all were Ready; negative when it could not be read.
 	operatorCPU time.Duration
 }
 
@@ -73,8 +73,12 @@ func (r *result) markdown() string {
 		neg = fmt.Sprintf("; %d servers were seen Ready before their Deployment was seen Available", r.ogx.readyBefore)
 	}
 	row("Available→Ready per server, median / p99, s", "%.2f / %.2f (%d servers%s)", r.ogx.lagMedian, r.ogx.lagP99, r.ogx.lagSamples, neg)
-	row("operator CPU while converging (first create → all Ready), core-s (cores)", "%.1f (%.2f)",
-		r.operatorCPU.Seconds(), r.operatorCPU.Seconds()/r.ogx.ready.Seconds())
+	if r.operatorCPU >= 0 {
+		row("operator CPU while converging (first create → all Ready), core-s (cores)", "%.1f (%.2f)",
+			r.operatorCPU.Seconds(), r.operatorCPU.Seconds()/r.ogx.ready.Seconds())
+	} else {
+		row("operator CPU while converging (first create → all Ready), core-s (cores)", "–")
+	}
 	row("operator requests while converging (first create → all Ready)", "%d total, %.2f per server", r.converge.total, float64(r.converge.total)/float64(o.n))
 	for _, t := range r.converge.rows() {
 		row("&nbsp;&nbsp;"+t.verb+" "+t.resource, "%d (%.2f per server)", t.count, float64(t.count)/float64(o.n))
