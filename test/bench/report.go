@@ -73,12 +73,11 @@ func (r *result) markdown() string {
 		neg = fmt.Sprintf("; %d servers were seen Ready before their Deployment was seen Available", r.ogx.readyBefore)
 	}
 	row("Available→Ready per server, median / p99, s", "%.2f / %.2f (%d servers%s)", r.ogx.lagMedian, r.ogx.lagP99, r.ogx.lagSamples, neg)
+	cpu := "–"
 	if r.operatorCPU >= 0 {
-		row("operator CPU while converging (first create → all Ready), core-s (cores)", "%.1f (%.2f)",
-			r.operatorCPU.Seconds(), r.operatorCPU.Seconds()/r.ogx.ready.Seconds())
-	} else {
-		row("operator CPU while converging (first create → all Ready), core-s (cores)", "–")
+		cpu = fmt.Sprintf("%.1f (%.2f)", r.operatorCPU.Seconds(), r.operatorCPU.Seconds()/r.ogx.ready.Seconds())
 	}
+	row("operator CPU while converging (first create → all Ready), core-s (cores)", "%s", cpu)
 	row("operator requests while converging (first create → all Ready)", "%d total, %.2f per server", r.converge.total, float64(r.converge.total)/float64(o.n))
 	for _, t := range r.converge.rows() {
 		row("&nbsp;&nbsp;"+t.verb+" "+t.resource, "%d (%.2f per server)", t.count, float64(t.count)/float64(o.n))
