@@ -17,10 +17,6 @@ import (
 // restConfig builds the client configuration. The user agent names the
 // process identity, so that the API server's audit log tells replicas
 // apart even when they share a ServiceAccount (docs/high-availability.md).
-// Compression is off unless asked for (--kube-api-compression): every
-// client, and the dynamic client sharing their transport, then sends no
-// Accept-Encoding, so the API server compresses neither lists nor watch
-// events for us.
 func restConfig(o *options, identity string) (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
@@ -33,7 +29,6 @@ func restConfig(o *options, identity string) (*rest.Config, error) {
 		return nil, fmt.Errorf("building client config: %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
-	cfg.DisableCompression = !o.compression
 	cfg.UserAgent = fmt.Sprintf("ogx-controller/%s (%s)", o.operatorVersion, identity)
 	return cfg, nil
 }

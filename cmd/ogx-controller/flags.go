@@ -21,7 +21,6 @@ type options struct {
 	kubeconfig        string
 	qps               float64
 	burst             int
-	compression       bool
 	eventQPS          float64
 	eventBurst        int
 	probeDialAddress  string
@@ -86,13 +85,6 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	// and Fairness on the server still protects it from any client.
 	fs.Float64Var(&o.qps, "kube-api-qps", 300, "client QPS for reads and writes of children and status")
 	fs.IntVar(&o.burst, "kube-api-burst", 600, "client burst")
-	// The API server gzips every event of a watch for a client that
-	// accepts gzip (Kubernetes 1.37 on): CPU on both ends for each event,
-	// and a decompressor held per watch, for bandwidth that an operator
-	// next to its API server does not need (docs/performance.md, Client
-	// limits and workers).
-	fs.BoolVar(&o.compression, "kube-api-compression", false,
-		"accept gzip-compressed responses and watch events from the API server (for a slow link to it)")
 	fs.Float64Var(&o.eventQPS, "event-qps", 5, "Events recorded per second on their own client; Events over the budget are dropped and counted")
 	fs.IntVar(&o.eventBurst, "event-burst", 100, "Event burst")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "leader election (default true in cluster)")

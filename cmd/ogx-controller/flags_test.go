@@ -90,7 +90,7 @@ func TestEffectiveFlagsAreLogged(t *testing.T) {
 		got[o.effective[i].(string)] = o.effective[i+1]
 	}
 	for name, want := range map[string]string{"workers": "3", "status-workers": "16", "gc-percent": "50", "operator-namespace": "ogx-system",
-		"leader-elect": "true", "leader-election-namespace": "ogx-system", "kube-api-compression": "false"} {
+		"leader-elect": "true", "leader-election-namespace": "ogx-system"} {
 		if got[name] != want {
 			t.Errorf("%s = %v, want %s", name, got[name], want)
 		}
