@@ -25,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"strings"
@@ -147,11 +148,16 @@ func run(o *options) error {
 		return err
 	}
 
-	r := &result{opts: o, machine: machineFacts(), commit: gitCommit()}
+	r := &result{opts: o, machine: machineFacts(), commit: gitCommit(), pids: cp.PIDs()}
+	r.pids[benchProcess] = os.Getpid()
 	if o.raw {
 		logf("phase raw: %d × (ServiceAccount, NetworkPolicy, Service, Deployment) with %d workers", o.n, rawWorkers)
-		if r.raw, err = runRaw(ctx, c.kube, o.n, time.Now().Add(o.timeout)); err != nil {
+		r.rawCPU = newCPUWindow(r.pids)
+		if r.raw, err = runRaw(ctx, c.kube, o.n, time.Now().Add(o.timeout), r.rawCPU); err != nil {
 			return err
+		}
+		if r.rawCPU.err != nil {
+			logf("no raw phase CPU figures: %v", r.rawCPU.err)
 		}
 	}
 	if err := prepareCluster(ctx, cp, c.kube, o); err != nil {
@@ -195,19 +201,17 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	}
 
 	logf("phase ogx: %d OGXServers with %d workers", o.n, o.workers)
-	// The operator is idle until the first create; the second reading is
-	// taken once all are Ready, give or take the tracker's poll. A failed
-	// reading leaves the figure out rather than the run.
-	cpuBefore, cpuErr := readCPU(ctrl.Pid())
-	if r.ogx, err = runOGX(ctx, c.cfg, c.kube, c.ogx, o.n, o.workers, time.Now().Add(o.timeout), alive); err != nil {
+	// The CPU readings are taken at the first create and once all are
+	// Ready, give or take the tracker's poll. A failed reading leaves the
+	// figures out rather than the run.
+	pids := maps.Clone(r.pids)
+	pids[operatorProcess] = ctrl.Pid()
+	r.ogxCPU = newCPUWindow(pids)
+	if r.ogx, err = runOGX(ctx, c.cfg, c.kube, c.ogx, o.n, o.workers, time.Now().Add(o.timeout), alive, r.ogxCPU); err != nil {
 		return err
 	}
-	cpuAfter, err := readCPU(ctrl.Pid())
-	if cpuErr = errors.Join(cpuErr, err); cpuErr != nil {
-		logf("no operator CPU figure: %v", cpuErr)
-		r.operatorCPU = -1
-	} else {
-		r.operatorCPU = cpuAfter - cpuBefore
+	if r.ogxCPU.err != nil {
+		logf("no ogx phase CPU figures: %v", r.ogxCPU.err)
 	}
 	if err := idleWindow(ctx, r, o.idle); err != nil {
 		return err

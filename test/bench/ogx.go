@@ -55,9 +55,10 @@ type ogxResult struct {
 }
 
 // runOGX creates n OGXServers with workers concurrent clients and watches
-// their children, Deployments and status converge.
+// their children, Deployments and status converge. cpu measures from the
+// first create until all are Ready.
 func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, ogx versioned.Interface,
-	n, workers int, deadline time.Time, alive func() error,
+	n, workers int, deadline time.Time, alive func() error, cpu *cpuWindow,
 ) (ogxResult, error) {
 	res := ogxResult{perKind: map[string]time.Duration{}}
 	tr := newTracker()
@@ -70,6 +71,7 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 	if err != nil {
 		return res, err
 	}
+	cpu.start()
 	res.t0 = time.Now()
 	if err := createServers(ctx, clients, n); err != nil {
 		return res, err
@@ -79,6 +81,7 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 	if err := waitConverged(ctx, tr, &res, n, deadline, alive); err != nil {
 		return res, err
 	}
+	cpu.stop()
 	err = res.lagStats(tr.readyLag())
 	return res, err
 }

@@ -37,8 +37,9 @@ type rawResult struct {
 
 // runRaw creates n × (ServiceAccount, NetworkPolicy, Service, Deployment)
 // shaped like a starter server's children straight through the API, with
-// rawWorkers workers, times it, and deletes the namespace again.
-func runRaw(ctx context.Context, client kubernetes.Interface, n int, deadline time.Time) (rawResult, error) {
+// rawWorkers workers, times it, and deletes the namespace again. cpu
+// measures from the first create until all Deployments are available.
+func runRaw(ctx context.Context, client kubernetes.Interface, n int, deadline time.Time, cpu *cpuWindow) (rawResult, error) {
 	var res rawResult
 	if err := createNamespace(ctx, client, rawNamespace); err != nil {
 		return res, err
@@ -59,6 +60,7 @@ func runRaw(ctx context.Context, client kubernetes.Interface, n int, deadline ti
 		return res, errors.New("raw: Deployment informer did not sync")
 	}
 
+	cpu.start()
 	t0 := time.Now()
 	err = parallel(ctx, n, rawWorkers, func(ctx context.Context, i int) error {
 		name := fmt.Sprintf("r%04d", i)
@@ -98,6 +100,7 @@ func runRaw(ctx context.Context, client kubernetes.Interface, n int, deadline ti
 	if err != nil {
 		return res, err
 	}
+	cpu.stop()
 	res.available = tr.lastAvailable().Sub(t0)
 	logf("raw: %d Deployments available %.1fs after the first create", n, res.available.Seconds())
 

@@ -25,9 +25,12 @@ type result struct {
 
 	rssPeak, anonPeak int64 // bytes
 	memFinal          memory
-	// operatorCPU is the CPU time ogx-controller used from just before the
-	// first create until all were Ready; negative when it could not be read.
-	operatorCPU time.Duration
+
+	// pids are the processes whose CPU time the phases measure: the
+	// control plane's components and the bench program (the ogx phase adds
+	// ogx-controller). rawCPU is nil without a raw phase.
+	pids           map[string]int
+	rawCPU, ogxCPU *cpuWindow
 }
 
 // markdown renders the result: a heading with the machine and commit, then
@@ -74,10 +77,14 @@ func (r *result) markdown() string {
 	}
 	row("Available→Ready per server, median / p99, s", "%.2f / %.2f (%d servers%s)", r.ogx.lagMedian, r.ogx.lagP99, r.ogx.lagSamples, neg)
 	cpu := "–"
-	if r.operatorCPU >= 0 {
-		cpu = fmt.Sprintf("%.1f (%.2f)", r.operatorCPU.Seconds(), r.operatorCPU.Seconds()/r.ogx.ready.Seconds())
+	if d, ok := r.ogxCPU.process(operatorProcess); ok {
+		cpu = fmt.Sprintf("%.1f (%.2f)", d.Seconds(), d.Seconds()/r.ogxCPU.wall.Seconds())
 	}
 	row("operator CPU while converging (first create → all Ready), core-s (cores)", "%s", cpu)
+	if o.raw {
+		row("raw phase CPU (first create → all Available), core-s (cores): by process", "%s", r.rawCPU.summary(nil))
+	}
+	row("ogx phase CPU (first create → all Ready), core-s (cores; × raw): by process", "%s", r.ogxCPU.summary(r.rawCPU))
 	row("operator requests while converging (first create → all Ready)", "%d total, %.2f per server", r.converge.total, float64(r.converge.total)/float64(o.n))
 	for _, t := range r.converge.rows() {
 		row("&nbsp;&nbsp;"+t.verb+" "+t.resource, "%d (%.2f per server)", t.count, float64(t.count)/float64(o.n))

@@ -409,6 +409,19 @@ func (cp *ControlPlane) procList() []*process {
 	return append([]*process(nil), cp.procs...)
 }
 
+// PIDs returns the process ID of every running component by name (Etcd,
+// APIServer, ...), for readers of /proc/<pid> such as the benchmark's CPU
+// figures. A component restarted later has a new ID: call it again.
+func (cp *ControlPlane) PIDs() map[string]int {
+	pids := map[string]int{}
+	for _, p := range cp.procList() {
+		if p.cmd.Process != nil {
+			pids[p.name] = p.cmd.Process.Pid
+		}
+	}
+	return pids
+}
+
 // proc returns the tracked component called name, or nil.
 func (cp *ControlPlane) proc(name string) *process {
 	for _, p := range cp.procList() {

@@ -284,3 +284,29 @@ func TestUsersAndAuditLog(t *testing.T) {
 		t.Errorf("the admin's request was audited:\n%s", log)
 	}
 }
+
+// TestPIDs checks that PIDs names every component of a full control plane
+// with the process that runs its binary, as the benchmark's CPU figures
+// read them from /proc.
+func TestPIDs(t *testing.T) {
+	pids := cp.PIDs()
+	var names []string
+	for name := range pids {
+		names = append(names, name)
+	}
+	for _, name := range []string{framework.Etcd, framework.APIServer, framework.ControllerManager, framework.Scheduler, framework.Kwok} {
+		pid, ok := pids[name]
+		if !ok {
+			t.Errorf("no PID for %s (have %v)", name, names)
+			continue
+		}
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if filepath.Base(exe) != name {
+			t.Errorf("PID %d of %s runs %s", pid, name, exe)
+		}
+	}
+}

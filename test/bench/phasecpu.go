@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Both phases of a run keep this machine's cores busy, so "× raw" is
+// roughly the ratio of the CPU work the two phases need, and that work
+// varies from run to run (docs/performance.md, The two phases side by
+// side). A cpuWindow records the CPU time of every process of the run
+// during one phase, so that each report shows what a phase cost and where,
+// next to how long it took.
+
+// operatorProcess and benchProcess name the operator and the bench program
+// among the control plane's components in a cpuWindow.
+const (
+	operatorProcess = "ogx-controller"
+	benchProcess    = "bench"
+)
+
+// cpuWindow is the CPU time a set of processes used between start and
+// stop. A nil window ignores both, for callers that measure nothing.
+type cpuWindow struct {
+	pids   map[string]int
+	before map[string]time.Duration
+	began  time.Time
+	// After stop: used per process, and the window's wall time. err says
+	// why a reading failed; the figures are then left out.
+	used map[string]time.Duration
+	wall time.Duration
+	err  error
+}
+
+// newCPUWindow measures the processes of pids (name to process ID).
+func newCPUWindow(pids map[string]int) *cpuWindow {
+	return &cpuWindow{pids: pids}
+}
+
+// readAll reads the CPU time of every process of the window.
+func (w *cpuWindow) readAll() (map[string]time.Duration, error) {
+	out := make(map[string]time.Duration, len(w.pids))
+	var errs []error
+	for name, pid := range w.pids {
+		d, err := readCPU(pid)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		out[name] = d
+	}
+	return out, errors.Join(errs...)
+}
+
+func (w *cpuWindow) start() {
+	if w == nil {
+		return
+	}
+	w.began = time.Now()
+	w.before, w.err = w.readAll()
+}
+
+func (w *cpuWindow) stop() {
+	if w == nil || w.before == nil {
+		return
+	}
+	after, err := w.readAll()
+	w.wall = time.Since(w.began)
+	w.err = errors.Join(w.err, err)
+	w.used = make(map[string]time.Duration, len(after))
+	for name, d := range after {
+		if b, ok := w.before[name]; ok {
+			w.used[name] = d - b
+		}
+	}
+}
+
+// ok reports whether the window has a complete reading.
+func (w *cpuWindow) ok() bool {
+	return w != nil && w.err == nil && w.used != nil && w.wall > 0
+}
+
+// total is the CPU time of all processes of a complete window.
+func (w *cpuWindow) total() time.Duration {
+	var sum time.Duration
+	for _, d := range w.used {
+		sum += d
+	}
+	return sum
+}
+
+// process is one process's CPU time; ok is false when the window has no
+// complete reading or does not measure that process.
+func (w *cpuWindow) process(name string) (time.Duration, bool) {
+	if !w.ok() {
+		return 0, false
+	}
+	d, ok := w.used[name]
+	return d, ok
+}
+
+// summary renders a complete window as "total (cores): process core-s, …",
+// the processes by CPU time, largest first; "–" without a complete reading.
+// base, when complete too, adds the total's ratio to base's.
+func (w *cpuWindow) summary(base *cpuWindow) string {
+	if !w.ok() {
+		return "–"
+	}
+	total := w.total()
+	head := fmt.Sprintf("%.1f (%.2f cores", total.Seconds(), total.Seconds()/w.wall.Seconds())
+	if base.ok() && base.total() > 0 {
+		head += fmt.Sprintf("; %.2f× raw", total.Seconds()/base.total().Seconds())
+	}
+	names := slices.SortedFunc(maps.Keys(w.used), func(a, b string) int {
+		if c := w.used[b] - w.used[a]; c != 0 {
+			if c > 0 {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s %.1f", name, w.used[name].Seconds())
+	}
+	return head + "): " + strings.Join(parts, ", ")
+}
