@@ -148,11 +148,13 @@ func run(o *options) error {
 		return err
 	}
 
-	r := &result{opts: o, machine: machineFacts(), commit: gitCommit(), pids: cp.PIDs()}
-	r.pids[benchProcess] = os.Getpid()
+	r := &result{opts: o, machine: machineFacts(), commit: gitCommit()}
+	// The processes whose CPU time each phase measures.
+	pids := cp.PIDs()
+	pids[benchProcess] = os.Getpid()
 	if o.raw {
 		logf("phase raw: %d × (ServiceAccount, NetworkPolicy, Service, Deployment) with %d workers", o.n, rawWorkers)
-		r.rawCPU = newCPUWindow(r.pids)
+		r.rawCPU = newCPUWindow(pids)
 		if r.raw, err = runRaw(ctx, c.kube, o.n, time.Now().Add(o.timeout), r.rawCPU); err != nil {
 			return err
 		}
@@ -163,17 +165,17 @@ func run(o *options) error {
 	if err := prepareCluster(ctx, cp, c.kube, o); err != nil {
 		return err
 	}
-	if err := measureOperator(ctx, o, cp, c, controllerArgs, r); err != nil {
+	if err := measureOperator(ctx, o, cp, c, controllerArgs, pids, r); err != nil {
 		return err
 	}
 	return writeReport(r.markdown(), o.out)
 }
 
 // measureOperator runs ogx-controller through the operator phase and the
-// idle window, and records in r what it measured: times, requests (from
-// the audit log) and memory.
+// idle window, and records in r what it measured: times, CPU (of pids and
+// the operator), requests (from the audit log) and memory.
 func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane, c *benchClients,
-	controllerArgs []string, r *result,
+	controllerArgs []string, pids map[string]int, r *result,
 ) (err error) {
 	ctrl, args, logPath, err := startOperator(cp, o.controller, controllerArgs)
 	if err != nil {
@@ -204,9 +206,9 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	// The CPU readings are taken at the first create and once all are
 	// Ready, give or take the tracker's poll. A failed reading leaves the
 	// figures out rather than the run.
-	pids := maps.Clone(r.pids)
-	pids[operatorProcess] = ctrl.Pid()
-	r.ogxCPU = newCPUWindow(pids)
+	ogxPids := maps.Clone(pids)
+	ogxPids[operatorProcess] = ctrl.Pid()
+	r.ogxCPU = newCPUWindow(ogxPids)
 	if r.ogx, err = runOGX(ctx, c.cfg, c.kube, c.ogx, o.n, o.workers, time.Now().Add(o.timeout), alive, r.ogxCPU); err != nil {
 		return err
 	}

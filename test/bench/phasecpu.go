@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,9 +10,9 @@ import (
 	"time"
 )
 
-// Both phases of a run keep this machine's cores busy, so "× raw" is
-// roughly the ratio of the CPU work the two phases need, and that work
-// varies from run to run (docs/performance.md, The two phases side by
+// Both phases of a run keep this machine's cores busy, so the ratio of
+// their times is roughly the ratio of the CPU work they need, and that
+// work varies from run to run (docs/performance.md, The two phases side by
 // side). A cpuWindow records the CPU time of every process of the run
 // during one phase, so that each report shows what a phase cost and where,
 // next to how long it took.
@@ -24,13 +25,15 @@ const (
 )
 
 // cpuWindow is the CPU time a set of processes used between start and
-// stop. A nil window ignores both, for callers that measure nothing.
+// stop. A nil window ignores both, for callers that measure nothing. Its
+// methods are called from one goroutine.
 type cpuWindow struct {
 	pids   map[string]int
 	before map[string]time.Duration
 	began  time.Time
-	// After stop: used per process, and the window's wall time. err says
-	// why a reading failed; the figures are then left out.
+	// After stop: used per process read at both ends, and the window's
+	// wall time. err says why a reading failed; the totals are then left
+	// out, the processes that were read are not.
 	used map[string]time.Duration
 	wall time.Duration
 	err  error
@@ -56,6 +59,7 @@ func (w *cpuWindow) readAll() (map[string]time.Duration, error) {
 	return out, errors.Join(errs...)
 }
 
+// start takes the first reading.
 func (w *cpuWindow) start() {
 	if w == nil {
 		return
@@ -64,6 +68,7 @@ func (w *cpuWindow) start() {
 	w.before, w.err = w.readAll()
 }
 
+// stop takes the second reading; without a first one it does nothing.
 func (w *cpuWindow) stop() {
 	if w == nil || w.before == nil {
 		return
@@ -79,7 +84,7 @@ func (w *cpuWindow) stop() {
 	}
 }
 
-// ok reports whether the window has a complete reading.
+// ok reports whether every process was read at both ends.
 func (w *cpuWindow) ok() bool {
 	return w != nil && w.err == nil && w.used != nil && w.wall > 0
 }
@@ -93,10 +98,11 @@ func (w *cpuWindow) total() time.Duration {
 	return sum
 }
 
-// process is one process's CPU time; ok is false when the window has no
-// complete reading or does not measure that process.
+// process is one process's CPU time; ok is false when that process was
+// not read at both ends (or the window was never stopped), whatever
+// happened to the others.
 func (w *cpuWindow) process(name string) (time.Duration, bool) {
-	if !w.ok() {
+	if w == nil || w.wall <= 0 {
 		return 0, false
 	}
 	d, ok := w.used[name]
@@ -116,13 +122,7 @@ func (w *cpuWindow) summary(base *cpuWindow) string {
 		head += fmt.Sprintf("; %.2f× raw", total.Seconds()/base.total().Seconds())
 	}
 	names := slices.SortedFunc(maps.Keys(w.used), func(a, b string) int {
-		if c := w.used[b] - w.used[a]; c != 0 {
-			if c > 0 {
-				return 1
-			}
-			return -1
-		}
-		return strings.Compare(a, b)
+		return cmp.Or(cmp.Compare(w.used[b], w.used[a]), strings.Compare(a, b))
 	})
 	parts := make([]string, len(names))
 	for i, name := range names {

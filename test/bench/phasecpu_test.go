@@ -3,34 +3,47 @@ package main
 import (
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // TestCPUWindow measures this test process while it burns CPU: the window
-// sees the CPU time, and a process that cannot be read leaves the figures
-// out instead of reporting a partial total.
+// holds what was burned inside it and nothing from before, by the
+// kernel's other account of the process's CPU time (getrusage), whatever
+// else loads the machine.
 func TestCPUWindow(t *testing.T) {
+	rusage := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	burn := func(d time.Duration) {
-		for start := time.Now(); time.Since(start) < d; {
-			// Burn CPU on this goroutine.
+		for start := rusage(); rusage()-start < d; {
+			// Burn CPU until the kernel has counted d of it.
 		}
 	}
-	// CPU used before the window opens must not count.
-	burn(150 * time.Millisecond)
+	burn(150 * time.Millisecond) // before the window: must not count
 	w := newCPUWindow(map[string]int{"self": os.Getpid()})
+	lowBefore := rusage()
 	w.start()
+	highBefore := rusage()
 	burn(200 * time.Millisecond)
+	lowAfter := rusage()
 	w.stop()
+	highAfter := rusage()
 	if !w.ok() {
 		t.Fatalf("window not complete: %v", w.err)
 	}
 	used, ok := w.process("self")
-	// One goroutine burned for 200 ms of the window and little else ran;
-	// the readings tick in 10 ms. A figure that was not the difference of
-	// two readings would also hold the 150 ms before.
-	if !ok || used < 150*time.Millisecond || used > w.wall+50*time.Millisecond {
-		t.Errorf("self used %v (ok %v) in a window of %v", used, ok, w.wall)
+	// Each /proc field is rounded down to a 10 ms tick, so the sum by up
+	// to two at each end.
+	const tick = time.Second / userHZ
+	least, most := lowAfter-highBefore-2*tick, highAfter-lowBefore+2*tick
+	if !ok || used < least || used > most {
+		t.Errorf("self used %v (ok %v), getrusage says %v .. %v", used, ok, least, most)
 	}
 	if _, ok := w.process("other"); ok {
 		t.Error("a process the window does not measure has a figure")
@@ -38,24 +51,38 @@ func TestCPUWindow(t *testing.T) {
 	if got := w.summary(nil); !strings.Contains(got, "): self ") {
 		t.Errorf("summary %q does not list self", got)
 	}
+}
 
+// TestCPUWindowIncomplete covers the windows that must not report totals:
+// a process that cannot be read (the others still can), a window stopped
+// without a start, and none at all.
+func TestCPUWindowIncomplete(t *testing.T) {
 	broken := newCPUWindow(map[string]int{"self": os.Getpid(), "gone": -1})
 	broken.start()
 	broken.stop()
 	if broken.ok() || broken.err == nil || !strings.Contains(broken.err.Error(), "gone") {
 		t.Errorf("a window with an unreadable process: ok %v, err %v", broken.ok(), broken.err)
 	}
-	if _, ok := broken.process("self"); ok {
-		t.Error("an incomplete window reports a process")
+	if _, ok := broken.process("self"); !ok {
+		t.Error("a process read at both ends has no figure because another could not be read")
+	}
+	if _, ok := broken.process("gone"); ok {
+		t.Error("an unreadable process has a figure")
 	}
 	if got := broken.summary(nil); got != "–" {
 		t.Errorf("summary of an incomplete window = %q, want –", got)
 	}
 
+	unstarted := newCPUWindow(map[string]int{"self": os.Getpid()})
+	unstarted.stop()
+	if _, ok := unstarted.process("self"); ok || unstarted.ok() || unstarted.summary(nil) != "–" {
+		t.Error("a window stopped without a start reports figures")
+	}
+
 	var none *cpuWindow
 	none.start()
 	none.stop()
-	if none.ok() || none.summary(w) != "–" {
+	if _, ok := none.process("self"); ok || none.ok() || none.summary(nil) != "–" {
 		t.Error("a nil window reports figures")
 	}
 }
@@ -63,7 +90,7 @@ func TestCPUWindow(t *testing.T) {
 func TestCPUWindowSummary(t *testing.T) {
 	s := time.Second
 	complete := func(wall time.Duration, used map[string]time.Duration) *cpuWindow {
-		return &cpuWindow{before: map[string]time.Duration{}, used: used, wall: wall}
+		return &cpuWindow{used: used, wall: wall}
 	}
 	base := complete(10*s, map[string]time.Duration{"kube-apiserver": 10 * s, "etcd": 5 * s})
 	for _, tc := range []struct {
@@ -87,6 +114,12 @@ func TestCPUWindowSummary(t *testing.T) {
 			name: "an incomplete base gives no ratio",
 			w:    base,
 			base: &cpuWindow{},
+			want: "15.0 (1.50 cores): kube-apiserver 10.0, etcd 5.0",
+		},
+		{
+			name: "a base that used no CPU gives no ratio",
+			w:    base,
+			base: complete(s, map[string]time.Duration{"etcd": 0}),
 			want: "15.0 (1.50 cores): kube-apiserver 10.0, etcd 5.0",
 		},
 	} {

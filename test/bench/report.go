@@ -26,10 +26,9 @@ type result struct {
 	rssPeak, anonPeak int64 // bytes
 	memFinal          memory
 
-	// pids are the processes whose CPU time the phases measure: the
-	// control plane's components and the bench program (the ogx phase adds
-	// ogx-controller). rawCPU is nil without a raw phase.
-	pids           map[string]int
+	// rawCPU and ogxCPU are the CPU time of the control plane's components
+	// and the bench program in each phase (the ogx phase's also of
+	// ogx-controller); rawCPU is nil without a raw phase.
 	rawCPU, ogxCPU *cpuWindow
 }
 
@@ -84,7 +83,11 @@ func (r *result) markdown() string {
 	if o.raw {
 		row("raw phase CPU (first create → all Available), core-s (cores): by process", "%s", r.rawCPU.summary(nil))
 	}
-	row("ogx phase CPU (first create → all Ready), core-s (cores; × raw): by process", "%s", r.ogxCPU.summary(r.rawCPU))
+	ogxLabel := "ogx phase CPU (first create → all Ready), core-s (cores; × raw): by process"
+	if !o.raw {
+		ogxLabel = "ogx phase CPU (first create → all Ready), core-s (cores): by process"
+	}
+	row(ogxLabel, "%s", r.ogxCPU.summary(r.rawCPU))
 	row("operator requests while converging (first create → all Ready)", "%d total, %.2f per server", r.converge.total, float64(r.converge.total)/float64(o.n))
 	for _, t := range r.converge.rows() {
 		row("&nbsp;&nbsp;"+t.verb+" "+t.resource, "%d (%.2f per server)", t.count, float64(t.count)/float64(o.n))

@@ -415,7 +415,7 @@ func (cp *ControlPlane) procList() []*process {
 func (cp *ControlPlane) PIDs() map[string]int {
 	pids := map[string]int{}
 	for _, p := range cp.procList() {
-		if p.cmd.Process != nil {
+		if p.cmd.Process != nil && !p.exited() {
 			pids[p.name] = p.cmd.Process.Pid
 		}
 	}
