@@ -26,19 +26,24 @@ func TestReadMemory(t *testing.T) {
 	}
 }
 
+// selfCPU is this process's CPU time (user plus system) by getrusage, the
+// kernel's other account of what /proc/<pid>/stat reports.
+func selfCPU(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // TestReadCPU checks the reading of this test process's own CPU time
 // against the kernel's other account of it, getrusage: while CPU is
 // burned, the /proc reading grows by what getrusage says was burned, give
 // or take its 10 ms ticks. Fields that do not count CPU time (priority,
 // nice, pids, child times) would not grow.
 func TestReadCPU(t *testing.T) {
-	rusage := func() time.Duration {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			t.Fatal(err)
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	rusage := func() time.Duration { return selfCPU(t) }
 	read := func() time.Duration {
 		d, err := readCPU(os.Getpid())
 		if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -13,13 +12,7 @@ import (
 // kernel's other account of the process's CPU time (getrusage), whatever
 // else loads the machine.
 func TestCPUWindow(t *testing.T) {
-	rusage := func() time.Duration {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			t.Fatal(err)
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	rusage := func() time.Duration { return selfCPU(t) }
 	burn := func(d time.Duration) {
 		for start := rusage(); rusage()-start < d; {
 			// Burn CPU until the kernel has counted d of it.
