@@ -37,28 +37,50 @@ func selfCPU(t *testing.T) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// burnCPU burns CPU on this goroutine until getrusage has counted d of it.
+func burnCPU(t *testing.T, d time.Duration) {
+	t.Helper()
+	for start := selfCPU(t); selfCPU(t)-start < d; {
+	}
+}
+
+// burnBetween calls first, burns d of CPU, calls second, and returns the
+// least and most CPU time this process can have used between the two
+// calls by getrusage, which brackets each call: a reading taken by first
+// and second from /proc, whose fields are each rounded down to a tick
+// (two per reading), must differ by an amount within them.
+func burnBetween(t *testing.T, first, second func(), d time.Duration) (least, most time.Duration) {
+	t.Helper()
+	lowBefore := selfCPU(t)
+	first()
+	highBefore := selfCPU(t)
+	burnCPU(t, d)
+	lowAfter := selfCPU(t)
+	second()
+	highAfter := selfCPU(t)
+	const tick = time.Second / userHZ
+	return lowAfter - highBefore - 2*tick, highAfter - lowBefore + 2*tick
+}
+
 // TestReadCPU checks the reading of this test process's own CPU time
 // against the kernel's other account of it, getrusage: while CPU is
 // burned, the /proc reading grows by what getrusage says was burned, give
 // or take its 10 ms ticks. Fields that do not count CPU time (priority,
 // nice, pids, child times) would not grow.
 func TestReadCPU(t *testing.T) {
-	rusage := func() time.Duration { return selfCPU(t) }
-	read := func() time.Duration {
-		d, err := readCPU(os.Getpid())
-		if err != nil {
-			t.Fatal(err)
+	var before, after time.Duration
+	read := func(into *time.Duration) func() {
+		return func() {
+			d, err := readCPU(os.Getpid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			*into = d
 		}
-		return d
 	}
-	lowBefore, before, highBefore := rusage(), read(), rusage()
-	for start := rusage(); rusage()-start < 200*time.Millisecond; {
-		// Burn CPU: the growth must be well above the ticks to mean anything.
-	}
-	lowAfter, after, highAfter := rusage(), read(), rusage()
-	const tick = time.Second / userHZ
-	// Each /proc field is rounded down to a tick, so the sum by up to two.
-	grew, least, most := after-before, lowAfter-highBefore-2*tick, highAfter-lowBefore+2*tick
+	// The growth must be well above the ticks to mean anything.
+	least, most := burnBetween(t, read(&before), read(&after), 200*time.Millisecond)
+	grew := after - before
 	if grew < least || grew > most {
 		t.Errorf("readCPU grew by %v while getrusage grew by %v .. %v", grew, least, most)
 	}

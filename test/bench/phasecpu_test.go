@@ -12,29 +12,13 @@ import (
 // kernel's other account of the process's CPU time (getrusage), whatever
 // else loads the machine.
 func TestCPUWindow(t *testing.T) {
-	rusage := func() time.Duration { return selfCPU(t) }
-	burn := func(d time.Duration) {
-		for start := rusage(); rusage()-start < d; {
-			// Burn CPU until the kernel has counted d of it.
-		}
-	}
-	burn(150 * time.Millisecond) // before the window: must not count
+	burnCPU(t, 150*time.Millisecond) // before the window: must not count
 	w := newCPUWindow(map[string]int{"self": os.Getpid()})
-	lowBefore := rusage()
-	w.start()
-	highBefore := rusage()
-	burn(200 * time.Millisecond)
-	lowAfter := rusage()
-	w.stop()
-	highAfter := rusage()
+	least, most := burnBetween(t, w.start, w.stop, 200*time.Millisecond)
 	if !w.ok() {
 		t.Fatalf("window not complete: %v", w.err)
 	}
 	used, ok := w.process("self")
-	// Each /proc field is rounded down to a 10 ms tick, so the sum by up
-	// to two at each end.
-	const tick = time.Second / userHZ
-	least, most := lowAfter-highBefore-2*tick, highAfter-lowBefore+2*tick
 	if !ok || used < least || used > most {
 		t.Errorf("self used %v (ok %v), getrusage says %v .. %v", used, ok, least, most)
 	}

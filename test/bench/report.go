@@ -83,11 +83,11 @@ func (r *result) markdown() string {
 	if o.raw {
 		row("raw phase CPU (first create → all Available), core-s (cores): by process", "%s", r.rawCPU.summary(nil))
 	}
-	ogxLabel := "ogx phase CPU (first create → all Ready), core-s (cores; × raw): by process"
-	if !o.raw {
-		ogxLabel = "ogx phase CPU (first create → all Ready), core-s (cores): by process"
+	versus := ""
+	if o.raw {
+		versus = "; × raw"
 	}
-	row(ogxLabel, "%s", r.ogxCPU.summary(r.rawCPU))
+	row("ogx phase CPU (first create → all Ready), core-s (cores"+versus+"): by process", "%s", r.ogxCPU.summary(r.rawCPU))
 	row("operator requests while converging (first create → all Ready)", "%d total, %.2f per server", r.converge.total, float64(r.converge.total)/float64(o.n))
 	for _, t := range r.converge.rows() {
 		row("&nbsp;&nbsp;"+t.verb+" "+t.resource, "%d (%.2f per server)", t.count, float64(t.count)/float64(o.n))
