@@ -130,3 +130,21 @@ func (w *cpuWindow) summary(base *cpuWindow) string {
 	}
 	return head + "): " + strings.Join(parts, ", ")
 }
+
+// without renders a complete window's total less one process's CPU time,
+// with its ratio to base's total: "74.1 (1.44× raw)". Both phases keep the
+// machine's cores busy, so this is about the ratio the phase would have
+// reached had that process (the operator) used no CPU but sent the same
+// requests: the part of the ratio it cannot change. "–" when the window or
+// the process was not read.
+func (w *cpuWindow) without(name string, base *cpuWindow) string {
+	d, ok := w.process(name)
+	if !w.ok() || !ok {
+		return "–"
+	}
+	rest := (w.total() - d).Seconds()
+	if base.ok() && base.total() > 0 {
+		return fmt.Sprintf("%.1f (%.2f× raw)", rest, rest/base.total().Seconds())
+	}
+	return fmt.Sprintf("%.1f", rest)
+}

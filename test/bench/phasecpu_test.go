@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -101,6 +102,28 @@ func TestCPUWindowSummary(t *testing.T) {
 		},
 	} {
 		if got := tc.w.summary(tc.base); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCPUWindowWithout(t *testing.T) {
+	s := time.Second
+	raw := &cpuWindow{used: map[string]time.Duration{"kube-apiserver": 40 * s, "etcd": 10 * s}, wall: 25 * s}
+	ogx := &cpuWindow{used: map[string]time.Duration{"kube-apiserver": 60 * s, "etcd": 14 * s, operatorProcess: 9 * s}, wall: 40 * s}
+	for _, tc := range []struct {
+		name    string
+		w, base *cpuWindow
+		process string
+		want    string
+	}{
+		{name: "the rest and its ratio to the base", w: ogx, base: raw, process: operatorProcess, want: "74.0 (1.48× raw)"},
+		{name: "no base", w: ogx, process: operatorProcess, want: "74.0"},
+		{name: "an incomplete base gives no ratio", w: ogx, base: &cpuWindow{}, process: operatorProcess, want: "74.0"},
+		{name: "a process that was not read", w: raw, base: raw, process: operatorProcess, want: "–"},
+		{name: "an incomplete window", w: &cpuWindow{err: errors.New("gone")}, base: raw, process: operatorProcess, want: "–"},
+	} {
+		if got := tc.w.without(tc.process, tc.base); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
