@@ -132,11 +132,11 @@ func (w *cpuWindow) summary(base *cpuWindow) string {
 }
 
 // without renders a complete window's total less one process's CPU time,
-// with its ratio to base's total: "74.1 (1.44× raw)". Both phases keep the
-// machine's cores busy, so this is about the ratio the phase would have
-// reached had that process (the operator) used no CPU but sent the same
-// requests: the part of the ratio it cannot change. "–" when the window or
-// the process was not read.
+// with its ratio to base's total when base is complete: "74.1 (1.44× raw)".
+// Both phases keep the machine's cores busy, so this is about the ratio the
+// phase would have reached had that process (the operator) used no CPU but
+// sent the same requests: the part of the ratio it cannot change by using
+// less CPU itself. "–" when the window or the process was not read.
 func (w *cpuWindow) without(name string, base *cpuWindow) string {
 	d, ok := w.process(name)
 	if !w.ok() || !ok {

@@ -122,6 +122,8 @@ func TestCPUWindowWithout(t *testing.T) {
 		{name: "an incomplete base gives no ratio", w: ogx, base: &cpuWindow{}, process: operatorProcess, want: "74.0"},
 		{name: "a process that was not read", w: raw, base: raw, process: operatorProcess, want: "–"},
 		{name: "an incomplete window", w: &cpuWindow{err: errors.New("gone")}, base: raw, process: operatorProcess, want: "–"},
+		{name: "a window with a failed reading", w: &cpuWindow{used: ogx.used, wall: ogx.wall, err: errors.New("gone")}, base: raw, process: operatorProcess, want: "–"},
+		{name: "a base with a failed reading gives no ratio", w: ogx, base: &cpuWindow{used: raw.used, wall: raw.wall, err: errors.New("gone")}, process: operatorProcess, want: "74.0"},
 	} {
 		if got := tc.w.without(tc.process, tc.base); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
