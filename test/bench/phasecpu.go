@@ -118,8 +118,8 @@ func (w *cpuWindow) summary(base *cpuWindow) string {
 	}
 	total := w.total()
 	head := fmt.Sprintf("%.1f (%.2f cores", total.Seconds(), total.Seconds()/w.wall.Seconds())
-	if base.ok() && base.total() > 0 {
-		head += fmt.Sprintf("; %.2f× raw", total.Seconds()/base.total().Seconds())
+	if ratio, ok := rawRatio(total, base); ok {
+		head += "; " + ratio
 	}
 	names := slices.SortedFunc(maps.Keys(w.used), func(a, b string) int {
 		return cmp.Or(cmp.Compare(w.used[b], w.used[a]), strings.Compare(a, b))
@@ -142,9 +142,19 @@ func (w *cpuWindow) without(name string, base *cpuWindow) string {
 	if !w.ok() || !ok {
 		return "–"
 	}
-	rest := (w.total() - d).Seconds()
-	if base.ok() && base.total() > 0 {
-		return fmt.Sprintf("%.1f (%.2f× raw)", rest, rest/base.total().Seconds())
+	rest := w.total() - d
+	out := fmt.Sprintf("%.1f", rest.Seconds())
+	if ratio, ok := rawRatio(rest, base); ok {
+		out += " (" + ratio + ")"
 	}
-	return fmt.Sprintf("%.1f", rest)
+	return out
+}
+
+// rawRatio renders v as a ratio to base's total, "1.44× raw"; ok is false
+// when base is incomplete or used no CPU, and the ratio is then left out.
+func rawRatio(v time.Duration, base *cpuWindow) (string, bool) {
+	if !base.ok() || base.total() <= 0 {
+		return "", false
+	}
+	return fmt.Sprintf("%.2f× raw", v.Seconds()/base.total().Seconds()), true
 }

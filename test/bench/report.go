@@ -83,16 +83,12 @@ func (r *result) markdown() string {
 	if o.raw {
 		row("raw phase CPU (first create → all Available), core-s (cores): by process", "%s", r.rawCPU.summary(nil))
 	}
-	versus := ""
+	versus, lessVersus := "", ""
 	if o.raw {
-		versus = "; × raw"
+		versus, lessVersus = "; × raw", " (× raw)"
 	}
 	row("ogx phase CPU (first create → all Ready), core-s (cores"+versus+"): by process", "%s", r.ogxCPU.summary(r.rawCPU))
-	less := "ogx phase CPU less the operator's own, core-s"
-	if o.raw {
-		less += " (× raw)"
-	}
-	row(less, "%s", r.ogxCPU.without(operatorProcess, r.rawCPU))
+	row("ogx phase CPU less the operator's own, core-s"+lessVersus, "%s", r.ogxCPU.without(operatorProcess, r.rawCPU))
 	row("operator requests while converging (first create → all Ready)", "%d total, %.2f per server", r.converge.total, float64(r.converge.total)/float64(o.n))
 	for _, t := range r.converge.rows() {
 		row("&nbsp;&nbsp;"+t.verb+" "+t.resource, "%d (%.2f per server)", t.count, float64(t.count)/float64(o.n))
