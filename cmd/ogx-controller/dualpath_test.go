@@ -38,8 +38,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 

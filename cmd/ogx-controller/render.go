@@ -21,8 +21,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/crdvalidate"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 

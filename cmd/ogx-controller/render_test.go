@@ -23,7 +23,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
@@ -223,13 +223,13 @@ func TestRenderAnnotations(t *testing.T) {
 			t.Errorf("tls-all-present: annotation %s = %q, want a 16-hex hash", k, ann[k])
 		}
 	}
-	if want := render.PairHash([]byte("server certificate bytes"), []byte("server key bytes")); ann[render.AnnotationServerTLSHash] != want {
+	if want := resolve.PairHash([]byte("server certificate bytes"), []byte("server key bytes")); ann[render.AnnotationServerTLSHash] != want {
 		t.Errorf("secret.hash/tls = %s, want %s", ann[render.AnnotationServerTLSHash], want)
 	}
-	if want := render.PairHash([]byte("client certificate bytes"), []byte("client key bytes")); ann[render.AnnotationIdentityHash] != want {
+	if want := resolve.PairHash([]byte("client certificate bytes"), []byte("client key bytes")); ann[render.AnnotationIdentityHash] != want {
 		t.Errorf("secret.hash/identity = %s, want %s", ann[render.AnnotationIdentityHash], want)
 	}
-	if want := render.SecretHash([]render.SecretHashEntry{{Env: "OGX_REMOTE_VLLM_API_TOKEN", Secret: "vllm-token", Key: "token", Value: []byte("t0ken")}}); ann[render.AnnotationSecretHash] != want {
+	if want := resolve.SecretHash([]resolve.SecretHashEntry{{Env: "OGX_REMOTE_VLLM_API_TOKEN", Secret: "vllm-token", Key: "token", Value: []byte("t0ken")}}); ann[render.AnnotationSecretHash] != want {
 		t.Errorf("secret.hash/referenced = %s, want %s", ann[render.AnnotationSecretHash], want)
 	}
 
@@ -401,7 +401,7 @@ func TestRenderConsistency(t *testing.T) {
 					Image:         image(t, s),
 					RuntimeConfig: generated(s, g),
 					SecretEnv:     g.SecretEnv,
-					SecretHash: render.SecretHash([]render.SecretHashEntry{
+					SecretHash: resolve.SecretHash([]resolve.SecretHashEntry{
 						{Env: "OGX_REMOTE_OPENAI_API_KEY", Secret: "llm-credentials", Key: "openai", Value: []byte("sk-openai-1")},
 						{Env: "OGX_REMOTE_VLLM_API_TOKEN", Secret: "llm-credentials", Key: "vllm", Value: []byte("vllm-token-1")},
 					}),
@@ -418,9 +418,9 @@ func TestRenderConsistency(t *testing.T) {
 			build: func(t *testing.T, s *ogxv1beta1.OGXServer, g *configgen.Result) render.Inputs {
 				ca := inputConfigMap(t, "tls-all-present", "corp-ca")
 				odh := inputConfigMap(t, "tls-all-present", "odh-trusted-ca-bundle")
-				sources := append([]render.CASource{{Key: "ca.crt", Data: ca.Data["ca.crt"], Explicit: true}},
-					render.TrustedCABundleSources(odh.Data)...)
-				bundle, count, _, err := render.AssembleCABundle(sources)
+				sources := append([]resolve.CASource{{Key: "ca.crt", Data: ca.Data["ca.crt"], Explicit: true}},
+					resolve.TrustedCABundleSources(odh.Data)...)
+				bundle, count, _, err := resolve.AssembleCABundle(sources)
 				if err != nil || count != 2 {
 					t.Fatalf("bundle: %d certificates, %v", count, err)
 				}
@@ -429,11 +429,11 @@ func TestRenderConsistency(t *testing.T) {
 					RuntimeConfig: generated(s, g),
 					CABundleHash:  contenthash.H16([]byte(bundle)),
 					SecretEnv:     g.SecretEnv,
-					SecretHash: render.SecretHash([]render.SecretHashEntry{
+					SecretHash: resolve.SecretHash([]resolve.SecretHashEntry{
 						{Env: "OGX_REMOTE_VLLM_API_TOKEN", Secret: "vllm-token", Key: "token", Value: []byte("t0ken")},
 					}),
-					ServerTLSHash:     render.PairHash([]byte("server certificate bytes"), []byte("server key bytes")),
-					IdentityHash:      render.PairHash([]byte("client certificate bytes"), []byte("client key bytes")),
+					ServerTLSHash:     resolve.PairHash([]byte("server certificate bytes"), []byte("server key bytes")),
+					IdentityHash:      resolve.PairHash([]byte("client certificate bytes"), []byte("client key bytes")),
 					PVCName:           "secure-pvc",
 					OperatorNamespace: "ogx-system",
 					ClusterDomain:     "cluster.local",

@@ -27,7 +27,7 @@ func ParseServer(data []byte) (*v1beta1.OGXServer, error) {
 // ConfigMap: data[key], else binaryData[key], and whether the key exists.
 // An empty value is returned as is; Generate reports it as a parse error.
 // The message of a missing key is the caller's (the controller and render
-// share render.MissingConfigMapKeyMessage).
+// share resolve.MissingConfigMapKeyMessage).
 func BaseFromConfigMap(cm *corev1.ConfigMap, key string) ([]byte, bool) {
 	if v, ok := cm.Data[key]; ok {
 		return []byte(v), true

@@ -10,8 +10,8 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // child is what the applier needs to know about one kind of child object:

@@ -34,7 +34,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 

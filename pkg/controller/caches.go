@@ -18,11 +18,11 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	ogxinformers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions"
 	ogxlisters "github.com/ogx-k8s/ogx-controller/pkg/generated/listers/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // scope is every cache of one namespace (or of all namespaces). A client-go

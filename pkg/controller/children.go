@@ -25,7 +25,7 @@ import (
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // typedClient is the part of a client-go typed client the applier uses;

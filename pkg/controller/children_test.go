@@ -24,7 +24,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // childMeta is the metadata of a cached child named "c": labelled for the

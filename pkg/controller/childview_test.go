@@ -20,7 +20,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 func testViews() childView {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // ConfigMapController keeps the ConfigMaps ogx-controller writes itself: the

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 

@@ -4,7 +4,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // Index names on the OGXServer informer: NS/name of a ConfigMap or Secret to

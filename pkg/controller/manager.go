@@ -13,9 +13,9 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // errMonitoringNotRunning is returned by the monitoring caches while their

@@ -9,8 +9,8 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // maxConcurrentProbes bounds the server probes in flight: a probe waits on

@@ -14,8 +14,8 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // statusCoalesceWindow is how long a server that is still starting keeps a

@@ -12,8 +12,8 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // appliedDeployment returns a Deployment as the API server stores it after

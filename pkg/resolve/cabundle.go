@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // CABundle is the assembled CA bundle of an OGXServer.
@@ -25,7 +25,7 @@ type CABundle struct {
 // controller expects it (docs/children.md, CA bundle). The same sources
 // always give the same bytes.
 func (r *Resolver) CABundle(ctx context.Context, s *ogxv1beta1.OGXServer) (CABundle, error) {
-	var sources []render.CASource
+	var sources []CASource
 	var out CABundle
 	if t := s.Spec.TLS; t != nil && t.Trust != nil {
 		for i, ref := range t.Trust.CACertificates {
@@ -41,14 +41,14 @@ func (r *Resolver) CABundle(ctx context.Context, s *ogxv1beta1.OGXServer) (CABun
 			if err != nil {
 				return out, err
 			}
-			sources = append(sources, render.CASource{Key: ref.Key, Data: data, Explicit: true})
+			sources = append(sources, CASource{Key: ref.Key, Data: data, Explicit: true})
 			out.Explicit = true
 		}
 	}
 	cm, err := r.Source.CachedConfigMap(s.Namespace, render.TrustedCABundleConfigMap)
 	switch {
 	case err == nil:
-		sources = append(sources, render.TrustedCABundleSources(cm.Data)...)
+		sources = append(sources, TrustedCABundleSources(cm.Data)...)
 	case errors.Is(err, ErrNotWatched):
 		r.warn("ConfigMap %s/%s lacks label %s=true: the controller does not see it, so it is not part of the CA bundle",
 			s.Namespace, render.TrustedCABundleConfigMap, ogxv1beta1.WatchLabel)
@@ -56,7 +56,7 @@ func (r *Resolver) CABundle(ctx context.Context, s *ogxv1beta1.OGXServer) (CABun
 	if len(sources) == 0 {
 		return out, nil
 	}
-	data, _, warnings, err := render.AssembleCABundle(sources)
+	data, _, warnings, err := AssembleCABundle(sources)
 	if err != nil {
 		return out, &UserError{Reason: ReasonInvalidCABundle, Err: err}
 	}

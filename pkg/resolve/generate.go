@@ -5,7 +5,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // GeneratedConfig is the result of config generation.
@@ -98,7 +98,7 @@ func (r *Resolver) base(ctx context.Context, s *ogxv1beta1.OGXServer) (Base, err
 		return Base{Config: b}, nil
 	}
 	if ref := s.Spec.BaseConfig; ref != nil {
-		text, err := r.ConfigMapKey(ctx, s.Namespace, *ref, "spec.baseConfig", PrefixBaseConfig, render.WhatBaseConfig)
+		text, err := r.ConfigMapKey(ctx, s.Namespace, *ref, "spec.baseConfig", PrefixBaseConfig, WhatBaseConfig)
 		if err == nil {
 			return Base{Config: []byte(text), Source: configgen.SourceConfigMap}, nil
 		}

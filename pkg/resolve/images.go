@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // DistributionTable is the registry of distribution images after the

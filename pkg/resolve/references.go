@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 )
 
 // Message prefixes kept from the upstream operator (docs/controllers.md,
@@ -62,13 +61,13 @@ func (r *Resolver) ConfigMapKey(ctx context.Context, ns string, ref ogxv1beta1.C
 	if v, ok := cm.BinaryData[ref.Key]; ok {
 		return string(v), nil
 	}
-	return "", NewUserError(ReasonReferenceNotFound, "%s", render.MissingConfigMapKeyMessage(what, ns, ref.Name, ref.Key))
+	return "", NewUserError(ReasonReferenceNotFound, "%s", MissingConfigMapKeyMessage(what, ns, ref.Name, ref.Key))
 }
 
 // secretKey returns one key of a referenced Secret; env names the variable
 // it feeds, for the message.
 func (r *Resolver) secretKey(ctx context.Context, ns string, ref ogxv1beta1.SecretKeyRef, path, env string) ([]byte, error) {
-	return r.secretKeyWith(ctx, ns, ref, path, env, render.MissingSecretKeyMessage)
+	return r.secretKeyWith(ctx, ns, ref, path, env, MissingSecretKeyMessage)
 }
 
 // secretKeyWith is secretKey with the message of a missing key given by

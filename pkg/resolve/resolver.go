@@ -11,7 +11,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // Resolver resolves the render inputs of an OGXServer from a Source. It is
@@ -142,7 +142,7 @@ func (r *Resolver) secretEnv(ctx context.Context, s *ogxv1beta1.OGXServer) ([]og
 	if len(errs) > 0 {
 		return nil, "", &UserError{Reason: ReasonInvalidSpec, Err: errs.ToAggregate()}
 	}
-	entries := make([]render.SecretHashEntry, 0, len(vars))
+	entries := make([]SecretHashEntry, 0, len(vars))
 	var missing []string
 	for _, v := range vars {
 		value, err := r.secretKey(ctx, s.Namespace, v.Ref, v.Path.String(), v.Name)
@@ -153,13 +153,13 @@ func (r *Resolver) secretEnv(ctx context.Context, s *ogxv1beta1.OGXServer) ([]og
 		if err != nil {
 			return nil, "", err
 		}
-		entries = append(entries, render.SecretHashEntry{Env: v.Name, Secret: v.Ref.Name, Key: v.Ref.Key, Value: value})
+		entries = append(entries, SecretHashEntry{Env: v.Name, Secret: v.Ref.Name, Key: v.Ref.Key, Value: value})
 	}
 	if len(missing) > 0 {
 		r.warn("annotation %s omitted: %s not in the input", render.AnnotationSecretHash, joinMissing(missing))
 		return vars, "", nil
 	}
-	return vars, render.SecretHash(entries), nil
+	return vars, SecretHash(entries), nil
 }
 
 // serverTLSHash hashes the serving certificate and key of spec.network.tls.
@@ -169,7 +169,7 @@ func (r *Resolver) serverTLSHash(ctx context.Context, s *ogxv1beta1.OGXServer) (
 		return "", nil
 	}
 	path := field.NewPath("spec", "network", "tls", "secretName").String()
-	missing := func(ns, name, key, _ string) string { return render.MissingServerTLSKeyMessage(ns, name, key) }
+	missing := func(ns, name, key, _ string) string { return MissingServerTLSKeyMessage(ns, name, key) }
 	crt, err := r.secretKeyWith(ctx, s.Namespace, ogxv1beta1.SecretKeyRef{Name: t.SecretName, Key: corev1.TLSCertKey}, path, "OGX_TLS_CERTFILE", missing)
 	if r.Partial && absent(err) {
 		r.warn("annotation %s omitted: Secret %s/%s of spec.network.tls is not in the input", render.AnnotationServerTLSHash, s.Namespace, t.SecretName)
@@ -182,7 +182,7 @@ func (r *Resolver) serverTLSHash(ctx context.Context, s *ogxv1beta1.OGXServer) (
 	if err != nil {
 		return "", err
 	}
-	return render.PairHash(crt, key), nil
+	return PairHash(crt, key), nil
 }
 
 // identityHash hashes the client certificate and key of spec.tls.identity.
@@ -210,7 +210,7 @@ func (r *Resolver) identityHash(ctx context.Context, s *ogxv1beta1.OGXServer) (s
 		r.warn("annotation %s omitted: %s of spec.tls.identity not in the input", render.AnnotationIdentityHash, joinMissing(missing))
 		return "", nil
 	}
-	return render.PairHash([]byte(crt), key), nil
+	return PairHash([]byte(crt), key), nil
 }
 
 // ServerCA reports whether the server TLS Secret carries a ca.crt, which the

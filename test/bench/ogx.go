@@ -15,9 +15,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	ogxinformers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 const benchNamespace = "bench"

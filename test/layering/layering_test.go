@@ -28,7 +28,7 @@ var layers = []struct {
 	{1, []string{"pkg/generated/"}},
 	// Pure libraries: config generation, rendering, validation and its
 	// HTTP server, metrics.
-	{2, []string{"pkg/configgen", "pkg/controller/render", "pkg/admission", "pkg/metrics"}},
+	{2, []string{"pkg/configgen", "pkg/render", "pkg/admission", "pkg/metrics"}},
 	// The legacy migration, and the resolver of an OGXServer's inputs
 	// shared by the controllers and render.
 	{3, []string{"pkg/migrate", "pkg/resolve"}},
@@ -49,6 +49,11 @@ var forbidden = []struct{ from, to string }{
 	// for the binary alone.
 	{"pkg/controller", "pkg/admission"},
 	{"pkg/migrate", "pkg/admission"},
+	// Rendering is pure: spec and resolved inputs in, desired objects out.
+	// It knows neither who resolves the inputs nor who applies the result.
+	{"pkg/render", "pkg/resolve"},
+	{"pkg/render", "pkg/controller"},
+	{"pkg/render", "pkg/configgen"},
 }
 
 // layerOf returns the layer of a module-relative package path, or -1.
@@ -148,7 +153,7 @@ func TestTestHelpersStayInTests(t *testing.T) {
 func TestLayerOf(t *testing.T) {
 	for pkg, want := range map[string]int{
 		"pkg/controller":                    4,
-		"pkg/controller/render":             2,
+		"pkg/render":                        2,
 		"pkg/configgen":                     2,
 		"pkg/configgen/oci":                 0,
 		"pkg/resolve":                       3,

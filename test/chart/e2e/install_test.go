@@ -32,8 +32,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/test/chart"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/testcerts"
 )
 
 // shuffledMap builds a map by inserting the entries in a random order, so
@@ -61,11 +62,9 @@ func renderAll(t *testing.T, r *rand.Rand) [][]byte {
 		}
 		r.Shuffle(len(in.SecretEnv), func(i, j int) { in.SecretEnv[i], in.SecretEnv[j] = in.SecretEnv[j], in.SecretEnv[i] })
 	})
-	bundle, _, _, err := AssembleCABundle(TrustedCABundleSources(
-		shuffledMap[string](r, keys("ca", 6), func(k string) string { return testCertCached(t, k) })))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The bundle's own order is pkg/resolve's (TestAssembleCABundle); here
+	// it is one fixed text.
+	bundle := testCertCached(t, "ca0") + "\n" + testCertCached(t, "ca1")
 	d, err := Deployment(s, in)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +88,15 @@ func testCertCached(t *testing.T, cn string) string {
 	if c, ok := certCache[cn]; ok {
 		return c
 	}
-	c, _ := testCert(t, cn)
+	ca, err := testcerts.NewCA(cn + "-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ca.Issue(testcerts.Leaf{CommonName: cn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := string(p.CertPEM)
 	certCache[cn] = c
 	return c
 }

@@ -140,7 +140,7 @@ func golden(t *testing.T, name string, v any) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/controller/render/ -update to create it)", err)
+		t.Fatalf("%v (run go test ./pkg/render/ -update to create it)", err)
 	}
 	if d := cmp.Diff(string(want), string(got)); d != "" {
 		t.Errorf("%s differs from the golden file (-want +got):\n%s", path, d)
