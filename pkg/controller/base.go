@@ -37,12 +37,6 @@ type childController struct {
 	// watched names the sources whose events start its passes; each
 	// controller declares them in its own file (watches.go).
 	watched func(*watchSources) []*watchSource
-	// done, when set, runs after each call of reconcile, once the pass's
-	// outcome (if any) is recorded; passes that end before reconcile (an
-	// invalid spec, a server being deleted) do not call it. The service
-	// controller uses it to let a Deployment's create follow
-	// (DeploymentController.serviceFirst).
-	done func(s *ogxv1beta1.OGXServer)
 }
 
 // watches are the entries that enqueue into this controller.
@@ -94,9 +88,6 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 		return Result{}, err
 	}
 	res, err := c.reconcile(ctx, s)
-	if c.done != nil {
-		defer c.done(s)
-	}
 	var waiting *WaitingError
 	var deferred *deferredError
 	var user *resolve.UserError

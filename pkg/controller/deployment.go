@@ -28,6 +28,9 @@ const (
 	handoverFieldManager = "ogx-controller-hpa-handover"
 )
 
+// deploymentControllerName names the deployment controller's outcomes.
+const deploymentControllerName = "deployment"
+
 // DeploymentController converges the ServiceAccount N-sa, the RoleBinding
 // N-rb (where the OpenShift security API is served) and the Deployment N of
 // every OGXServer, in that order; the first failed write ends the pass.
@@ -38,26 +41,24 @@ type DeploymentController struct {
 	children *children
 	resolver *resolver
 	events   eventSink
-	// configMaps is told to run when a ConfigMap the Deployment needs is not
-	// in the cache yet.
-	configMaps func(key string)
 	// tlsWarnings records ServerTLSNotConfigured once per override config.
 	tlsWarnings tlsWarnings
 }
 
 func newDeploymentController(d *deps) *DeploymentController {
 	c := &DeploymentController{kube: d.kube, caches: d.caches, children: d.children, resolver: d.resolver, events: d.events}
-	c.childController = newChildController("deployment", d.caches, d.board, c.reconcile)
+	c.childController = newChildController(deploymentControllerName, d.caches, d.board, c.reconcile)
 	c.watched = deploymentWatches
 	return c
 }
 
 // deploymentWatches: the Deployment's pass starts on its own writes
 // (Deployment, ServiceAccount, RoleBinding), on the PVC it mounts, adopted or
-// not, and on the ConfigMaps and Secrets whose content its pod template
-// hashes.
+// not, on the ConfigMaps and Secrets whose content its pod template hashes
+// (and whose appearance a waiting pass needs, configMapsReady), and on
+// Services, whose creation a new server's Deployment follows (serviceFirst).
 func deploymentWatches(w *watchSources) []*watchSource {
-	return []*watchSource{w.deployments, w.serviceAccounts, w.roleBindings, w.pvcs, w.adoptedPVCs, w.configMaps, w.secrets}
+	return []*watchSource{w.deployments, w.serviceAccounts, w.roleBindings, w.services, w.pvcs, w.adoptedPVCs, w.configMaps, w.secrets}
 }
 
 func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
@@ -75,9 +76,6 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		}
 	}
 	if err := c.configMapsReady(s, in); err != nil {
-		if c.configMaps != nil {
-			c.configMaps(Key(s.Namespace, s.Name))
-		}
 		return Result{}, err
 	}
 	res, err := c.children.serviceAccounts.converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
@@ -171,36 +169,33 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 }
 
 // serviceFirst holds back the writes of a new server's ServiceAccount and
-// Deployment until the service controller has had its pass for the server:
-// the Service exists, or that pass did not end OK (a failure or a wait,
-// which status shows).
+// Deployment until its Service is in the cache (or just written by the
+// service controller, which current shows at once).
 //
 // A server is Ready when its pods are available and its Service exists. At
 // fleet scale Services are the slowest child to create (the API server
 // allocates a cluster IP for each, and with a CPU-bound API server a Service
 // create costs about twice a Deployment's), so without this order most
 // servers' pods were available seconds before their Service existed, and
-// Ready waited for it (docs/performance.md, Client limits and workers).
-// With it the Deployment follows its Service within one pass, and Ready
-// follows the pods. For one server alone the wait is one Service create,
-// a few milliseconds.
+// Ready waited for it (docs/performance.md, The Deployment after its
+// Service). With it the Deployment follows its Service within one pass, and
+// Ready follows the pods.
 //
-// The pass is deferred, not failed: nothing is recorded (the status
-// controller waits for the deployment controller's first outcome as for
-// any controller's) and nothing is requeued, because the service
-// controller enqueues this pass when its own is done
-// (ServiceController.passDone). Only the create waits: an existing
-// Deployment is never held back by its Service, so a deleted or broken
-// Service cannot stop a rollout.
+// The controllers coordinate through the cache alone: this pass watches
+// Services (deploymentWatches), so the Service's add event starts the pass
+// that creates the Deployment. The pass is deferred, not failed: nothing is
+// recorded and nothing is requeued. While the Service cannot be created (a
+// foreign Service holds its name, the API server refuses it) the Deployment
+// waits too, and status reports the service controller's failure instead
+// of waiting for this controller (boardComplete): such a server cannot be
+// Ready anyway. Only the create waits: an existing Deployment is never held
+// back by its Service, so a deleted Service cannot stop a rollout.
 func (c *DeploymentController) serviceFirst(s *ogxv1beta1.OGXServer) error {
 	if _, exists := c.children.deployments.current(s.Namespace, s.Name); exists {
 		return nil
 	}
 	name := render.ServiceName(s.Name)
 	if _, exists := c.children.services.current(s.Namespace, name); exists {
-		return nil
-	}
-	if o, seen := c.board.Outcome(s.UID, serviceControllerName); seen && o.Generation == s.Generation && o.Class != OutcomeOK {
 		return nil
 	}
 	return &deferredError{message: fmt.Sprintf("waiting for Service %s to be created first", name)}

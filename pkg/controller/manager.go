@@ -196,8 +196,6 @@ func (m *Manager) newControllers() {
 	m.service = newServiceController(d)
 	m.pvc = newPVCController(d)
 	m.deployment = newDeploymentController(d)
-	m.deployment.configMaps = m.configMap.Enqueue
-	m.service.deployments = m.deployment.Enqueue
 	m.networkPolicy = newOptionalController("networkpolicy", "NetworkPolicy", d, d.children.networkPolicies, networkPolicyWatches,
 		render.NetworkPolicyName, render.WantNetworkPolicy, render.NetworkPolicy)
 	m.hpa = newOptionalController("hpa", "HorizontalPodAutoscaler", d, d.children.hpas, hpaWatches,

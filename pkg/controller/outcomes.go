@@ -50,10 +50,10 @@ type WaitingError struct{ Reason, Message string }
 
 func (e *WaitingError) Error() string { return e.Message }
 
-// deferredError means the pass has nothing to do until another
-// controller's pass, which will enqueue it, is done. Unlike a wait it is
-// neither recorded nor requeued: the controller has not had its pass yet,
-// and the status controller waits for it as for any controller that has not
+// deferredError means the pass has nothing to do until an object it
+// watches appears, whose event enqueues it. Unlike a wait it is neither
+// recorded nor requeued: the controller has not had its pass yet, and the
+// status controller waits for it as for any controller that has not
 // reported.
 type deferredError struct{ message string }
 

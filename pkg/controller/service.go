@@ -22,10 +22,6 @@ type ServiceController struct {
 	caches   *Caches
 	children *children
 	events   eventSink
-	// deployments is told when a pass is done for a server whose Deployment
-	// does not exist yet: its create waits for this pass
-	// (DeploymentController.serviceFirst).
-	deployments func(key string)
 }
 
 // serviceControllerName names the service controller's outcomes.
@@ -35,7 +31,6 @@ func newServiceController(d *deps) *ServiceController {
 	c := &ServiceController{kube: d.kube, caches: d.caches, children: d.children, events: d.events}
 	c.childController = newChildController(serviceControllerName, d.caches, d.board, c.reconcile)
 	c.watched = serviceWatches
-	c.done = c.passDone
 	return c
 }
 
@@ -53,21 +48,6 @@ func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServ
 	}
 	c.events.written(s, "Service", name, res)
 	return Result{}, c.adoptNetworking(ctx, s)
-}
-
-// passDone lets a Deployment that waits for this pass be created: the pass
-// has written the Service (current has it at once) or recorded why not.
-// It enqueues on every pass while the server has no Deployment, also when
-// the Deployment's pass is not deferred but failing (a missing Secret):
-// that pass then runs once more than its backoff says. Service passes are
-// rare once the Service exists (its own events), so this costs little.
-func (c *ServiceController) passDone(s *ogxv1beta1.OGXServer) {
-	if c.deployments == nil {
-		return
-	}
-	if _, exists := c.children.deployments.current(s.Namespace, s.Name); !exists {
-		c.deployments(Key(s.Namespace, s.Name))
-	}
 }
 
 // adoptNetworking takes over Service L-service for adopt-networking:

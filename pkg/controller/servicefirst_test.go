@@ -14,27 +14,13 @@ import (
 )
 
 // TestDeploymentCreateWaitsForService: the first Deployment pass writes
-// nothing, records nothing and is not requeued; the Service pass, once its
-// outcome is recorded, puts the key in the deployment controller's queue,
-// and the next Deployment pass creates the ServiceAccount and the
-// Deployment. Once the Deployment exists, losing the Service does not hold
-// it back.
+// nothing, records nothing and is not requeued; the Service's add event,
+// which the deployment controller watches, puts the key in its queue, and
+// the next Deployment pass creates the ServiceAccount and the Deployment.
+// Once the Deployment exists, losing the Service does not hold it back.
 func TestDeploymentCreateWaitsForService(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, nil, s)
-	// The manager's own wiring, observed: the outcome must be on the board
-	// when the deployment controller is told.
-	wired := e.m.service.deployments
-	var told []string
-	e.m.service.deployments = func(key string) {
-		if _, seen := e.outcome(s, serviceControllerName); !seen {
-			t.Errorf("deployment controller told before the Service pass recorded its outcome")
-		}
-		told = append(told, key)
-		if wired != nil {
-			wired(key)
-		}
-	}
 
 	res, err := e.m.deployment.syncKey(e.ctx, sfKey)
 	if err != nil || !res.Waiting || res.RequeueAfter != 0 {
@@ -43,7 +29,7 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 	if w := e.kubeWrites(); len(w) != 0 {
 		t.Fatalf("first Deployment pass wrote before the Service:%s", sfDescribe(w))
 	}
-	if o, seen := e.outcome(s, "deployment"); seen {
+	if o, seen := e.outcome(s, deploymentControllerName); seen {
 		t.Errorf("outcome while deferred = %+v, want none (the pass has not happened)", o)
 	}
 
@@ -51,23 +37,11 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	if len(told) != 1 || told[0] != sfKey {
-		t.Fatalf("Service pass told the deployment controller %q, want [%s]", told, sfKey)
-	}
+	e.waitCaught()
 	if n := e.m.deployment.queue.Len(); n != 1 {
-		t.Fatalf("deployment queue holds %d keys after the Service pass, want 1 (the manager wires the service controller to it)", n)
+		t.Fatalf("deployment queue holds %d keys after the Service was created, want 1 (its watch of Services)", n)
 	}
 	expectDeploymentCreated(t, e, "after the Service")
-
-	// The Service pass no longer tells anyone once the Deployment exists.
-	e.waitCaught()
-	told = nil
-	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
-		t.Fatal(err)
-	}
-	if len(told) != 0 {
-		t.Errorf("Service pass with the Deployment present told %q", told)
-	}
 
 	if err := e.kube.CoreV1().Services(sfNamespace).Delete(e.ctx, sfName+"-service", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -88,42 +62,36 @@ func drainQueue(q *queueRunner) {
 	}
 }
 
-// TestDeploymentWaitsForTheCurrentGenerationsService: a Service failure
-// recorded for an older generation does not let the Deployment go; the
-// Service pass of the current generation decides.
-func TestDeploymentWaitsForTheCurrentGenerationsService(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID)
-	s.Generation = 2
-	e := newSFEnv(t, Options{}, nil, s)
-	e.m.board.Record(sfKey, sfUID, serviceControllerName, Outcome{Generation: 1, Class: OutcomeTransient, Message: "refused"})
-	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || !res.Waiting {
-		t.Fatalf("Deployment pass with only an old Service failure = %+v, %v; want deferred", res, err)
-	}
-	if w := e.kubeWrites(); len(w) != 0 {
-		t.Fatalf("deferred pass wrote:%s", sfDescribe(w))
-	}
-	e.m.board.Record(sfKey, sfUID, serviceControllerName, Outcome{Generation: 2, Class: OutcomeTransient, Message: "refused"})
-	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || res.Waiting {
-		t.Fatalf("Deployment pass after the current Service pass failed = %+v, %v", res, err)
-	}
-}
-
-// TestDeploymentCreateAfterFailedService: a Service pass that fails (here
-// the API server refuses the Service) lets the Deployment be created; the
-// failure is in status through the service controller's outcome.
-func TestDeploymentCreateAfterFailedService(t *testing.T) {
+// TestFailedServiceHoldsDeploymentAndShowsInStatus: while the API server
+// refuses the Service, the Deployment is not created either, and status
+// does not wait for the deferred deployment controller: it reports the
+// service controller's failure.
+func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, nil, s)
 	e.kube.PrependReactor("patch", "services", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, sfName+"-service", nil)
 	})
-	if _, err := e.m.service.syncKey(e.ctx, sfKey); err == nil {
-		t.Fatal("Service pass succeeded against a refusing API server")
+	for _, c := range e.m.childControllers {
+		_, _ = c.syncKey(e.ctx, sfKey)
 	}
 	if o, _ := e.outcome(s, serviceControllerName); o.Class == OutcomeOK {
 		t.Fatalf("service outcome = %+v, want a failure", o)
 	}
-	expectDeploymentCreated(t, e, "after a failed Service pass")
+	if o, seen := e.outcome(s, deploymentControllerName); seen {
+		t.Errorf("deployment outcome = %+v, want none: its create waits for the Service", o)
+	}
+	for _, w := range e.kubeWrites() {
+		if w.GetResource() == gvrDeployments {
+			t.Fatalf("Deployment written while its Service is refused:%s", sfDescribe(e.kubeWrites()))
+		}
+	}
+	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.ogxWrites()) == 0 {
+		t.Fatal("status waited for the deferred deployment controller; want the Service failure written")
+	}
 }
 
 // expectDeploymentCreated runs a Deployment pass that must not be deferred

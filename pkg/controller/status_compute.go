@@ -81,14 +81,25 @@ func computeStatus(in statusInputs) statusResult {
 
 // boardComplete: every child controller must have reported for this object
 // before the phase may change (after a restart the board starts empty).
+// One exception: a new server's deployment controller reports nothing
+// until the Service exists (DeploymentController.serviceFirst), so while
+// the service controller reports a failure of this generation, status shows
+// that failure rather than wait for a Service that may never come.
 func boardComplete(in statusInputs) bool {
 	if in.server.DeletionTimestamp != nil {
 		return true
 	}
 	for _, name := range in.controllers {
-		if _, ok := in.outcomes[name]; !ok {
+		if _, ok := in.outcomes[name]; !ok && !(name == deploymentControllerName && serviceFailed(in)) {
 			return false
 		}
 	}
 	return true
+}
+
+// serviceFailed: the service controller's pass of the current generation
+// did not end OK.
+func serviceFailed(in statusInputs) bool {
+	o, ok := in.outcomes[serviceControllerName]
+	return ok && o.Generation == in.server.Generation && o.Class != OutcomeOK
 }

@@ -281,7 +281,7 @@ func TestStatusComputePhases(t *testing.T) {
 		{
 			name: "board incomplete: wait without a status",
 			in: scInputs(scWithStatus(scReadyStatus()), func(in *statusInputs) {
-				delete(in.outcomes, "deployment")
+				delete(in.outcomes, "pvc")
 				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonChildConflict, Message: scSvcConf}
 			}),
 			want: statusResult{wait: true},

@@ -220,7 +220,7 @@ func TestDeclaredWatches(t *testing.T) {
 	}
 	want := map[string][]string{
 		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"}, "RoleBinding": {"deployment"},
-		"Service": {"service", "status"}, "PVC": {"pvc", "deployment", "status"}, "Pod": {"status"},
+		"Service": {"service", "deployment", "status"}, "PVC": {"pvc", "deployment", "status"}, "Pod": {"status"},
 		"adopted PVC": {"pvc", "deployment", "status"}, "adopted Service": {"service"},
 		"adopted Ingress": {"ingress"}, "NetworkPolicy": {"networkpolicy", "status"},
 		"Ingress": {"ingress", "status"}, "HPA": {"hpa", "status"}, "PDB": {"pdb", "status"},
