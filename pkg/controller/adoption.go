@@ -21,13 +21,10 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// Condition reasons and types of legacy adoption (docs/status.md, Conditions).
+// The legacy resource that adoption takes over.
 const (
-	ReasonStorageAdopted    = "StorageAdopted"
-	ReasonNetworkingAdopted = "NetworkingAdopted"
-	ReasonAnnotationRemoved = "AdoptionAnnotationRemoved"
-	legacyGroup             = "llamastack.io"
-	legacyKind              = "LlamaStackDistribution"
+	legacyGroup = "llamastack.io"
+	legacyKind  = "LlamaStackDistribution"
 )
 
 // adoptionAnnotationProblems words each A4/A5 failure of the adoption
@@ -59,7 +56,7 @@ func legacyOwnerCheck(obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer)
 	if gv.Group == legacyGroup && ref.Kind == legacyKind && ref.Name == legacy {
 		return nil
 	}
-	return resolve.NewUserError(ReasonChildConflict, "failed to adopt %s: unexpected controller owner %s/%s", obj.GetName(), ref.Kind, ref.Name)
+	return resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "failed to adopt %s: unexpected controller owner %s/%s", obj.GetName(), ref.Kind, ref.Name)
 }
 
 // withoutControllerRefs keeps the owner references that are not
@@ -106,13 +103,13 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 			apierrors.IsNotFound(err))
 	}
 	if apierrors.IsNotFound(err) {
-		return []metav1.Condition{{Type: CondStorageReady, Status: metav1.ConditionFalse, Reason: "StorageFailed",
+		return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageReady, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonStorageFailed,
 			Message: fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage)}}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	adopted := []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionTrue, Reason: ReasonStorageAdopted,
+	adopted := []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
 		Message: fmt.Sprintf("PVC %s adopted", pvcName)}}
 	if pvc.Labels[render.LabelAdoptedFrom] == legacy {
 		c.events.while(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, "", false)
@@ -144,8 +141,8 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	// One Event per wait, not one per pass or per change of the count.
 	c.events.while(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, msg, n > 0)
 	if n > 0 {
-		return []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionFalse, Reason: ReasonAdoptionInProgress, Message: msg}},
-			&WaitingError{Reason: ReasonAdoptionInProgress, Message: msg}
+		return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}},
+			&WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}
 	}
 	patch, err := mergePatch(pvc.ResourceVersion, map[string]any{"metadata": map[string]any{
 		"ownerReferences": withoutControllerRefs(pvc.OwnerReferences),
@@ -219,12 +216,12 @@ func storageAdoptionGate(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServ
 	if err != nil || name == "" {
 		return err
 	}
-	return &WaitingError{Reason: ReasonAdoptionInProgress, Message: fmt.Sprintf("waiting for storage adoption of PVC %s", name)}
+	return &WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: fmt.Sprintf("waiting for storage adoption of PVC %s", name)}
 }
 
 // networkingAdopted is the NetworkingAdopted condition of a pass.
 func networkingAdopted(legacy string) []metav1.Condition {
-	return []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ReasonNetworkingAdopted,
+	return []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonNetworkingAdopted,
 		Message: fmt.Sprintf("Networking adopted from %s", legacy)}}
 }
 
@@ -340,7 +337,7 @@ func adoptedBy(o metav1.Object, s *ogxv1beta1.OGXServer) bool {
 // is gone: reported by the pass that releases, and kept by status after
 // that (adoptedConditions).
 func networkingReleased() []metav1.Condition {
-	return []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ReasonAnnotationRemoved,
+	return []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionAnnotationRemoved,
 		Message: "Adoption annotation removed"}}
 }
 

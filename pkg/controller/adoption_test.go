@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -103,8 +104,8 @@ func TestLegacyOwnerCheck(t *testing.T) {
 				return
 			}
 			var ue *resolve.UserError
-			if !errors.As(err, &ue) || ue.Reason != ReasonChildConflict {
-				t.Fatalf("want a %s user error, got %v", ReasonChildConflict, err)
+			if !errors.As(err, &ue) || ue.Reason != ogxv1beta1.ReasonChildConflict {
+				t.Fatalf("want a %s user error, got %v", ogxv1beta1.ReasonChildConflict, err)
 			}
 		})
 	}
@@ -146,7 +147,7 @@ func TestServiceSelectorPatch(t *testing.T) {
 
 // activeSink is an event sink that queues Events (as on the leader).
 func activeSink() eventSink {
-	e := newEventSink("test", 0, 0, nil)
+	e := newEventSink("test", 0, 0, nil, record.New())
 	e.active.Store(true)
 	return e
 }
@@ -211,7 +212,7 @@ func TestStorageAdoption(t *testing.T) {
 		Labels: map[string]string{render.LabelInstance: "legacy"}}}
 	otherPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "other-0", Namespace: sfNamespace,
 		Labels: map[string]string{render.LabelInstance: "other"}}}
-	adoptedCond := []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionTrue, Reason: ReasonStorageAdopted,
+	adoptedCond := []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
 		Message: "PVC legacy-pvc adopted"}}
 	pvcPatch := map[string]any{"metadata": map[string]any{
 		"resourceVersion": "11",
@@ -234,7 +235,7 @@ func TestStorageAdoption(t *testing.T) {
 	}{
 		{
 			name:   "the PVC does not exist",
-			conds:  []metav1.Condition{{Type: CondStorageReady, Status: metav1.ConditionFalse, Reason: "StorageFailed", Message: "PVC legacy-pvc (ogx.io/adopt-storage) not found"}},
+			conds:  []metav1.Condition{{Type: ogxv1beta1.ConditionStorageReady, Status: metav1.ConditionFalse, Reason: "StorageFailed", Message: "PVC legacy-pvc (ogx.io/adopt-storage) not found"}},
 			events: []string{"Warning AdoptionSourceNotFound: PVC legacy-pvc (ogx.io/adopt-storage) not found"},
 		},
 		{
@@ -245,12 +246,12 @@ func TestStorageAdoption(t *testing.T) {
 		{
 			name: "someone else controls the PVC",
 			objs: []runtime.Object{pvc(nil, metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "u-db", Controller: ptr.To(true)})},
-			user: ReasonChildConflict,
+			user: ogxv1beta1.ReasonChildConflict,
 		},
 		{
 			name:    "legacy pods run: scale down and wait",
 			objs:    []runtime.Object{pvc(nil, lsdRef), legacyDeployment(1), legacyPod, otherPod},
-			conds:   []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionFalse, Reason: ReasonAdoptionInProgress, Message: waitMsg}},
+			conds:   []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: waitMsg}},
 			waiting: true,
 			writes:  []string{`patch deployments team-a/legacy (application/merge-patch+json, manager "ogx-controller")`},
 			bodies:  map[string]map[string]any{"deployments": {"metadata": map[string]any{"resourceVersion": "21"}, "spec": map[string]any{"replicas": float64(0)}}},
@@ -285,7 +286,7 @@ func TestStorageAdoption(t *testing.T) {
 			var ue *resolve.UserError
 			switch {
 			case c.waiting:
-				if !errors.As(err, &we) || we.Reason != ReasonAdoptionInProgress || we.Message != waitMsg {
+				if !errors.As(err, &we) || we.Reason != ogxv1beta1.ReasonAdoptionInProgress || we.Message != waitMsg {
 					t.Errorf("want waiting for legacy pods, got %v", err)
 				}
 			case c.user != "":
@@ -324,7 +325,7 @@ func TestIngressAdoption(t *testing.T) {
 			ResourceVersion: "31", Labels: labels, OwnerReferences: refs}}
 	}
 	adoptedLabel := map[string]string{render.LabelAdoptedFrom: "legacy"}
-	adopted := []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ReasonNetworkingAdopted,
+	adopted := []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonNetworkingAdopted,
 		Message: "Networking adopted from legacy"}}
 	const patchLegacy = `patch ingresses team-a/legacy-ingress (application/merge-patch+json, manager "ogx-controller")`
 
@@ -368,13 +369,13 @@ func TestIngressAdoption(t *testing.T) {
 			name:       "someone else controls the legacy Ingress",
 			annotation: "legacy",
 			objs:       []runtime.Object{ingress("legacy-ingress", nil, metav1.OwnerReference{APIVersion: "v1", Kind: "Service", Name: "x", UID: "u-x", Controller: ptr.To(true)})},
-			user:       ReasonChildConflict,
+			user:       ogxv1beta1.ReasonChildConflict,
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			kube := kubefake.NewClientset(c.objs...)
-			d := &deps{kube: kube, board: NewOutcomeBoard(nil), events: activeSink()}
+			d := &deps{kube: kube, board: NewOutcomeBoard(record.New()), events: activeSink()}
 			s := annotated(adoptNetworking, c.annotation)
 			err := ingressAdoption(d)(context.Background(), s)
 			var ue *resolve.UserError
@@ -445,7 +446,7 @@ func TestNetworkingRelease(t *testing.T) {
 	ourRef := ownerRefOf(sfServer(sfNamespace, sfName, sfUID))
 	theirRef := metav1.OwnerReference{APIVersion: "ogx.io/v1beta1", Kind: "OGXServer", Name: "other", UID: "u-other", Controller: ptr.To(true)}
 	adoptedLabel := map[string]string{render.LabelAdoptedFrom: "legacy"}
-	removed := []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ReasonAnnotationRemoved,
+	removed := []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionAnnotationRemoved,
 		Message: "Adoption annotation removed"}}
 	kinds := []struct {
 		kind, resource string
@@ -498,10 +499,10 @@ func TestNetworkingRelease(t *testing.T) {
 		for _, c := range cases {
 			t.Run(k.kind+"/"+c.name, func(t *testing.T) {
 				kube := kubefake.NewClientset(c.api...)
-				d := &deps{kube: kube, caches: adoptedCaches(t, c.cached...), board: NewOutcomeBoard(nil), events: activeSink()}
+				d := &deps{kube: kube, caches: adoptedCaches(t, c.cached...), board: NewOutcomeBoard(record.New()), events: activeSink()}
 				s := annotated()
 				if c.shown != "" {
-					s.Status.Conditions = []metav1.Condition{{Type: CondNetworkingAdopted, Status: c.shown}}
+					s.Status.Conditions = []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: c.shown}}
 				}
 				if err := k.run(d, s); err != nil {
 					t.Fatalf("unexpected error %v", err)

@@ -27,7 +27,7 @@ type child[O metav1.Object, AC any] struct {
 	takeover []string
 	// journal notes takeovers for the server's next Event; nil notes none.
 	journal *writeJournal
-	cached  func(namespace, name string) (O, error)
+	cached  func(namespace, name string) (known[O], error)
 	// setResourceVersion sets (or, with "", clears) the resourceVersion
 	// precondition of an apply configuration.
 	setResourceVersion func(ac AC, rv string)
@@ -98,11 +98,11 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 // hands to another owner (the replica count of an autoscaled Deployment,
 // docs/children.md).
 func (c *child[O, AC]) convergeCreating(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired, onCreate AC) (writeResult, error) {
-	existing, err := c.cached(owner.Namespace, name)
+	cached, err := c.cached(owner.Namespace, name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return "", fmt.Errorf("reading %s %s/%s from cache: %w", c.kind, owner.Namespace, name, err)
 	}
-	if existing, found := c.recent.newer(owner.Namespace, name, existing, err == nil); found {
+	if existing, found := c.newer(owner.Namespace, name, cached, err == nil); found {
 		return c.update(ctx, owner, name, existing, desired, false)
 	}
 	key := recentKey(owner.Namespace, name)
@@ -138,7 +138,7 @@ func (c *child[O, AC]) convergeCreating(ctx context.Context, owner *ogxv1beta1.O
 		// retry) creates it.
 		return "", fmt.Errorf("%s %s/%s vanished after a create conflict; retrying", c.kind, owner.Namespace, name)
 	}
-	res, err := c.update(ctx, owner, name, live, desired, true)
+	res, err := c.update(ctx, owner, name, known[O]{obj: live}, desired, true)
 	if err == nil {
 		// Ours now, and labelled: the cache shows it from here on.
 		c.taken.Delete(key)
@@ -183,12 +183,12 @@ func (c *child[O, AC]) createUnconditionally(ctx context.Context, owner *ogxv1be
 // differs from it. With pinned, the apply carries the resourceVersion of
 // existing as a precondition: the guard's verdict on a live read holds only
 // for that version.
-func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, existing O, desired AC, pinned bool) (writeResult, error) {
+func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, existing known[O], desired AC, pinned bool) (writeResult, error) {
 	logger := klog.FromContext(ctx)
-	if err := guard(owner, c.kind, existing); err != nil {
+	if err := guard(owner, c.kind, existing.obj); err != nil {
 		return "", err
 	}
-	existing, err := c.takeOver(ctx, owner, existing)
+	existing, err := c.takeOverKnown(ctx, owner, existing)
 	if err != nil {
 		return "", err
 	}
@@ -209,7 +209,7 @@ func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		c.logDiff(ctx, owner.Namespace, name, desired)
 	}
 	if pinned {
-		c.setResourceVersion(desired, existing.GetResourceVersion())
+		c.setResourceVersion(desired, existing.obj.GetResourceVersion())
 		defer c.setResourceVersion(desired, "")
 	}
 	out, err := c.apply(ctx, owner.Namespace, desired)
@@ -221,13 +221,13 @@ func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	return writeUpdated, nil
 }
 
-// ownedDigest is the digest of the fields ogx-controller owns in obj: kept
-// by the cache transform in a cached view, extracted from a whole object.
-func (c *child[O, AC]) ownedDigest(obj O) (string, error) {
-	if d, ok := viewDigest(obj); ok {
-		return d, nil
+// ownedDigest is the digest of the fields ogx-controller owns in k: the
+// cache's, else extracted from the whole object.
+func (c *child[O, AC]) ownedDigest(k known[O]) (string, error) {
+	if k.digest != "" {
+		return k.digest, nil
 	}
-	owned, err := c.extract(obj)
+	owned, err := c.extract(k.obj)
 	if err != nil {
 		return "", err
 	}
@@ -237,13 +237,14 @@ func (c *child[O, AC]) ownedDigest(obj O) (string, error) {
 // remove deletes the child when it exists and is controlled by this
 // OGXServer, with a UID precondition; anything else is left alone.
 func (c *child[O, AC]) remove(ctx context.Context, owner *ogxv1beta1.OGXServer, name string) (writeResult, error) {
-	existing, err := c.cached(owner.Namespace, name)
+	cached, err := c.cached(owner.Namespace, name)
 	if apierrors.IsNotFound(err) {
 		return writeAbsent, nil
 	}
 	if err != nil {
 		return "", err
 	}
+	existing := cached.obj
 	ref := metav1.GetControllerOfNoCopy(existing)
 	if ref == nil || ref.UID != owner.UID {
 		return writeAbsent, nil
@@ -270,11 +271,46 @@ func applyOptions() metav1.ApplyOptions {
 // kind before the event enqueues any key.
 func (c *child[O, AC]) observe(obj metav1.Object, deleted bool) { c.recent.observe(obj, deleted) }
 
+// known is a child as ogx-controller last knew it: from the cache
+// (trimmed, with the digest of the fields it owns; see cachedChild) or from
+// the answer to one of our writes or a live read (whole, digest empty).
+type known[O metav1.Object] struct {
+	obj          O
+	digest       string
+	ownsReplicas bool
+}
+
 // current returns the object with the child's name as ogx-controller last
 // knew it: the cache, or our own newer write the cache has not delivered
 // yet. The status controller reads children through it, so it never reports
 // a child missing or stale that a controller has just written.
-func (c *child[O, AC]) current(namespace, name string) (O, bool) {
-	obj, err := c.cached(namespace, name)
-	return c.recent.newer(namespace, name, obj, err == nil)
+func (c *child[O, AC]) current(namespace, name string) (known[O], bool) {
+	cached, err := c.cached(namespace, name)
+	return c.newer(namespace, name, cached, err == nil)
+}
+
+// newer returns our own write of the child when it is newer than cached
+// (found false: the cache does not hold it), else cached.
+func (c *child[O, AC]) newer(namespace, name string, cached known[O], found bool) (known[O], bool) {
+	obj, ok := c.recent.newer(namespace, name, cached.obj, found)
+	switch {
+	case !ok:
+		return known[O]{}, false
+	case found && obj.GetResourceVersion() == cached.obj.GetResourceVersion():
+		return cached, true
+	}
+	return known[O]{obj: obj}, true
+}
+
+// takeOverKnown is takeOver on a known child: an object it patched is
+// known whole.
+func (c *child[O, AC]) takeOverKnown(ctx context.Context, owner *ogxv1beta1.OGXServer, k known[O]) (known[O], error) {
+	obj, err := c.takeOver(ctx, owner, k.obj)
+	if err != nil {
+		return k, err
+	}
+	if any(obj) != any(k.obj) {
+		return known[O]{obj: obj}, nil
+	}
+	return k, nil
 }

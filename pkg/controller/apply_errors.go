@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -38,7 +39,7 @@ func classifyWriteError(kind, name string, err error) error {
 	if status, ok := err.(apierrors.APIStatus); ok {
 		code := status.Status().Code
 		if code >= 400 && code < 500 && code != 409 && code != 429 {
-			return &resolve.UserError{Reason: ReasonApplyFailed, Err: fmt.Errorf("%s/%s: %w", kind, name, err)}
+			return &resolve.UserError{Reason: ogxv1beta1.ReasonApplyFailed, Err: fmt.Errorf("%s/%s: %w", kind, name, err)}
 		}
 	}
 	return fmt.Errorf("writing %s %s: %w", kind, name, err)

@@ -26,7 +26,7 @@ func guard(owner *ogxv1beta1.OGXServer, kind string, obj metav1.Object) error {
 		return &WaitingError{Message: fmt.Sprintf(
 			"waiting for garbage collection of %s %s owned by a previous OGXServer", kind, obj.GetName())}
 	}
-	return resolve.NewUserError(ReasonChildConflict, "%s %s exists and is not managed by this OGXServer", kind, obj.GetName())
+	return resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "%s %s exists and is not managed by this OGXServer", kind, obj.GetName())
 }
 
 func isOGXGroup(apiVersion string) bool {

@@ -34,6 +34,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -68,12 +69,12 @@ type agCase struct {
 }
 
 func agConflict(kind, name string) Outcome {
-	return Outcome{Class: OutcomeUserError, Reason: ReasonChildConflict,
+	return Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict,
 		Message: kind + " " + name + " exists and is not managed by this OGXServer"}
 }
 
 func agWaiting(kind, name string) Outcome {
-	return Outcome{Class: OutcomeWaiting, Reason: ReasonProgressing,
+	return Outcome{Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing,
 		Message: "waiting for garbage collection of " + kind + " " + name + " owned by a previous OGXServer"}
 }
 
@@ -302,11 +303,11 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 	for _, c := range e.m.childControllers {
 		_, err := c.syncKey(e.ctx, sfKey)
 		var ue *resolve.UserError
-		if !errors.As(err, &ue) || ue.Reason != resolve.ReasonInvalidSpec {
-			t.Errorf("%s: err = %v, want a user error %s", c.name, err, resolve.ReasonInvalidSpec)
+		if !errors.As(err, &ue) || ue.Reason != ogxv1beta1.ReasonInvalidSpec {
+			t.Errorf("%s: err = %v, want a user error %s", c.name, err, ogxv1beta1.ReasonInvalidSpec)
 		}
 		o, _ := e.outcome(s, c.name)
-		if o.Generation != 1 || o.Class != OutcomeUserError || o.Reason != resolve.ReasonInvalidSpec ||
+		if o.Generation != 1 || o.Class != OutcomeUserError || o.Reason != ogxv1beta1.ReasonInvalidSpec ||
 			!strings.Contains(o.Message, `unknown distribution "no-such-distribution"`) {
 			t.Errorf("%s: outcome %+v, want InvalidSpec naming the distribution", c.name, o)
 		}
@@ -322,10 +323,10 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ready := apimeta.FindStatusCondition(got.Status.Conditions, CondReady)
-	stalled := apimeta.FindStatusCondition(got.Status.Conditions, CondStalled)
+	ready := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionReady)
+	stalled := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionStalled)
 	if got.Status.Phase != ogxv1beta1.PhaseFailed || ready == nil || ready.Status != metav1.ConditionFalse ||
-		ready.Reason != resolve.ReasonInvalidSpec || stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.Message != ready.Message {
+		ready.Reason != ogxv1beta1.ReasonInvalidSpec || stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.Message != ready.Message {
 		t.Fatalf("status = phase %q Ready %+v Stalled %+v, want Failed, Ready False and Stalled True with InvalidSpec", got.Status.Phase, ready, stalled)
 	}
 	// The first controller in the fixed order gives the reason and leads the
@@ -386,7 +387,7 @@ func TestTakeoverIsJournaled(t *testing.T) {
 		{"taken over", nil, []string{EventTakenOver, "Reconcile", "Took over Deployment demo"}},
 		{"refused", apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "demo", errors.New("no")), []string{"", "", ""}},
 	} {
-		journal := newWriteJournal()
+		journal := newWriteJournal(record.New())
 		c := &deploymentChild{kind: "Deployment", takeover: []string{"ogx-operator"}, journal: journal,
 			patch: func(_ context.Context, _, _ string, _ []byte) (*appsv1.Deployment, error) {
 				if tc.patchErr != nil {
@@ -443,7 +444,7 @@ func TestApplyDiffLoggedAtV4(t *testing.T) {
 			return stored, nil
 		}}
 	desired := appsv1ac.Deployment("demo", "ns").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(3))
-	if res, err := c.update(ctx, owner, "demo", stored, desired, false); err != nil || res != writeUpdated {
+	if res, err := c.update(ctx, owner, "demo", known[*appsv1.Deployment]{obj: stored}, desired, false); err != nil || res != writeUpdated {
 		t.Fatalf("update = %v, %v; want updated", res, err)
 	}
 	logs := logger.GetSink().(ktesting.Underlier).GetBuffer().String()
@@ -456,7 +457,7 @@ func TestApplyDiffLoggedAtV4(t *testing.T) {
 	reads = 0
 	quiet := klog.NewContext(context.Background(), ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(2))))
 	desired = appsv1ac.Deployment("demo", "ns").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(4))
-	if _, err := c.update(quiet, owner, "demo", stored, desired, false); err != nil || reads != 0 {
+	if _, err := c.update(quiet, owner, "demo", known[*appsv1.Deployment]{obj: stored}, desired, false); err != nil || reads != 0 {
 		t.Errorf("at -v=2: err %v, %d live reads, want none", err, reads)
 	}
 }

@@ -83,8 +83,8 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 		return Result{}, nil
 	}
 	if errs := c.specs.errors(s); len(errs) > 0 {
-		err := &resolve.UserError{Reason: resolve.ReasonInvalidSpec, Event: specErrorsEvent(errs), Err: errs.ToAggregate()}
-		record(Outcome{Class: OutcomeUserError, Reason: resolve.ReasonInvalidSpec, Message: err.Error()}, err.EventReason())
+		err := &resolve.UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: specErrorsEvent(errs), Err: errs.ToAggregate()}
+		record(Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: err.Error()}, err.EventReason())
 		return Result{}, err
 	}
 	res, err := c.reconcile(ctx, s)
@@ -101,7 +101,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 	case errors.As(err, &waiting):
 		reason := waiting.Reason
 		if reason == "" {
-			reason = ReasonProgressing
+			reason = ogxv1beta1.ReasonProgressing
 		}
 		record(Outcome{Class: OutcomeWaiting, Reason: reason, Message: waiting.Message}, "")
 		return Result{RequeueAfter: waitRequeue, Waiting: true}, nil
@@ -138,7 +138,7 @@ func specErrorsEvent(errs field.ErrorList) string {
 	distribution := field.NewPath("spec", "distribution", "name").String()
 	for _, e := range errs {
 		if e.Field != distribution || e.Type != field.ErrorTypeInvalid {
-			return resolve.ReasonInvalidSpec
+			return ogxv1beta1.ReasonInvalidSpec
 		}
 	}
 	return resolve.EventUnknownDistribution

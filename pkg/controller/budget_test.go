@@ -13,6 +13,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
 // budgetCounts renders actions as "verb resource[/subresource]" counts.
@@ -154,7 +155,7 @@ func stampCreated(t *testing.T, e *sfEnv, name string, at time.Time) {
 // phase or generation, or a first write, is written at once.
 func TestStatusCoalesce(t *testing.T) {
 	now := metav1.Now().Time
-	c := &StatusController{now: func() time.Time { return now }}
+	c := &StatusController{now: func() time.Time { return now }, writes: record.NewSlot[statusWrite](record.New())}
 	server := func(phase ogxv1beta1.Phase) *ogxv1beta1.OGXServer {
 		return &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{UID: "u", Generation: 1},
 			Status: ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: 1}}
@@ -165,7 +166,7 @@ func TestStatusCoalesce(t *testing.T) {
 	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1), nil); w != 0 {
 		t.Errorf("never written: wait %s, want 0", w)
 	}
-	c.writes.set("u", statusWrite{at: now.Add(-500 * time.Millisecond)})
+	c.writes.Set("u", statusWrite{at: now.Add(-500 * time.Millisecond)})
 	for _, tc := range []struct {
 		name      string
 		stored    ogxv1beta1.Phase
@@ -186,7 +187,7 @@ func TestStatusCoalesce(t *testing.T) {
 			t.Errorf("%s: wait %s, want 0", tc.name, w)
 		}
 	}
-	c.writes.set("u", statusWrite{at: now.Add(-statusCoalesceWindow)})
+	c.writes.Set("u", statusWrite{at: now.Add(-statusCoalesceWindow)})
 	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1), nil); w != 0 {
 		t.Errorf("window passed: wait %s, want 0", w)
 	}
@@ -198,7 +199,7 @@ func TestStatusCoalesce(t *testing.T) {
 // Deployment stamped in the future (clocks differ) waits one window at most.
 func TestFirstStatusWait(t *testing.T) {
 	now := metav1.Now().Time
-	c := &StatusController{now: func() time.Time { return now }}
+	c := &StatusController{now: func() time.Time { return now }, writes: record.NewSlot[statusWrite](record.New())}
 	deployment := func(age time.Duration) *appsv1.Deployment {
 		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now.Add(-age))}}
 	}

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
@@ -54,7 +53,6 @@ type scope struct {
 	childIndexers  map[string]cache.Indexer
 	servers        ogxlisters.OGXServerLister
 	serverInformer cache.SharedIndexInformer
-	deployments    appslisters.DeploymentLister
 	pvcs           corelisters.PersistentVolumeClaimLister
 	configMaps     corelisters.ConfigMapLister
 	secrets        corelisters.SecretLister
@@ -109,11 +107,10 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.ogxFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
 		ogxinformers.WithTransform(serverView(keep)))
 	childSelector := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String()
-	prior := &viewLookup{}
 	s.childFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = childSelector }),
-		informers.WithTransform(childView{fields: keep, labels: &mapSharer{}, prior: prior}.transform))
+		informers.WithTransform(childView{fields: keep, labels: &mapSharer{}}.transform))
 	s.adoptedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = render.LabelAdoptedFrom }),
@@ -131,7 +128,6 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 
 	srv := s.ogxFactory.Ogx().V1beta1().OGXServers()
 	s.servers, s.serverInformer = srv.Lister(), srv.Informer()
-	s.deployments = s.childFactory.Apps().V1().Deployments().Lister()
 	s.pvcs = s.childFactory.Core().V1().PersistentVolumeClaims().Lister()
 	s.configMaps = s.watchedFactory.Core().V1().ConfigMaps().Lister()
 	s.secrets = s.watchedFactory.Core().V1().Secrets().Lister()
@@ -150,8 +146,6 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 		"PodDisruptionBudget":     s.childFactory.Policy().V1().PodDisruptionBudgets().Informer().GetIndexer(),
 		"ConfigMap":               s.watchedFactory.Core().V1().ConfigMaps().Informer().GetIndexer(),
 	}
-	// Set before the informers start, so their transforms see it.
-	prior.deployment = s.childIndexers["Deployment"].GetByKey
 	podInformer := s.podFactory.Core().V1().Pods().Informer()
 	// Before the informer starts, adding an index cannot fail.
 	_ = podInformer.AddIndexers(instanceIndexers())

@@ -53,28 +53,23 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
 		kind:       kind,
 		apiVersion: apiVersion,
 		metrics:    c.metrics,
-		cached: func(ns, name string) (O, error) {
-			var zero O
+		cached: func(ns, name string) (known[O], error) {
 			sc := c.For(ns)
 			if sc == nil {
-				return zero, fmt.Errorf("namespace %q is not watched", ns)
+				return known[O]{}, fmt.Errorf("namespace %q is not watched", ns)
 			}
 			idx := sc.childIndexers[kind]
 			if idx == nil {
-				return zero, fmt.Errorf("no cache of %s", kind)
+				return known[O]{}, fmt.Errorf("no cache of %s", kind)
 			}
 			obj, exists, err := idx.GetByKey(ns + "/" + name)
 			switch {
 			case err != nil:
-				return zero, err
+				return known[O]{}, err
 			case !exists:
-				return zero, notFound
+				return known[O]{}, notFound
 			}
-			o, ok := obj.(O)
-			if !ok {
-				return zero, fmt.Errorf("%s cache holds a %T", kind, obj)
-			}
-			return o, nil
+			return knownOf[O](kind, obj)
 		},
 		live: func(ctx context.Context, ns, name string) (O, error) {
 			return client(ns).Get(ctx, name, metav1.GetOptions{})
@@ -92,6 +87,21 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
 			return client(ns).Patch(ctx, name, types.JSONPatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
 		},
 	}
+}
+
+// knownOf reads a cache entry: a cachedChild (child caches) or a whole
+// object (the ConfigMaps' cache).
+func knownOf[O metav1.Object](kind string, obj any) (known[O], error) {
+	if c, ok := obj.(*cachedChild); ok {
+		if o, ok := c.Object.(O); ok {
+			return known[O]{obj: o, digest: c.OwnedDigest, ownsReplicas: c.OwnsReplicas}, nil
+		}
+		obj = c.Object
+	}
+	if o, ok := obj.(O); ok {
+		return known[O]{obj: o}, nil
+	}
+	return known[O]{}, fmt.Errorf("%s cache holds a %T", kind, obj)
 }
 
 // The typed children of ogx-controller.

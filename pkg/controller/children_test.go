@@ -49,8 +49,8 @@ func checkChild[O metav1.Object, AC any](t *testing.T, e *sfEnv, c *child[O, AC]
 	}
 
 	got, err := c.cached(sfNamespace, "c")
-	if err != nil || got.GetName() != "c" || got.GetUID() != "uid-c" {
-		t.Fatalf("cached c: %v, %v", got, err)
+	if err != nil || got.obj.GetName() != "c" || got.obj.GetUID() != "uid-c" {
+		t.Fatalf("cached c: %v, %v", got.obj, err)
 	}
 	if _, err := c.cached(sfNamespace, "absent"); !apierrors.IsNotFound(err) {
 		t.Errorf("cached absent: want NotFound, got %v", err)

@@ -4,15 +4,11 @@ import (
 	"context"
 	"testing"
 
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -68,13 +64,14 @@ func TestChildViewDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := out.(*appsv1.Deployment)
+	cached := knownDeployment(t, out)
+	view := cached.obj
 	want, _ := digestOf(desired)
-	if got, _ := viewDigest(view); got != want {
+	if got := cached.digest; got != want {
 		t.Errorf("view digest %q, want the digest of what was applied %q", got, want)
 	}
 	whole := newTestDeploymentChild()
-	if got, err := whole.ownedDigest(d); err != nil || got != want {
+	if got, err := whole.ownedDigest(known[*appsv1.Deployment]{obj: d}); err != nil || got != want {
 		t.Errorf("digest of the whole object %q (%v), want %q", got, err, want)
 	}
 	if len(view.Spec.Template.Spec.Containers) != 0 || view.Spec.Selector != nil {
@@ -87,17 +84,16 @@ func TestChildViewDeployment(t *testing.T) {
 	if view.Annotations["keep"] != "me" {
 		t.Errorf("view lost an annotation: %v", view.Annotations)
 	}
-	// Our manager's entry without its field set, and the digest entry (no
-	// manager).
-	if diff := cmp.Diff([]string{render.FieldManager, ""}, managersOf(view.ManagedFields)); diff != "" {
+	// Our manager's entry without its field set.
+	if diff := cmp.Diff([]string{render.FieldManager}, managersOf(view.ManagedFields)); diff != "" {
 		t.Errorf("managers (-want +got):\n%s", diff)
 	}
 	for _, e := range view.ManagedFields {
-		if e.FieldsV1 != nil && e.FieldsType != viewDigestFieldsType {
+		if e.FieldsV1 != nil {
 			t.Errorf("view keeps the field set of %s", e.Manager)
 		}
 	}
-	if owns, err := ownsReplicas(view); err != nil || !owns {
+	if owns, err := ownsReplicas(cached); err != nil || !owns {
 		t.Errorf("ownsReplicas(view) = %v, %v; want true", owns, err)
 	}
 
@@ -109,7 +105,7 @@ func TestChildViewDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ = testViews().transform(changed.DeepCopy())
-	if got, _ := viewDigest(out.(*appsv1.Deployment)); got == want {
+	if got := knownDeployment(t, out).digest; got == want {
 		t.Error("a foreign change to an owned field left the digest unchanged")
 	}
 
@@ -119,28 +115,23 @@ func TestChildViewDeployment(t *testing.T) {
 	}
 	d, _ = deployments.Get(ctx, "demo", metav1.GetOptions{})
 	out, _ = testViews().transform(d.DeepCopy())
-	if owns, err := ownsReplicas(out.(*appsv1.Deployment)); err != nil || owns {
+	if owns, err := ownsReplicas(knownDeployment(t, out)); err != nil || owns {
 		t.Errorf("ownsReplicas after dropping replicas = %v, %v; want false", owns, err)
 	}
-	if owns, err := ownsReplicas(d); err != nil || owns {
+	if owns, err := ownsReplicas(known[*appsv1.Deployment]{obj: d}); err != nil || owns {
 		t.Errorf("ownsReplicas(whole) after dropping replicas = %v, %v; want false", owns, err)
 	}
 }
 
-// TestViewKeysCannotBeStored: the API server refuses the digest entry's
-// field type and the view annotation key, so no stored object (a live read,
-// a write's answer) can carry a forged digest or flag.
-func TestViewKeysCannotBeStored(t *testing.T) {
-	entry := digestEntry("0123")
-	entry.Operation = metav1.ManagedFieldsOperationApply // only the field type may be refused
-	entry.Manager = "someone"
-	errs := metav1validation.ValidateManagedFields([]metav1.ManagedFieldsEntry{entry}, field.NewPath("managedFields"))
-	if len(errs) != 1 || errs[0].Field != "managedFields[0].fieldsType" {
-		t.Errorf("the API server's check of the digest entry: %v; want the field type refused", errs)
+// knownDeployment reads a cache entry of the Deployment cache as the
+// applier does.
+func knownDeployment(t *testing.T, entry any) known[*appsv1.Deployment] {
+	t.Helper()
+	k, err := knownOf[*appsv1.Deployment]("Deployment", entry)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if errs := validation.IsQualifiedName(viewOwnsReplicas); len(errs) == 0 {
-		t.Errorf("%q is a valid annotation key; a user could store it on a child", viewOwnsReplicas)
-	}
+	return k
 }
 
 // TestViewWithoutAnnotationsHasNoMap: the digest is not an annotation, so a
@@ -151,11 +142,11 @@ func TestViewWithoutAnnotationsHasNoMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := out.(*corev1.ServiceAccount)
-	if v.Annotations != nil {
-		t.Errorf("annotations %v", v.Annotations)
+	v := out.(*cachedChild)
+	if a := v.Object.GetAnnotations(); a != nil {
+		t.Errorf("annotations %v", a)
 	}
-	if _, ok := viewDigest(v); !ok {
+	if v.OwnedDigest == "" {
 		t.Errorf("no digest")
 	}
 }
@@ -174,11 +165,11 @@ func TestChildViewTakeoverKeepsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, out); diff != "" {
+	if diff := cmp.Diff(want, out.(*cachedChild).Object); diff != "" {
 		t.Errorf("object with a takeover entry changed (-want +got):\n%s", diff)
 	}
-	if _, ok := viewDigest(out.(*appsv1.Deployment)); ok {
-		t.Error("a whole object carries a view digest")
+	if d := out.(*cachedChild).OwnedDigest; d != "" {
+		t.Errorf("a whole object carries a digest %q", d)
 	}
 }
 
@@ -209,15 +200,17 @@ func TestChildViewOtherKinds(t *testing.T) {
 		desired any
 		spec    func(any) bool
 	}{
-		{"Service", svc, svcAC, func(o any) bool { return len(o.(*corev1.Service).Spec.Ports) == 0 }},
-		{"NetworkPolicy", np, npAC, func(o any) bool { return o.(*networkingv1.NetworkPolicy).Spec.PodSelector.MatchLabels == nil }},
+		{"Service", svc, svcAC, func(o any) bool { return len(o.(*cachedChild).Object.(*corev1.Service).Spec.Ports) == 0 }},
+		{"NetworkPolicy", np, npAC, func(o any) bool {
+			return o.(*cachedChild).Object.(*networkingv1.NetworkPolicy).Spec.PodSelector.MatchLabels == nil
+		}},
 	} {
 		out, err := testViews().transform(tc.obj)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want, _ := digestOf(tc.desired)
-		if got, ok := viewDigest(out.(metav1.Object)); !ok || got != want {
+		if got := out.(*cachedChild).OwnedDigest; got != want {
 			t.Errorf("%s: view digest %q, want %q", tc.name, got, want)
 		}
 		if !tc.spec(out) {
@@ -232,7 +225,7 @@ func TestChildViewOtherKinds(t *testing.T) {
 		if diff := cmp.Diff(out, again); diff != "" {
 			t.Errorf("%s: a second transform changed the view (-once +twice):\n%s", tc.name, diff)
 		}
-		if got, ok := viewDigest(again.(metav1.Object)); !ok || got != want {
+		if got := again.(*cachedChild).OwnedDigest; got != want {
 			t.Errorf("%s: view digest after a second transform %q, want %q", tc.name, got, want)
 		}
 	}
@@ -259,7 +252,7 @@ func TestChildViewsKeepWhatReadersUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := *externalURL(s, view.(*networkingv1.Ingress)); got != want || want != "https://1.2.3.4" {
+	if got := *externalURL(s, view.(*cachedChild).Object.(*networkingv1.Ingress)); got != want || want != "https://1.2.3.4" {
 		t.Errorf("external URL from the view %q, from the whole Ingress %q", got, want)
 	}
 
@@ -275,7 +268,7 @@ func TestChildViewsKeepWhatReadersUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	protected := map[string]bool{}
-	markMounted(protected, out.(*appsv1.Deployment).Spec.Template.Spec.Volumes)
+	markMounted(protected, knownDeployment(t, out).obj.Spec.Template.Spec.Volumes)
 	if diff := cmp.Diff(map[string]bool{"demo-config-abc": true}, protected); diff != "" {
 		t.Errorf("retention from the view (-want +got):\n%s", diff)
 	}
@@ -319,7 +312,7 @@ func TestDeploymentViewKeepsFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := out.(*appsv1.Deployment)
+	view := knownDeployment(t, out).obj
 	if got, want := deploymentFailure(view), deploymentFailure(d); got != want || want == "" {
 		t.Errorf("failure from the view %q, from the whole Deployment %q", got, want)
 	}
@@ -328,7 +321,7 @@ func TestDeploymentViewKeepsFailures(t *testing.T) {
 	}
 	d.Status.Conditions = d.Status.Conditions[:1]
 	out, _ = testViews().transform(d.DeepCopy())
-	if c := out.(*appsv1.Deployment).Status.Conditions; c != nil {
+	if c := knownDeployment(t, out).obj.Status.Conditions; c != nil {
 		t.Errorf("healthy Deployment's view keeps conditions %v", c)
 	}
 }

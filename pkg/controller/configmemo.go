@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
@@ -21,11 +22,10 @@ import (
 // first's. Only successes are kept: a failure is retried by the next pass,
 // which is what the controllers' backoff paces.
 type configMemo struct {
-	uidStore[memoEntry]
-	// onChange is told the key of a server whose entry changed, so status
-	// reports a new base even when nothing else about the server changed;
-	// nil tells nobody.
-	onChange func(key string)
+	record.Slot[memoEntry]
+	// record is told of a server whose entry changed, so status reports a
+	// new base even when nothing else about the server changed.
+	record *record.Store
 }
 
 type memoKey struct {
@@ -38,13 +38,13 @@ type memoEntry struct {
 	cfg resolve.GeneratedConfig
 }
 
-func newConfigMemo() *configMemo {
-	return &configMemo{}
+func newConfigMemo(r *record.Store) *configMemo {
+	return &configMemo{Slot: record.NewSlot[memoEntry](r), record: r}
 }
 
 // get returns the config generated for uid under key.
 func (m *configMemo) get(uid types.UID, key memoKey) (resolve.GeneratedConfig, bool) {
-	e, ok := m.uidStore.get(uid)
+	e, ok := m.Get(uid)
 	if !ok || e.key != key {
 		return resolve.GeneratedConfig{}, false
 	}
@@ -54,7 +54,7 @@ func (m *configMemo) get(uid types.UID, key memoKey) (resolve.GeneratedConfig, b
 // current returns the config last generated for uid at generation, whatever
 // its base: what status reports.
 func (m *configMemo) current(uid types.UID, generation int64) (resolve.GeneratedConfig, bool) {
-	e, ok := m.uidStore.get(uid)
+	e, ok := m.Get(uid)
 	if !ok || e.key.generation != generation {
 		return resolve.GeneratedConfig{}, false
 	}
@@ -70,16 +70,15 @@ func (m *configMemo) current(uid types.UID, generation int64) (resolve.Generated
 // it once more afterwards, on the new base, which puts that back.
 func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg resolve.GeneratedConfig) {
 	var changed bool
-	var notify func(key string)
-	m.update(uid, func(e memoEntry, ok bool) (memoEntry, bool) {
+	m.Update(uid, func(e memoEntry, ok bool) (memoEntry, bool) {
 		if ok && e.key.generation > key.generation {
 			return e, true
 		}
-		changed, notify = !ok || e.key != key, m.onChange
+		changed = !ok || e.key != key
 		return memoEntry{key: key, cfg: cfg}, true
 	})
-	if notify != nil && changed {
-		notify(serverKey)
+	if changed {
+		m.record.Changed(serverKey)
 	}
 }
 

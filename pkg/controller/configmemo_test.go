@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -88,7 +89,7 @@ func TestConfigGeneratedOncePerGeneration(t *testing.T) {
 		t.Errorf("%d generations after the base changed, want 2", n)
 	}
 	// Status alone never generates.
-	e.m.resolver.memo.forget(sfUID)
+	e.m.resolver.memo.Update(sfUID, func(memoEntry, bool) (memoEntry, bool) { return memoEntry{}, false })
 	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +113,10 @@ func TestConfigGeneratedOncePerGeneration(t *testing.T) {
 // and finishes late does not take the memo back; a new base at the same
 // generation replaces the entry and tells status.
 func TestConfigMemoKeepsNewestGeneration(t *testing.T) {
-	m := newConfigMemo()
+	r := record.New()
+	m := newConfigMemo(r)
 	var told []string
-	m.onChange = func(key string) { told = append(told, key) }
+	r.AddHandler(func(key string) { told = append(told, key) })
 	m.put("u", "ns/s", memoKey{generation: 2, base: "a"}, resolve.GeneratedConfig{Hash: "two"})
 	m.put("u", "ns/s", memoKey{generation: 1, base: "a"}, resolve.GeneratedConfig{Hash: "one"})
 	if g, ok := m.current("u", 2); !ok || g.Hash != "two" {

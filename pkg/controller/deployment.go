@@ -41,8 +41,6 @@ type DeploymentController struct {
 	children *children
 	resolver *resolver
 	events   eventSink
-	// tlsWarnings records ServerTLSNotConfigured once per override config.
-	tlsWarnings tlsWarnings
 }
 
 func newDeploymentController(d *deps) *DeploymentController {
@@ -69,12 +67,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	if err != nil {
 		return Result{}, err
 	}
-	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeOverride && s.Spec.ServerTLS() != nil {
-		if text, err := c.resolver.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig",
-			resolve.PrefixConfigMap, "override config"); err == nil {
-			c.tlsWarnings.check(s, text, in.RuntimeConfig.Hash, c.events)
-		}
-	}
+	warnServerTLS(ctx, c.resolver, c.events, s, in.RuntimeConfig.Hash)
 	if err := c.configMapsReady(s, in); err != nil {
 		return Result{}, err
 	}
@@ -86,7 +79,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	if in.OpenShiftSecurityServed {
 		res, err := c.children.roleBindings.converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
 		if roleRefChanged(err) {
-			return Result{}, resolve.NewUserError(ReasonChildConflict,
+			return Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
 				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
 				s.Namespace, render.RoleBindingName(s.Name))
 		}
@@ -234,18 +227,18 @@ func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXSer
 	if !found {
 		return nil // absent (or not yet cached): the apply creates it
 	}
-	if guard(s, "Deployment", live) != nil {
+	if guard(s, "Deployment", live.obj) != nil {
 		return nil // converge reports the guard's verdict
 	}
 	// The takeover comes first: it can make the replica count ours (the
 	// upstream operator owned it), and only then does the hand-over check
 	// see that the count must be handed to the HPA before the apply drops
 	// it.
-	live, err := c.children.deployments.takeOver(ctx, s, live)
+	live, err := c.children.deployments.takeOverKnown(ctx, s, live)
 	if err != nil {
 		return err
 	}
-	if err := c.switchStrategy(ctx, live, desired); err != nil {
+	if err := c.switchStrategy(ctx, live.obj, desired); err != nil {
 		return err
 	}
 	return c.handOverReplicas(ctx, live, desired, true)
@@ -287,11 +280,12 @@ func (c *DeploymentController) switchStrategy(ctx context.Context, live *appsv1.
 // manager that keeps owning it for the HPA. With pinned the apply carries
 // live's resourceVersion, so a count read from a stale cache is never forced
 // over a newer one.
-func (c *DeploymentController) handOverReplicas(ctx context.Context, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration, pinned bool) error {
+func (c *DeploymentController) handOverReplicas(ctx context.Context, known known[*appsv1.Deployment], desired *appsv1ac.DeploymentApplyConfiguration, pinned bool) error {
 	if desired.Spec != nil && desired.Spec.Replicas != nil {
 		return nil
 	}
-	owns, err := ownsReplicas(live)
+	owns, err := ownsReplicas(known)
+	live := known.obj
 	if err != nil || !owns || live.Spec.Replicas == nil {
 		return err
 	}
@@ -330,7 +324,7 @@ func asUserError(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &resolve.UserError{Reason: resolve.ReasonInvalidSpec, Err: err}
+	return &resolve.UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Err: err}
 }
 
 // roleRefChanged reports whether an apply of a RoleBinding was refused

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -73,23 +74,23 @@ type podDigests struct {
 	// pods returns the cached pods of one instance.
 	pods func(namespace, instance string) []*podView
 
-	uidStore[digestRecord]
+	record.Slot[digestRecord]
 }
 
 type digestRecord struct{ image, digest string }
 
-func newPodDigests(pods func(namespace, instance string) []*podView) *podDigests {
-	return &podDigests{pods: pods}
+func newPodDigests(pods func(namespace, instance string) []*podView, r *record.Store) *podDigests {
+	return &podDigests{pods: pods, Slot: record.NewSlot[digestRecord](r)}
 }
 
 // lookup returns the digest of image for the OGXServer, or "".
 func (p *podDigests) lookup(uid types.UID, namespace, name, image string) string {
-	if r, ok := p.get(uid); ok && r.image == image {
+	if r, ok := p.Get(uid); ok && r.image == image {
 		return r.digest
 	}
 	digest := podImageDigest(p.pods(namespace, name), image)
 	if digest != "" {
-		p.set(uid, digestRecord{image: image, digest: digest})
+		p.Set(uid, digestRecord{image: image, digest: digest})
 	}
 	return digest
 }

@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
 func TestPodImageDigest(t *testing.T) {
@@ -83,7 +85,7 @@ func TestPodDigestsFromCache(t *testing.T) {
 			pods = append(pods, o.(*podView))
 		}
 		return pods
-	})
+	}, record.New())
 	if got := p.lookup("u1", "ns", "demo", img); got != digest {
 		t.Errorf("lookup(demo) = %q, want %q", got, digest)
 	}

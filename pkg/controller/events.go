@@ -17,6 +17,7 @@ import (
 	"golang.org/x/time/rate"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
@@ -59,14 +60,14 @@ type eventSink struct {
 // heldWarnings remembers, per OGXServer and reason, the note of a warning
 // whose condition still holds.
 type heldWarnings struct {
-	uidStore[map[string]string]
+	record.Slot[map[string]string]
 }
 
 // update records whether the condition of reason holds with note and
 // returns whether that is new (it did not hold, or held with another note).
 func (h *heldWarnings) update(uid types.UID, reason, note string, holds bool) bool {
 	news := false
-	h.uidStore.update(uid, func(m map[string]string, _ bool) (map[string]string, bool) {
+	h.Update(uid, func(m map[string]string, _ bool) (map[string]string, bool) {
 		if !holds {
 			delete(m, reason)
 			return m, len(m) > 0
@@ -86,7 +87,7 @@ func (h *heldWarnings) update(uid types.UID, reason, note string, holds bool) bo
 
 // newEventSink returns a sink admitting qps Events a second with bursts of
 // burst (qps <= 0: no limit).
-func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics) eventSink {
+func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics, r *record.Store) eventSink {
 	limit := rate.Inf
 	if qps > 0 {
 		limit = rate.Limit(qps)
@@ -95,8 +96,8 @@ func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics) e
 		burst = 1
 	}
 	return eventSink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance, active: &atomic.Bool{},
-		limiter: rate.NewLimiter(limit, burst), journal: newWriteJournal(), metrics: m,
-		holding: &heldWarnings{}}
+		limiter: rate.NewLimiter(limit, burst), journal: newWriteJournal(r), metrics: m,
+		holding: &heldWarnings{Slot: record.NewSlot[map[string]string](r)}}
 }
 
 // start makes the sink accept Events at once, before any worker runs, and
@@ -209,28 +210,6 @@ func (e eventSink) flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.
 		}
 	}
 	e.emit(s, corev1.EventTypeNormal, reason, action, note)
-}
-
-// forget drops the journal of a deleted server.
-func (e eventSink) forget(uid types.UID) {
-	if e.journal != nil {
-		e.journal.forget(uid)
-	}
-	if e.holding != nil {
-		e.holding.forget(uid)
-	}
-}
-
-// retain is forget for every server that is not live (see Manager.sweep).
-func (e eventSink) retain(live func(types.UID) bool) int {
-	n := 0
-	if e.journal != nil {
-		n += e.journal.retain(live)
-	}
-	if e.holding != nil {
-		n += e.holding.retain(live)
-	}
-	return n
 }
 
 // warnWhile sends a Warning when a condition starts to hold (or holds with

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,7 +20,7 @@ import (
 // when it starts and when its note changes, not again while it holds; once
 // it stops holding it is sent again if it comes back.
 func TestHeldWarningOncePerTransition(t *testing.T) {
-	h := &heldWarnings{}
+	h := &heldWarnings{Slot: record.NewSlot[map[string]string](record.New())}
 	steps := []struct {
 		note  string
 		holds bool
@@ -40,20 +41,16 @@ func TestHeldWarningOncePerTransition(t *testing.T) {
 	if !h.update("u", "AdoptionSourceNotFound", "PVC x not found", true) {
 		t.Errorf("another reason of the same server is its own warning")
 	}
-	h.forget("u")
-	if len(h.entries) != 0 {
-		t.Errorf("forget left %v", h.entries)
-	}
 }
 
 // TestHeldWarningNotSentIsRetried: a warning the sink could not send (not
 // leading yet, budget spent) is not marked held, so a later pass sends it.
 func TestHeldWarningNotSentIsRetried(t *testing.T) {
-	e := newEventSink("test", 0, 0, nil)
+	e := newEventSink("test", 0, 0, nil, record.New())
 	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
 	e.warnWhile(s, "EmptyCABundle", "no certificates", true)
-	if len(e.queue) != 0 || len(e.holding.entries) != 0 {
-		t.Fatalf("inactive sink: %d queued, held %v", len(e.queue), e.holding.entries)
+	if held, ok := e.holding.Get(s.UID); len(e.queue) != 0 || ok {
+		t.Fatalf("inactive sink: %d queued, held %v", len(e.queue), held)
 	}
 	e.active.Store(true)
 	e.warnWhile(s, "EmptyCABundle", "no certificates", true)

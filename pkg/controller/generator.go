@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -60,7 +61,7 @@ func (g *Generator) imageBase(ctx context.Context, image func() (string, error))
 	}
 	res, err := g.ociBase(ctx, img)
 	if err != nil {
-		return resolve.Base{}, &resolve.UserError{Reason: resolve.ReasonBaseConfigUnavailable, Err: err}
+		return resolve.Base{}, &resolve.UserError{Reason: ogxv1beta1.ReasonBaseConfigUnavailable, Err: err}
 	}
 	return resolve.Base{Config: res.Config, Source: configgen.SourceOCILabel, Digest: res.Digest}, nil
 }

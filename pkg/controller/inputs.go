@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -35,9 +36,9 @@ type resolver struct {
 }
 
 // newResolver builds the resolver of a Manager.
-func newResolver(caches *Caches, kube kubernetes.Interface, opts Options) *resolver {
+func newResolver(caches *Caches, kube kubernetes.Interface, opts Options, records *record.Store) *resolver {
 	apis := &optionalAPIs{}
-	memo := newConfigMemo()
+	memo := newConfigMemo(records)
 	src := &cacheSource{caches: caches, kube: kube, apis: apis, bases: opts.Generator, operatorNamespace: opts.OperatorNamespace}
 	return &resolver{
 		Resolver: &resolve.Resolver{Source: src, Table: opts.Distributions, Memo: memo, Generator: opts.ConfigGenerator,

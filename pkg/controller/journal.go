@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
 // maxJournalEntries bounds what one server's journal keeps between flushes;
@@ -15,10 +17,10 @@ const maxJournalEntries = 16
 // writeJournal keeps, per OGXServer, the child writes not yet reported in an
 // Event.
 type writeJournal struct {
-	uidStore[*journalEntries]
-	// onAdd is told the key of a server with a new entry, so its status
-	// pass (which flushes) follows; nil tells nobody.
-	onAdd func(key string)
+	record.Slot[*journalEntries]
+	// record is told of a server with a new entry, so its status pass
+	// (which flushes) follows.
+	record *record.Store
 }
 
 // journalEntries are one server's unreported writes, in order.
@@ -33,8 +35,8 @@ type journalLine struct {
 	name   string
 }
 
-func newWriteJournal() *writeJournal {
-	return &writeJournal{}
+func newWriteJournal(r *record.Store) *writeJournal {
+	return &writeJournal{Slot: record.NewSlot[*journalEntries](r), record: r}
 }
 
 // add notes a write of server key's child; skipped and absent results are
@@ -43,9 +45,7 @@ func (j *writeJournal) add(key string, uid types.UID, kind, name string, r write
 	if j == nil || (r != writeCreated && r != writeUpdated && r != writeDeleted && r != writeTakenOver) {
 		return
 	}
-	var notify func(key string)
-	j.update(uid, func(e *journalEntries, _ bool) (*journalEntries, bool) {
-		notify = j.onAdd
+	j.Update(uid, func(e *journalEntries, _ bool) (*journalEntries, bool) {
 		if e == nil {
 			e = &journalEntries{}
 		}
@@ -56,9 +56,7 @@ func (j *writeJournal) add(key string, uid types.UID, kind, name string, r write
 		}
 		return e, true
 	})
-	if notify != nil {
-		notify(key)
-	}
+	j.record.Changed(key)
 }
 
 // take returns and clears a server's entries.
@@ -67,7 +65,7 @@ func (j *writeJournal) take(uid types.UID) journalEntries {
 		return journalEntries{}
 	}
 	var taken journalEntries
-	j.update(uid, func(e *journalEntries, _ bool) (*journalEntries, bool) {
+	j.Update(uid, func(e *journalEntries, _ bool) (*journalEntries, bool) {
 		if e != nil {
 			taken = *e
 		}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
 // TestJournalSummary: one Event note per flush, grouped by verb in the
@@ -39,7 +41,7 @@ func TestJournalSummary(t *testing.T) {
 			[]string{"Deleted", "Delete", "Deleted HorizontalPodAutoscaler s-hpa"}},
 		{"too many", many, []string{"Updated", "Update", "Updated ConfigMap c; 2 more writes"}},
 	} {
-		j := newWriteJournal()
+		j := newWriteJournal(record.New())
 		uid := types.UID("u")
 		for _, w := range tc.writes {
 			j.add("ns/s", uid, w.kind, w.name, w.r)

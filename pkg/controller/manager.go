@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -79,7 +80,10 @@ type deps struct {
 	events   eventSink
 	// specs holds each server generation's re-validation verdict.
 	specs *specMemo
-	opts  Options
+	// records is the per-server record every store above keeps its values
+	// in: one map, forgotten in one place.
+	records *record.Store
+	opts    Options
 }
 
 // Manager owns the caches and every controller of one process.
@@ -173,17 +177,19 @@ func withDefaults(opts Options, kube kubernetes.Interface) Options {
 	return opts
 }
 
-// newDeps builds what the controllers share: clients, caches, the outcome
-// board, the children's appliers, the resolver and the event sink. The sink
-// comes first: its journal also records the children's takeovers.
+// newDeps builds what the controllers share: clients, caches, the
+// per-server record and the outcome board in it, the children's appliers,
+// the resolver and the event sink. The sink comes first: its journal also
+// records the children's takeovers.
 func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *Caches, opts Options) deps {
-	events := newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics)
+	records := record.New()
+	events := newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
 	return deps{
-		events: events, specs: newSpecMemo(),
+		events: events, specs: newSpecMemo(records), records: records,
 		kube: kube, ogx: ogx, caches: caches, opts: opts,
-		board:    NewOutcomeBoard(nil),
+		board:    NewOutcomeBoard(records),
 		children: newChildren(kube, caches, opts.TakeoverManagers, events.journal),
-		resolver: newResolver(caches, kube, opts),
+		resolver: newResolver(caches, kube, opts, records),
 	}
 }
 
@@ -218,9 +224,6 @@ func (m *Manager) newControllers() {
 		c.specs = m.specs
 	}
 	m.status = newStatusController(&m.deps, names)
-	m.board.SetOnChange(m.status.Enqueue)
-	m.resolver.memo.onChange = m.status.Enqueue
-	m.events.journal.onAdd = m.status.Enqueue
 }
 
 // Start starts the informers and waits for them to sync. Every replica does
@@ -377,12 +380,7 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 				return
 			}
 			m.opts.Metrics.CountServerChange()
-			m.board.Forget(mo.GetUID())
-			m.status.forget(mo.GetUID())
-			m.events.forget(mo.GetUID())
-			m.resolver.memo.forget(mo.GetUID())
-			m.specs.forget(mo.GetUID())
-			m.deployment.tlsWarnings.forget(mo.GetUID())
+			m.records.Forget(mo.GetUID())
 			m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
 		},
 	}

@@ -178,8 +178,9 @@ func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynami
 		apiVersion: render.MonitoringAPIVersion,
 		metrics:    d.caches.metrics,
 		takeover:   d.opts.TakeoverManagers,
-		cached: func(ns, name string) (*unstructured.Unstructured, error) {
-			return mc.get(gvr, ns, name)
+		cached: func(ns, name string) (known[*unstructured.Unstructured], error) {
+			obj, err := mc.get(gvr, ns, name)
+			return known[*unstructured.Unstructured]{obj: obj}, err
 		},
 		live: func(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
 			return client(ns).Get(ctx, name, metav1.GetOptions{})

@@ -835,7 +835,7 @@ func TestMonitoringCRDGoingAway(t *testing.T) {
 	if _, err := e.pass(s); !resolve.IsUserError(err) {
 		t.Errorf("pass error %v, want a user error", err)
 	}
-	if o, _ := e.outcome(s, "monitoring"); o.Class != OutcomeUserError || o.Reason != ReasonApplyFailed {
+	if o, _ := e.outcome(s, "monitoring"); o.Class != OutcomeUserError || o.Reason != ogxv1beta1.ReasonApplyFailed {
 		t.Errorf("outcome %+v, want ApplyFailed", o)
 	}
 }

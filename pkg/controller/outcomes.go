@@ -3,12 +3,13 @@ package controller
 import (
 	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
 // OutcomeClass classifies the result of one pass of a child controller
@@ -59,20 +60,19 @@ type deferredError struct{ message string }
 
 func (e *deferredError) Error() string { return e.message }
 
-// OutcomeBoard is the per-process record of every child controller's last
-// outcome per OGXServer UID, read by the status controller. A changed record
-// calls onChange so the status controller re-evaluates that key.
+// OutcomeBoard keeps every child controller's last outcome per OGXServer,
+// and the conditions a controller wants shown in status (the adoption
+// conditions), in the per-server record; the status controller reads them.
+// A changed outcome or fact is reported to the record, whose handlers (the
+// status controller's) compute status again.
 //
 // A server's outcomes are a short slice, not a map: about ten controllers
 // record one each, a scan of ten entries costs nothing, and at fleet size a
 // map per server would be several times the memory.
 type OutcomeBoard struct {
-	mu       sync.Mutex
-	outcomes map[types.UID][]recordedOutcome
-	// facts are conditions a controller wants shown in status (the
-	// adoption conditions), per UID and controller.
-	facts    map[types.UID]map[string][]metav1.Condition
-	onChange func(key string)
+	record   *record.Store
+	outcomes record.Slot[[]recordedOutcome]
+	facts    record.Slot[map[string][]metav1.Condition]
 }
 
 // recordedOutcome is one controller's outcome for a server.
@@ -81,17 +81,10 @@ type recordedOutcome struct {
 	Outcome
 }
 
-// NewOutcomeBoard returns an empty board; onChange may be nil.
-func NewOutcomeBoard(onChange func(key string)) *OutcomeBoard {
-	return &OutcomeBoard{outcomes: map[types.UID][]recordedOutcome{}, facts: map[types.UID]map[string][]metav1.Condition{}, onChange: onChange}
-}
-
-// SetOnChange sets the change callback; it is wired after the status
-// controller exists.
-func (b *OutcomeBoard) SetOnChange(f func(key string)) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.onChange = f
+// NewOutcomeBoard returns a board keeping its values in r.
+func NewOutcomeBoard(r *record.Store) *OutcomeBoard {
+	return &OutcomeBoard{record: r, outcomes: record.NewSlot[[]recordedOutcome](r),
+		facts: record.NewSlot[map[string][]metav1.Condition](r)}
 }
 
 // Record stores a controller's outcome for an OGXServer, reports the change
@@ -106,41 +99,39 @@ func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Ou
 // one invalid spec, found by every controller, is one cause, and it gets
 // one Event.
 func (b *OutcomeBoard) RecordCause(key string, uid types.UID, controller string, o Outcome) (changed, newCause bool) {
-	b.mu.Lock()
-	list := b.outcomes[uid]
 	changed = true
-	found := false
 	newCause = o.Class == OutcomeUserError
-	for i := range list {
-		if list[i].controller == controller {
-			changed, found = list[i].Outcome != o, true
-			list[i].Outcome = o
-			continue
+	b.outcomes.Update(uid, func(list []recordedOutcome, _ bool) ([]recordedOutcome, bool) {
+		found := false
+		for i := range list {
+			if list[i].controller == controller {
+				changed, found = list[i].Outcome != o, true
+				list[i].Outcome = o
+				continue
+			}
+			if r := list[i].Outcome; r.Class == OutcomeUserError && r.Reason == o.Reason && r.Message == o.Message {
+				newCause = false
+			}
 		}
-		if r := list[i].Outcome; r.Class == OutcomeUserError && r.Reason == o.Reason && r.Message == o.Message {
-			newCause = false
+		if found {
+			return list, true
 		}
-	}
-	if !found {
 		// Grown by exactly one: append's doubling would leave a server
 		// with room for 16 outcomes where about ten are ever recorded.
 		grown := make([]recordedOutcome, len(list), len(list)+1)
 		copy(grown, list)
-		b.outcomes[uid] = append(grown, recordedOutcome{controller: controller, Outcome: o})
-	}
-	notify := b.onChange
-	b.mu.Unlock()
-	if changed && notify != nil {
-		notify(key)
+		return append(grown, recordedOutcome{controller: controller, Outcome: o}), true
+	})
+	if changed {
+		b.record.Changed(key)
 	}
 	return changed, changed && newCause
 }
 
 // Outcome returns one controller's outcome for uid, if it has recorded one.
 func (b *OutcomeBoard) Outcome(uid types.UID, controller string) (Outcome, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, r := range b.outcomes[uid] {
+	list, _ := b.outcomes.Get(uid)
+	for _, r := range list {
 		if r.controller == controller {
 			return r.Outcome, true
 		}
@@ -150,64 +141,48 @@ func (b *OutcomeBoard) Outcome(uid types.UID, controller string) (Outcome, bool)
 
 // Get returns a copy of the outcomes recorded for uid.
 func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	list := b.outcomes[uid]
-	out := make(map[string]Outcome, len(list))
-	for _, r := range list {
-		out[r.controller] = r.Outcome
-	}
+	var out map[string]Outcome
+	// Read under the record's lock: RecordCause changes entries in place.
+	b.outcomes.Update(uid, func(list []recordedOutcome, ok bool) ([]recordedOutcome, bool) {
+		out = make(map[string]Outcome, len(list))
+		for _, r := range list {
+			out[r.controller] = r.Outcome
+		}
+		return list, ok
+	})
 	return out
 }
 
 // SetFacts records the conditions a controller reports for an OGXServer
 // (replacing its previous ones) and reports a change.
 func (b *OutcomeBoard) SetFacts(key string, uid types.UID, controller string, conds []metav1.Condition) {
-	b.mu.Lock()
-	m := b.facts[uid]
-	changed := !equality.Semantic.DeepEqual(m[controller], conds)
-	switch {
-	case len(conds) == 0:
-		// Most servers never have facts: keep no map for them.
-		delete(m, controller)
-		if len(m) == 0 {
-			delete(b.facts, uid)
+	changed := false
+	b.facts.Update(uid, func(m map[string][]metav1.Condition, _ bool) (map[string][]metav1.Condition, bool) {
+		changed = !equality.Semantic.DeepEqual(m[controller], conds)
+		if len(conds) == 0 {
+			// Most servers never have facts: keep no map for them.
+			delete(m, controller)
+			return m, len(m) > 0
 		}
-	case m == nil:
-		b.facts[uid] = map[string][]metav1.Condition{controller: conds}
-	default:
+		if m == nil {
+			m = map[string][]metav1.Condition{}
+		}
 		m[controller] = conds
-	}
-	notify := b.onChange
-	b.mu.Unlock()
-	if changed && notify != nil {
-		notify(key)
+		return m, true
+	})
+	if changed {
+		b.record.Changed(key)
 	}
 }
 
 // Facts returns every condition reported for uid.
 func (b *OutcomeBoard) Facts(uid types.UID) []metav1.Condition {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []metav1.Condition
-	for _, name := range slices.Sorted(maps.Keys(b.facts[uid])) {
-		out = append(out, b.facts[uid][name]...)
-	}
+	b.facts.Update(uid, func(m map[string][]metav1.Condition, ok bool) (map[string][]metav1.Condition, bool) {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			out = append(out, m[name]...)
+		}
+		return m, ok
+	})
 	return out
-}
-
-// Forget drops every outcome and fact of uid (the OGXServer is gone).
-func (b *OutcomeBoard) Forget(uid types.UID) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.outcomes, uid)
-	delete(b.facts, uid)
-}
-
-// retain drops the outcomes and facts of servers that are not live (see
-// Manager.sweep) and returns how many map entries it dropped.
-func (b *OutcomeBoard) retain(live func(types.UID) bool) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return retainLive(b.outcomes, live) + retainLive(b.facts, live)
 }

@@ -4,7 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -12,9 +13,11 @@ import (
 // controller would read, and a server's state is gone after Forget.
 func TestOutcomeBoard(t *testing.T) {
 	var notified []string
-	b := NewOutcomeBoard(func(key string) { notified = append(notified, key) })
+	r := record.New()
+	r.AddHandler(func(key string) { notified = append(notified, key) })
+	b := NewOutcomeBoard(r)
 	ok := Outcome{Generation: 1, Class: OutcomeOK}
-	wait := Outcome{Generation: 1, Class: OutcomeWaiting, Reason: ReasonProgressing, Message: "waiting"}
+	wait := Outcome{Generation: 1, Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: "waiting"}
 	steps := []struct {
 		controller string
 		o          Outcome
@@ -49,22 +52,23 @@ func TestOutcomeBoard(t *testing.T) {
 		t.Errorf("Facts (-want +got):\n%s", diff)
 	}
 	b.SetFacts("ns/a", "u1", "pvc", nil)
-	if len(b.Facts("u1")) != 0 || len(b.facts) != 0 {
-		t.Errorf("facts left after clearing: %v", b.facts)
+	if _, ok := b.facts.Get("u1"); ok || len(b.Facts("u1")) != 0 {
+		t.Errorf("facts left after clearing: %v", b.Facts("u1"))
 	}
-	b.Forget("u1")
-	if len(b.Get("u1")) != 0 || len(b.outcomes) != 0 {
-		t.Errorf("outcomes left after Forget: %v", b.outcomes)
+	r.Forget("u1")
+	if len(b.Get("u1")) != 0 || r.Len() != 0 {
+		t.Errorf("outcomes left after Forget: %v", b.Get("u1"))
 	}
 }
 
 func TestOutcomeBoardHoldsNoSpareRoom(t *testing.T) {
-	b := NewOutcomeBoard(nil)
+	b := NewOutcomeBoard(record.New())
 	for _, c := range []string{"a", "b", "c", "d", "e"} {
 		b.Record("ns/s", "u", c, Outcome{Class: OutcomeOK})
 	}
 	b.Record("ns/s", "u", "c", Outcome{Class: OutcomeOK, Generation: 2})
-	if got := cap(b.outcomes["u"]); got != 5 {
+	if list, _ := b.outcomes.Get("u"); cap(list) != 5 {
+		got := cap(list)
 		t.Errorf("capacity %d for 5 outcomes", got)
 	}
 	if got := b.Get("u")["c"].Generation; got != 2 {
@@ -76,8 +80,8 @@ func TestOutcomeBoardHoldsNoSpareRoom(t *testing.T) {
 // controllers is one new cause; it is new again only once no controller
 // reports it any more.
 func TestOneCauseOneEvent(t *testing.T) {
-	b := NewOutcomeBoard(nil)
-	invalid := Outcome{Class: OutcomeUserError, Reason: resolve.ReasonInvalidSpec, Message: "spec.port: Invalid value"}
+	b := NewOutcomeBoard(record.New())
+	invalid := Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: "spec.port: Invalid value"}
 	var news []string
 	for _, c := range []string{"deployment", "service", "pvc", "configmap"} {
 		if _, n := b.RecordCause("ns/s", "u", c, invalid); n {
@@ -90,7 +94,7 @@ func TestOneCauseOneEvent(t *testing.T) {
 	if _, n := b.RecordCause("ns/s", "u", "deployment", invalid); n {
 		t.Errorf("a repeated outcome is not a new cause")
 	}
-	other := Outcome{Class: OutcomeUserError, Reason: ReasonChildConflict, Message: "Service taken"}
+	other := Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: "Service taken"}
 	if _, n := b.RecordCause("ns/s", "u", "service", other); !n {
 		t.Errorf("another cause is new")
 	}

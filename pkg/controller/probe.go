@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
 // maxProbeBody bounds a probe response; a larger one is an error.
@@ -186,7 +187,7 @@ func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
 // pod template) changed, and which probes are in flight.
 type probeState struct {
 	interval time.Duration
-	last     uidStore[probeRecord]
+	last     record.Slot[probeRecord]
 	// mu guards inFlight.
 	mu       sync.Mutex
 	inFlight map[types.UID]bool
@@ -198,14 +199,14 @@ type probeRecord struct {
 	result  ProbeResult
 }
 
-func newProbeState(interval time.Duration) *probeState {
-	return &probeState{interval: interval, inFlight: map[types.UID]bool{}}
+func newProbeState(interval time.Duration, r *record.Store) *probeState {
+	return &probeState{interval: interval, inFlight: map[types.UID]bool{}, last: record.NewSlot[probeRecord](r)}
 }
 
 // due returns the previous result (has: there is one) and whether a new
 // probe is due.
 func (p *probeState) due(uid types.UID, trigger string, now time.Time) (prev ProbeResult, has, due bool) {
-	r, ok := p.last.get(uid)
+	r, ok := p.last.Get(uid)
 	if !ok {
 		return ProbeResult{}, false, true
 	}
@@ -233,7 +234,7 @@ func (p *probeState) end(uid types.UID) {
 // store records a probe result; a version the server did not report keeps
 // the previous one.
 func (p *probeState) store(uid types.UID, trigger string, now time.Time, res ProbeResult) {
-	p.last.update(uid, func(prev probeRecord, _ bool) (probeRecord, bool) {
+	p.last.Update(uid, func(prev probeRecord, _ bool) (probeRecord, bool) {
 		if res.Version == "" {
 			res.Version = prev.result.Version
 		}

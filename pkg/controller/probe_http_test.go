@@ -262,11 +262,11 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hc := apimeta.FindStatusCondition(got.Status.Conditions, CondHealthCheck)
+		hc := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionHealthCheck)
 		if hc == nil || hc.Status != wantStatus || hc.Reason != wantReason || hc.Message != wantMsg {
 			t.Errorf("%s: HealthCheck = %+v, want %s %s %q", step, hc, wantStatus, wantReason, wantMsg)
 		}
-		ready := apimeta.FindStatusCondition(got.Status.Conditions, CondReady)
+		ready := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionReady)
 		if got.Status.Phase != ogxv1beta1.PhaseReady || ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != "Available" {
 			t.Errorf("%s: phase %q Ready %+v, want Ready True Available whatever the probe says", step, got.Status.Phase, ready)
 		}

@@ -96,7 +96,7 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		if live.Labels[render.LabelManagedBy] == render.ManagedByValue {
 			return Result{}, nil
 		}
-		return Result{}, resolve.NewUserError(ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
+		return Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
 	}
 	return Result{}, classifyWriteError("PersistentVolumeClaim", name, err)
 }
@@ -116,7 +116,7 @@ func keepStorageAdopted(adopted []*corev1.PersistentVolumeClaim) []metav1.Condit
 		return cmp.Or(cmp.Compare(a.Annotations[render.AnnotationAdoptedAt], b.Annotations[render.AnnotationAdoptedAt]),
 			cmp.Compare(a.Name, b.Name))
 	})
-	return []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionTrue, Reason: ReasonStorageAdopted,
+	return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
 		Message: fmt.Sprintf("PVC %s adopted", first.Name)}}
 }
 

@@ -143,8 +143,8 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 	// The foreign claim named other-pvc is reported, not touched.
 	o, _ := e.outcome(other, "pvc")
 	wantMsg := "PersistentVolumeClaim other-pvc exists and is not managed by this OGXServer"
-	if o.Class != OutcomeUserError || o.Reason != ReasonChildConflict || o.Message != wantMsg {
-		t.Errorf("foreign PVC outcome = %+v, want user error %s %q", o, ReasonChildConflict, wantMsg)
+	if o.Class != OutcomeUserError || o.Reason != ogxv1beta1.ReasonChildConflict || o.Message != wantMsg {
+		t.Errorf("foreign PVC outcome = %+v, want user error %s %q", o, ogxv1beta1.ReasonChildConflict, wantMsg)
 	}
 	got, err := e.kube.CoreV1().PersistentVolumeClaims(sfNamespace).Get(e.ctx, "other-pvc", metav1.GetOptions{})
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -29,10 +31,10 @@ func TestKeepStorageAdopted(t *testing.T) {
 				render.LabelManagedBy: render.ManagedByValue},
 			Annotations: map[string]string{render.AnnotationAdoptedAt: at}}}
 	}
-	shownTrue := []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionTrue, Reason: ReasonStorageAdopted,
+	shownTrue := []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
 		Message: "PVC legacy-pvc adopted"}}
 	adopted := func(pvc string) []metav1.Condition {
-		return []metav1.Condition{{Type: CondStorageAdopted, Status: metav1.ConditionTrue, Reason: ReasonStorageAdopted,
+		return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
 			Message: "PVC " + pvc + " adopted"}}
 	}
 	cases := []struct {
@@ -59,7 +61,7 @@ func TestKeepStorageAdopted(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			kube := kubefake.NewClientset(c.cached...)
 			caches := adoptedCaches(t, c.cached...)
-			board := NewOutcomeBoard(nil)
+			board := NewOutcomeBoard(record.New())
 			pc := &PVCController{kube: kube, caches: caches, events: activeSink(),
 				childController: newChildController("pvc", caches, board, nil)}
 			s := annotated()
@@ -68,7 +70,7 @@ func TestKeepStorageAdopted(t *testing.T) {
 			var ue *resolve.UserError
 			switch {
 			case c.multiple:
-				if !errors.As(err, &ue) || ue.Reason != resolve.ReasonAdoptionConfigInvalid {
+				if !errors.As(err, &ue) || ue.Reason != ogxv1beta1.ReasonAdoptionConfigInvalid {
 					t.Errorf("want the several-adopted-PVCs user error, got %v", err)
 				}
 			case err != nil:

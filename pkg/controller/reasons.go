@@ -1,14 +1,7 @@
 package controller
 
-// Status reasons a controller records with an outcome (docs/status.md,
-// Terminal reasons); those of a failed resolution are pkg/resolve's.
-const (
-	ReasonChildConflict      = "ChildConflict"
-	ReasonApplyFailed        = "ApplyFailed"
-	ReasonDeploymentFailed   = "DeploymentFailed"
-	ReasonAdoptionInProgress = "AdoptionInProgress"
-	ReasonProgressing        = "Progressing"
-)
+// The status reasons a controller records with an outcome are the API's
+// (ogxv1beta1.Reason*, docs/status.md, Terminal reasons).
 
 // Event reasons more specific than the status reason of the same cause
 // (docs/status.md, Events).

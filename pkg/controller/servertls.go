@@ -1,9 +1,13 @@
 package controller
 
 import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // serverTLSNotConfigured is the note of the ServerTLSNotConfigured Warning
@@ -26,26 +30,16 @@ func overrideSetsServerTLS(configYAML string) bool {
 	return ok && v != ""
 }
 
-// tlsWarnings remembers which override config (by content hash) was
-// already warned about per OGXServer, so the Warning is recorded once per
-// config, not on every pass.
-type tlsWarnings struct {
-	uidStore[string]
-}
-
-// check emits ServerTLSNotConfigured when server TLS is on in override mode
-// and the override config (text, hash) does not configure it.
-func (w *tlsWarnings) check(s *ogxv1beta1.OGXServer, text, hash string, events eventSink) {
-	if s.Spec.ServerTLS() == nil || s.Spec.ConfigMode() != ogxv1beta1.ConfigModeOverride || overrideSetsServerTLS(text) {
-		return
+// warnServerTLS sends ServerTLSNotConfigured once per override config (by
+// its hash) while server TLS is on in override mode and that config does
+// not configure it; it is sent again only for another config, or when the
+// cause went away and came back.
+func warnServerTLS(ctx context.Context, r *resolver, events eventSink, s *ogxv1beta1.OGXServer, configHash string) {
+	holds := false
+	if s.Spec.ServerTLS() != nil && s.Spec.ConfigMode() == ogxv1beta1.ConfigModeOverride {
+		text, err := r.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig",
+			resolve.PrefixConfigMap, "override config")
+		holds = err == nil && !overrideSetsServerTLS(text)
 	}
-	warned := false
-	w.update(s.UID, func(prev string, ok bool) (string, bool) {
-		// No record is the empty hash: nothing to keep for it.
-		warned = prev == hash
-		return hash, ok || !warned
-	})
-	if !warned {
-		events.warn(s, "ServerTLSNotConfigured", serverTLSNotConfigured)
-	}
+	events.while(s, corev1.EventTypeWarning, "ServerTLSNotConfigured", configHash, serverTLSNotConfigured, holds)
 }

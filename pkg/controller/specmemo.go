@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
 // specMemo keeps the re-validation verdict of each server's current
@@ -14,7 +15,7 @@ import (
 // the adoption annotations, which change without a new generation, are not
 // part of it (specErrors leaves them out).
 type specMemo struct {
-	uidStore[specVerdict]
+	record.Slot[specVerdict]
 }
 
 type specVerdict struct {
@@ -22,8 +23,8 @@ type specVerdict struct {
 	errs       field.ErrorList
 }
 
-func newSpecMemo() *specMemo {
-	return &specMemo{}
+func newSpecMemo(r *record.Store) *specMemo {
+	return &specMemo{Slot: record.NewSlot[specVerdict](r)}
 }
 
 // errors returns specErrors(s), computing it once per generation.
@@ -31,11 +32,11 @@ func (m *specMemo) errors(s *ogxv1beta1.OGXServer) field.ErrorList {
 	if m == nil {
 		return specErrors(s)
 	}
-	if v, ok := m.get(s.UID); ok && v.generation == s.Generation {
+	if v, ok := m.Get(s.UID); ok && v.generation == s.Generation {
 		return v.errs
 	}
 	errs := specErrors(s)
-	m.update(s.UID, func(cur specVerdict, ok bool) (specVerdict, bool) {
+	m.Update(s.UID, func(cur specVerdict, ok bool) (specVerdict, bool) {
 		if ok && cur.generation > s.Generation {
 			return cur, true
 		}

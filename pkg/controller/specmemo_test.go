@@ -6,6 +6,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
 // TestSpecMemoOncePerGeneration: the verdict of a generation is computed
@@ -13,7 +14,7 @@ import (
 // generation is validated again; an older generation never replaces a
 // newer verdict.
 func TestSpecMemoOncePerGeneration(t *testing.T) {
-	m := newSpecMemo()
+	m := newSpecMemo(record.New())
 	bad := sfServer(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) { sp.Distribution.Name = ptr.To("no-such") })
 	if errs := m.errors(bad); len(errs) != 1 {
 		t.Fatalf("generation 1: %v, want the unknown distribution", errs)
@@ -36,9 +37,5 @@ func TestSpecMemoOncePerGeneration(t *testing.T) {
 	}
 	if errs := m.errors(fixed); len(errs) != 0 {
 		t.Errorf("generation 2 after a late generation 1 pass: %v, want none", errs)
-	}
-	m.forget(sfUID)
-	if len(m.entries) != 0 {
-		t.Errorf("forget left %v", m.entries)
 	}
 }

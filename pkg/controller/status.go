@@ -5,10 +5,10 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 )
 
@@ -36,7 +36,7 @@ type StatusController struct {
 	now             func() time.Time
 
 	// writes is our last status write per server.
-	writes uidStore[statusWrite]
+	writes record.Slot[statusWrite]
 }
 
 // statusWrite is our last status write of one server. Its two parts are
@@ -53,12 +53,15 @@ type statusWrite struct {
 func newStatusController(d *deps, controllers []string) *StatusController {
 	c := &StatusController{
 		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events, children: d.children,
-		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval), probeEnabled: d.opts.ProbeEnabled,
-		digests:         newPodDigests(d.caches.podsOf),
+		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval, d.records), probeEnabled: d.opts.ProbeEnabled,
+		digests: newPodDigests(d.caches.podsOf, d.records), writes: record.NewSlot[statusWrite](d.records),
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
 		probeSlots: make(chan struct{}, maxConcurrentProbes),
 	}
 	c.queueRunner = newQueueRunner("status", c.sync, d.opts.Metrics)
+	// Status is computed again when a server's record changes: an
+	// outcome, a generated config, a journaled write.
+	d.records.AddHandler(c.Enqueue)
 	return c
 }
 
@@ -71,22 +74,10 @@ func (c *StatusController) watches(w *watchSources) []watchEntry {
 		w.networkPolicies, w.ingresses, w.hpas, w.pdbs, w.configMaps, w.secrets)
 }
 
-// forget drops the state kept for a deleted OGXServer.
-func (c *StatusController) forget(uid types.UID) {
-	c.probes.last.forget(uid)
-	c.digests.forget(uid)
-	c.writes.forget(uid)
-}
-
-// retain is forget for every server that is not live (see Manager.sweep).
-func (c *StatusController) retain(live func(types.UID) bool) int {
-	return c.probes.last.retain(live) + c.digests.retain(live) + c.writes.retain(live)
-}
-
 // latest returns the newer of the cached object and our last write.
 func (c *StatusController) latest(s *ogxv1beta1.OGXServer) *ogxv1beta1.OGXServer {
 	newer := s
-	c.writes.update(s.UID, func(w statusWrite, ok bool) (statusWrite, bool) {
+	c.writes.Update(s.UID, func(w statusWrite, ok bool) (statusWrite, bool) {
 		switch {
 		case w.written == nil:
 		case w.written.ResourceVersion == s.ResourceVersion || newerRV(s.ResourceVersion, w.written.ResourceVersion):

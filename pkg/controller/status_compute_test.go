@@ -94,19 +94,19 @@ func scCond(typ string, status metav1.ConditionStatus, reason, msg string, t met
 
 // Conditions as a converged server without storage and probe shows them.
 func scConfigInactive(t metav1.Time) metav1.Condition {
-	return scCond(CondConfigGenerated, metav1.ConditionFalse, "ConfigGenerationInactive", "Declarative config generation is not active", t)
+	return scCond(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, "ConfigGenerationInactive", "Declarative config generation is not active", t)
 }
 func scDeployReady(t metav1.Time) metav1.Condition {
-	return scCond(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is ready", t)
+	return scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is ready", t)
 }
 func scServiceReady(t metav1.Time) metav1.Condition {
-	return scCond(CondServiceReady, metav1.ConditionTrue, "ServiceReady", "Service is ready", t)
+	return scCond(ogxv1beta1.ConditionServiceReady, metav1.ConditionTrue, "ServiceReady", "Service is ready", t)
 }
 func scHealthDisabled(t metav1.Time) metav1.Condition {
-	return scCond(CondHealthCheck, metav1.ConditionUnknown, "HealthCheckDisabled", "The server probe is disabled", t)
+	return scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionUnknown, "HealthCheckDisabled", "The server probe is disabled", t)
 }
 func scReadyAvailable(msg string, t metav1.Time) metav1.Condition {
-	return scCond(CondReady, metav1.ConditionTrue, "Available", msg, t)
+	return scCond(ogxv1beta1.ConditionReady, metav1.ConditionTrue, "Available", msg, t)
 }
 
 // scStatus is the status of a converged server with the given phase,

@@ -22,7 +22,7 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 	s := in.server
 	old := s.Status.ConfigGeneration
 	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
-		cs.set(CondConfigGenerated, metav1.ConditionFalse, "ConfigGenerationInactive", "Declarative config generation is not active")
+		cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, ogxv1beta1.ReasonConfigGenerationInactive, "Declarative config generation is not active")
 		return nil
 	}
 	if o, ok := in.outcomes["configmap"]; ok && o.Class == OutcomeUserError {
@@ -32,9 +32,9 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 		// is ConfigGenerationFailed.
 		reason := o.Reason
 		if reason == "" {
-			reason = resolve.ReasonConfigGenFailed
+			reason = ogxv1beta1.ReasonConfigGenerationFailed
 		}
-		cs.set(CondConfigGenerated, metav1.ConditionFalse, reason, o.Message)
+		cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, reason, o.Message)
 		return old
 	}
 	g := in.generated
@@ -49,7 +49,7 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 		cg.GeneratedAt = old.GeneratedAt
 		cg.ObservedGeneration = old.ObservedGeneration
 	}
-	cs.set(CondConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded",
+	cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionTrue, ogxv1beta1.ReasonConfigGenerationSucceeded,
 		fmt.Sprintf("Generated config.yaml with %d providers and %d resources", g.ProviderCount, g.ResourceCount))
 	return cg
 }
@@ -72,19 +72,19 @@ func expectedReplicas(s *ogxv1beta1.OGXServer, d *appsv1.Deployment) int32 {
 // message ("" if none) and whether its rollout reached expected replicas.
 func deploymentReady(d *appsv1.Deployment, expected int32, cs *conditionSet) (failed string, rolledOut bool) {
 	if d == nil {
-		cs.set(CondDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentPending, "Deployment is pending")
 		return "", false
 	}
 	failed, rolledOut = deploymentFailure(d), rolloutComplete(d, expected)
 	switch {
 	case failed != "":
-		cs.set(CondDeploymentReady, metav1.ConditionFalse, ReasonDeploymentFailed, failed)
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentFailed, failed)
 	case rolledOut && expected == 0:
-		cs.set(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is scaled to zero")
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionTrue, ogxv1beta1.ReasonDeploymentReady, "Deployment is scaled to zero")
 	case rolledOut:
-		cs.set(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is ready")
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionTrue, ogxv1beta1.ReasonDeploymentReady, "Deployment is ready")
 	default:
-		cs.set(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing",
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentProgressing,
 			fmt.Sprintf("Deployment is scaling: %d/%d replicas available", d.Status.AvailableReplicas, expected))
 	}
 	return failed, rolledOut
@@ -94,11 +94,11 @@ func deploymentReady(d *appsv1.Deployment, expected int32, cs *conditionSet) (fa
 // controller's report when it made one (adoption), else the claim's state.
 func storageReady(in statusInputs, cs *conditionSet) {
 	s := in.server
-	switch f := factOf(in.facts, CondStorageReady); {
+	switch f := factOf(in.facts, ogxv1beta1.ConditionStorageReady); {
 	case s.Spec.StorageSpec() == nil:
-		cs.remove(CondStorageReady)
+		cs.remove(ogxv1beta1.ConditionStorageReady)
 	case f != nil:
-		cs.set(CondStorageReady, f.Status, f.Reason, f.Message)
+		cs.set(ogxv1beta1.ConditionStorageReady, f.Status, f.Reason, f.Message)
 	default:
 		setStorage(cs, in.pvc, in.pvcName, s.Spec.StorageSize())
 	}
@@ -108,11 +108,11 @@ func storageReady(in statusInputs, cs *conditionSet) {
 func serviceReady(in statusInputs, cs *conditionSet) {
 	switch o := in.outcomes["service"]; {
 	case o.Class == OutcomeUserError:
-		cs.set(CondServiceReady, metav1.ConditionFalse, "ServiceFailed", o.Message)
+		cs.set(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, ogxv1beta1.ReasonServiceFailed, o.Message)
 	case in.serviceExists:
-		cs.set(CondServiceReady, metav1.ConditionTrue, "ServiceReady", "Service is ready")
+		cs.set(ogxv1beta1.ConditionServiceReady, metav1.ConditionTrue, ogxv1beta1.ReasonServiceReady, "Service is ready")
 	default:
-		cs.set(CondServiceReady, metav1.ConditionFalse, "ServicePending", fmt.Sprintf("Service %s not found", render.ServiceName(in.server.Name)))
+		cs.set(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, ogxv1beta1.ReasonServicePending, fmt.Sprintf("Service %s not found", render.ServiceName(in.server.Name)))
 	}
 }
 
@@ -122,14 +122,14 @@ func healthCheck(in statusInputs, cs *conditionSet) {
 	d := in.deployment
 	switch {
 	case !in.probeEnabled:
-		cs.set(CondHealthCheck, metav1.ConditionUnknown, "HealthCheckDisabled", "The server probe is disabled")
+		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionUnknown, ogxv1beta1.ReasonHealthCheckDisabled, "The server probe is disabled")
 	case d == nil || d.Status.AvailableReplicas == 0:
-		cs.set(CondHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Deployment not ready")
+		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentNotReady, "Deployment not ready")
 	case in.probe == nil:
 	case in.probe.Healthy:
-		cs.set(CondHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed")
+		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionTrue, ogxv1beta1.ReasonHealthCheckPassed, "Health check passed")
 	default:
-		cs.set(CondHealthCheck, metav1.ConditionFalse, "HealthCheckFailed", in.probe.HealthMessage)
+		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonHealthCheckFailed, in.probe.HealthMessage)
 	}
 }
 
@@ -141,11 +141,11 @@ func healthCheck(in statusInputs, cs *conditionSet) {
 // status keeps the NetworkingAdopted it shows, as released. This is status
 // reading its own earlier result, never another controller's.
 func adoptedConditions(in statusInputs, cs *conditionSet) {
-	for _, t := range []string{CondStorageAdopted, CondNetworkingAdopted} {
+	for _, t := range []string{ogxv1beta1.ConditionStorageAdopted, ogxv1beta1.ConditionNetworkingAdopted} {
 		f := factOf(in.facts, t)
 		switch {
 		case f != nil:
-		case t == CondNetworkingAdopted && apimeta.FindStatusCondition(cs.conds, t) != nil &&
+		case t == ogxv1beta1.ConditionNetworkingAdopted && apimeta.FindStatusCondition(cs.conds, t) != nil &&
 			resolve.AdoptionSource(in.server, ogxv1beta1.AnnotationAdoptNetworking) == "":
 			f = &networkingReleased()[0]
 		default:
@@ -161,14 +161,14 @@ func adoptedConditions(in statusInputs, cs *conditionSet) {
 // turns False; valid annotations otherwise add nothing.
 func adoptionConfigInvalid(in statusInputs, cs *conditionSet) {
 	problems := adoptionAnnotationProblems(in.server)
-	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == resolve.ReasonAdoptionConfigInvalid {
+	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == ogxv1beta1.ReasonAdoptionConfigInvalid {
 		problems = append(problems, o.Message)
 	}
 	switch {
 	case len(problems) > 0:
-		cs.set(CondAdoptionConfigInvalid, metav1.ConditionTrue, resolve.ReasonAdoptionConfigInvalid, strings.Join(problems, "; "))
-	case apimeta.IsStatusConditionTrue(cs.conds, CondAdoptionConfigInvalid):
-		cs.set(CondAdoptionConfigInvalid, metav1.ConditionFalse, "AnnotationsValid", "Adoption annotations are valid")
+		cs.set(ogxv1beta1.ConditionAdoptionConfigInvalid, metav1.ConditionTrue, ogxv1beta1.ReasonAdoptionConfigInvalid, strings.Join(problems, "; "))
+	case apimeta.IsStatusConditionTrue(cs.conds, ogxv1beta1.ConditionAdoptionConfigInvalid):
+		cs.set(ogxv1beta1.ConditionAdoptionConfigInvalid, metav1.ConditionFalse, ogxv1beta1.ReasonAnnotationsValid, "Adoption annotations are valid")
 	}
 }
 
@@ -176,21 +176,21 @@ func adoptionConfigInvalid(in statusInputs, cs *conditionSet) {
 func setStorage(cs *conditionSet, pvc *corev1.PersistentVolumeClaim, name string, requested resource.Quantity) {
 	switch {
 	case pvc == nil:
-		cs.set(CondStorageReady, metav1.ConditionFalse, "StorageFailed", fmt.Sprintf("PVC %s not found", name))
+		cs.set(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, ogxv1beta1.ReasonStorageFailed, fmt.Sprintf("PVC %s not found", name))
 	case pvc.Status.Phase == corev1.ClaimBound:
 		msg := "Storage is ready"
 		if actual, ok := pvc.Status.Capacity[corev1.ResourceStorage]; ok && actual.Cmp(requested) != 0 {
 			msg += fmt.Sprintf(" (requested %s, actual %s; ogx-controller does not resize PVCs)", requested.String(), actual.String())
 		}
-		cs.set(CondStorageReady, metav1.ConditionTrue, "StorageReady", msg)
+		cs.set(ogxv1beta1.ConditionStorageReady, metav1.ConditionTrue, ogxv1beta1.ReasonStorageReady, msg)
 	case pvc.Status.Phase == corev1.ClaimLost:
-		cs.set(CondStorageReady, metav1.ConditionFalse, "StorageFailed", fmt.Sprintf("PVC %s is lost", name))
+		cs.set(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, ogxv1beta1.ReasonStorageFailed, fmt.Sprintf("PVC %s is lost", name))
 	default:
 		phase := pvc.Status.Phase
 		if phase == "" {
 			phase = corev1.ClaimPending
 		}
-		cs.set(CondStorageReady, metav1.ConditionFalse, "StoragePending", fmt.Sprintf("PVC %s is not bound: %s", name, phase))
+		cs.set(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, ogxv1beta1.ReasonStoragePending, fmt.Sprintf("PVC %s is not bound: %s", name, phase))
 	}
 }
 

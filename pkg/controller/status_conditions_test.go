@@ -18,7 +18,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 func TestStatusComputeStorageReady(t *testing.T) {
@@ -42,51 +41,51 @@ func TestStatusComputeStorageReady(t *testing.T) {
 		{
 			name: "Bound, sizes equal",
 			in:   scInputs(withStorage(""), func(in *statusInputs) { in.pvc = pvc(corev1.ClaimBound, "10Gi") }),
-			want: ready(scCond(CondStorageReady, metav1.ConditionTrue, "StorageReady", "Storage is ready", scNow)),
+			want: ready(scCond(ogxv1beta1.ConditionStorageReady, metav1.ConditionTrue, "StorageReady", "Storage is ready", scNow)),
 		},
 		{
 			name: "Bound, equal by value in another unit",
 			in:   scInputs(withStorage("1Gi"), func(in *statusInputs) { in.pvc = pvc(corev1.ClaimBound, "1024Mi") }),
-			want: ready(scCond(CondStorageReady, metav1.ConditionTrue, "StorageReady", "Storage is ready", scNow)),
+			want: ready(scCond(ogxv1beta1.ConditionStorageReady, metav1.ConditionTrue, "StorageReady", "Storage is ready", scNow)),
 		},
 		{
 			name: "Bound, larger than requested",
 			in:   scInputs(withStorage(""), func(in *statusInputs) { in.pvc = pvc(corev1.ClaimBound, "20Gi") }),
-			want: ready(scCond(CondStorageReady, metav1.ConditionTrue, "StorageReady",
+			want: ready(scCond(ogxv1beta1.ConditionStorageReady, metav1.ConditionTrue, "StorageReady",
 				"Storage is ready (requested 10Gi, actual 20Gi; ogx-controller does not resize PVCs)", scNow)),
 		},
 		{
 			name: "Bound, spec asks for a resize",
 			in:   scInputs(withStorage("50Gi"), func(in *statusInputs) { in.pvc = pvc(corev1.ClaimBound, "10Gi") }),
-			want: ready(scCond(CondStorageReady, metav1.ConditionTrue, "StorageReady",
+			want: ready(scCond(ogxv1beta1.ConditionStorageReady, metav1.ConditionTrue, "StorageReady",
 				"Storage is ready (requested 50Gi, actual 10Gi; ogx-controller does not resize PVCs)", scNow)),
 		},
 		{
 			name: "Pending",
 			in:   scInputs(withStorage(""), func(in *statusInputs) { in.pvc = pvc(corev1.ClaimPending, "") }),
-			want: ready(scCond(CondStorageReady, metav1.ConditionFalse, "StoragePending", "PVC demo-pvc is not bound: Pending", scNow)),
+			want: ready(scCond(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, "StoragePending", "PVC demo-pvc is not bound: Pending", scNow)),
 		},
 		{
 			name: "no phase yet",
 			in:   scInputs(withStorage(""), func(in *statusInputs) { in.pvc = pvc("", "") }),
-			want: ready(scCond(CondStorageReady, metav1.ConditionFalse, "StoragePending", "PVC demo-pvc is not bound: Pending", scNow)),
+			want: ready(scCond(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, "StoragePending", "PVC demo-pvc is not bound: Pending", scNow)),
 		},
 		{
 			name: "Lost",
 			in:   scInputs(withStorage(""), func(in *statusInputs) { in.pvc = pvc(corev1.ClaimLost, "10Gi") }),
-			want: ready(scCond(CondStorageReady, metav1.ConditionFalse, "StorageFailed", "PVC demo-pvc is lost", scNow)),
+			want: ready(scCond(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, "StorageFailed", "PVC demo-pvc is lost", scNow)),
 		},
 		{
 			name: "not found",
 			in:   scInputs(withStorage("")),
-			want: ready(scCond(CondStorageReady, metav1.ConditionFalse, "StorageFailed", "PVC demo-pvc not found", scNow)),
+			want: ready(scCond(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, "StorageFailed", "PVC demo-pvc not found", scNow)),
 		},
 		{
 			name: "storage removed: the condition goes",
 			in: scInputs(scWithStatus(func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
 				st.Conditions = append(st.Conditions[:2:2], append([]metav1.Condition{
-					scCond(CondStorageReady, metav1.ConditionTrue, "StorageReady", "Storage is ready", scT0)}, st.Conditions[2:]...)...)
+					scCond(ogxv1beta1.ConditionStorageReady, metav1.ConditionTrue, "StorageReady", "Storage is ready", scT0)}, st.Conditions[2:]...)...)
 				return st
 			}()), func(in *statusInputs) { in.pvc = pvc(corev1.ClaimBound, "10Gi") }),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: scReadyStatus()},
@@ -103,7 +102,7 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 	base := func(phase ogxv1beta1.Phase, available int32, deploy, health, ready metav1.Condition, rest ...metav1.Condition) ogxv1beta1.OGXServerStatus {
 		return scStatus(phase, available, append([]metav1.Condition{scConfigInactive(scNow), deploy, scServiceReady(scNow), health, ready}, rest...)...)
 	}
-	notReady := scCond(CondHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Deployment not ready", scNow)
+	notReady := scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Deployment not ready", scNow)
 	scRun(t, []scCase{
 		{
 			name: "disabled: Unknown",
@@ -115,24 +114,24 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 			name: "no Deployment: DeploymentNotReady",
 			in:   scInputs(probeOn, func(in *statusInputs) { in.deployment = nil }),
 			want: statusResult{requeueAfter: 10 * time.Second, status: base(ogxv1beta1.PhasePending, 0,
-				scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow), notReady,
-				scCond(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
-				scCond(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created", scNow))},
+				scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow), notReady,
+				scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
+				scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, "Waiting for the Deployment to be created", scNow))},
 		},
 		{
 			name: "no available replica: DeploymentNotReady",
 			in:   scInputs(probeOn, func(in *statusInputs) { in.deployment = scDeployment(1, 0) }),
 			want: statusResult{requeueAfter: 10 * time.Second, status: base(ogxv1beta1.PhaseInitializing, 0,
-				scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", "Deployment is scaling: 0/1 replicas available", scNow), notReady,
-				scCond(CondReady, metav1.ConditionFalse, "DeploymentProgressing", "Deployment is scaling: 0/1 replicas available", scNow),
-				scCond(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Deployment is scaling: 0/1 replicas available", scNow))},
+				scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", "Deployment is scaling: 0/1 replicas available", scNow), notReady,
+				scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, "DeploymentProgressing", "Deployment is scaling: 0/1 replicas available", scNow),
+				scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, "Deployment is scaling: 0/1 replicas available", scNow))},
 		},
 		{
 			name: "passed: providers and server version reported",
 			in:   scInputs(probeOn, func(in *statusInputs) { in.probe = healthy }),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := base(ogxv1beta1.PhaseReady, 1, scDeployReady(scNow),
-					scCond(CondHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed", scNow),
+					scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed", scNow),
 					scReadyAvailable("1/1 replicas available", scNow))
 				st.Version.ServerVersion = "0.4.1"
 				st.DistributionConfig.Providers = providers
@@ -143,20 +142,20 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 			name: "failed: Ready unaffected, requeue 30s",
 			in:   scInputs(probeOn, func(in *statusInputs) { in.probe = unhealthy }),
 			want: statusResult{requeueAfter: 30 * time.Second, status: base(ogxv1beta1.PhaseReady, 1, scDeployReady(scNow),
-				scCond(CondHealthCheck, metav1.ConditionFalse, "HealthCheckFailed", "GET /v1/health returned HTTP 503", scNow),
+				scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, "HealthCheckFailed", "GET /v1/health returned HTTP 503", scNow),
 				scReadyAvailable("1/1 replicas available", scNow))},
 		},
 		{
 			name: "failed after passing: the flip moves the time, Ready keeps its own",
 			in: scInputs(probeOn, scWithStatus(func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
-				st.Conditions[3] = scCond(CondHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed", scT0)
+				st.Conditions[3] = scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed", scT0)
 				st.Version.ServerVersion = "0.4.1"
 				return st
 			}()), func(in *statusInputs) { in.probe = unhealthy }),
 			want: statusResult{requeueAfter: 30 * time.Second, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
-				st.Conditions[3] = scCond(CondHealthCheck, metav1.ConditionFalse, "HealthCheckFailed", "GET /v1/health returned HTTP 503", scNow)
+				st.Conditions[3] = scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, "HealthCheckFailed", "GET /v1/health returned HTTP 503", scNow)
 				st.Version.ServerVersion = "0.4.1" // kept when the probe does not tell
 				return st
 			}()},
@@ -165,12 +164,12 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 			name: "not probed yet: the stored verdict stays",
 			in: scInputs(probeOn, scWithStatus(func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
-				st.Conditions[3] = scCond(CondHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed", scT0)
+				st.Conditions[3] = scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed", scT0)
 				return st
 			}())),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
-				st.Conditions[3] = scCond(CondHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed", scT0)
+				st.Conditions[3] = scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionTrue, "HealthCheckPassed", "Health check passed", scT0)
 				return st
 			}()},
 		},
@@ -181,13 +180,13 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 // configmap controller reported, not ConfigGenerationFailed for all of them.
 func TestConfigGeneratedReasonPerCause(t *testing.T) {
 	for _, tc := range []struct{ reported, want string }{
-		{resolve.ReasonConfigGenFailed, resolve.ReasonConfigGenFailed},
-		{resolve.ReasonBaseConfigUnavailable, resolve.ReasonBaseConfigUnavailable},
-		{resolve.ReasonInvalidCABundle, resolve.ReasonInvalidCABundle},
-		{resolve.ReasonReferenceNotWatched, resolve.ReasonReferenceNotWatched},
-		{resolve.ReasonInvalidSpec, resolve.ReasonInvalidSpec},
-		{ReasonChildConflict, ReasonChildConflict},
-		{"", resolve.ReasonConfigGenFailed},
+		{ogxv1beta1.ReasonConfigGenerationFailed, ogxv1beta1.ReasonConfigGenerationFailed},
+		{ogxv1beta1.ReasonBaseConfigUnavailable, ogxv1beta1.ReasonBaseConfigUnavailable},
+		{ogxv1beta1.ReasonInvalidCABundle, ogxv1beta1.ReasonInvalidCABundle},
+		{ogxv1beta1.ReasonReferenceNotWatched, ogxv1beta1.ReasonReferenceNotWatched},
+		{ogxv1beta1.ReasonInvalidSpec, ogxv1beta1.ReasonInvalidSpec},
+		{ogxv1beta1.ReasonChildConflict, ogxv1beta1.ReasonChildConflict},
+		{"", ogxv1beta1.ReasonConfigGenerationFailed},
 	} {
 		s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", Generation: 1}}
 		s.Spec.Distribution.Name = ptr.To("starter")
@@ -197,7 +196,7 @@ func TestConfigGeneratedReasonPerCause(t *testing.T) {
 		in := statusInputs{server: s, outcomes: map[string]Outcome{"configmap": {Class: OutcomeUserError, Reason: tc.reported, Message: "m"}}}
 		cs := newConditionSet(nil, 1, metav1.Now())
 		configGenerated(in, cs)
-		c := apimeta.FindStatusCondition(cs.conds, CondConfigGenerated)
+		c := apimeta.FindStatusCondition(cs.conds, ogxv1beta1.ConditionConfigGenerated)
 		if c == nil || c.Reason != tc.want || c.Status != metav1.ConditionFalse {
 			t.Errorf("reported %q: condition %+v, want False with reason %s", tc.reported, c, tc.want)
 		}
@@ -211,9 +210,9 @@ func TestAdoptedConditions(t *testing.T) {
 	cond := func(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
 		return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg}
 	}
-	netAdopted := cond(CondNetworkingAdopted, metav1.ConditionTrue, ReasonNetworkingAdopted, "Networking adopted from legacy")
-	netReleased := cond(CondNetworkingAdopted, metav1.ConditionFalse, ReasonAnnotationRemoved, "Adoption annotation removed")
-	storage := cond(CondStorageAdopted, metav1.ConditionTrue, ReasonStorageAdopted, "PVC legacy-pvc adopted")
+	netAdopted := cond(ogxv1beta1.ConditionNetworkingAdopted, metav1.ConditionTrue, ogxv1beta1.ReasonNetworkingAdopted, "Networking adopted from legacy")
+	netReleased := cond(ogxv1beta1.ConditionNetworkingAdopted, metav1.ConditionFalse, ogxv1beta1.ReasonAdoptionAnnotationRemoved, "Adoption annotation removed")
+	storage := cond(ogxv1beta1.ConditionStorageAdopted, metav1.ConditionTrue, ogxv1beta1.ReasonStorageAdopted, "PVC legacy-pvc adopted")
 	cases := []struct {
 		name       string
 		annotation string // adopt-networking

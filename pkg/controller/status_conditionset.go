@@ -3,27 +3,17 @@ package controller
 import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// Condition types, in the fixed order status lists them (docs/status.md,
-// Conditions).
-const (
-	CondConfigGenerated       = "ConfigGenerated"
-	CondDeploymentReady       = "DeploymentReady"
-	CondStorageReady          = "StorageReady"
-	CondServiceReady          = "ServiceReady"
-	CondHealthCheck           = "HealthCheck"
-	CondReady                 = "Ready"
-	CondReconciling           = "Reconciling"
-	CondStalled               = "Stalled"
-	CondStorageAdopted        = "StorageAdopted"
-	CondNetworkingAdopted     = "NetworkingAdopted"
-	CondAdoptionConfigInvalid = "AdoptionConfigInvalid"
-)
-
+// conditionOrder lists the condition types in the fixed order status lists
+// them (docs/status.md, Conditions).
 func conditionOrder() []string {
-	return []string{CondConfigGenerated, CondDeploymentReady, CondStorageReady, CondServiceReady, CondHealthCheck,
-		CondReady, CondReconciling, CondStalled, CondStorageAdopted, CondNetworkingAdopted, CondAdoptionConfigInvalid}
+	return []string{ogxv1beta1.ConditionConfigGenerated, ogxv1beta1.ConditionDeploymentReady,
+		ogxv1beta1.ConditionStorageReady, ogxv1beta1.ConditionServiceReady, ogxv1beta1.ConditionHealthCheck,
+		ogxv1beta1.ConditionReady, ogxv1beta1.ConditionReconciling, ogxv1beta1.ConditionStalled,
+		ogxv1beta1.ConditionStorageAdopted, ogxv1beta1.ConditionNetworkingAdopted, ogxv1beta1.ConditionAdoptionConfigInvalid}
 }
 
 // maxConditionMessage caps condition messages (docs/status.md, Write rules).
@@ -64,7 +54,7 @@ func (c *conditionSet) setKstatus(t string, status metav1.ConditionStatus, reaso
 // result drops the kstatus conditions this pass did not set and orders the
 // rest.
 func (c *conditionSet) result() []metav1.Condition {
-	for _, t := range []string{CondReconciling, CondStalled} {
+	for _, t := range []string{ogxv1beta1.ConditionReconciling, ogxv1beta1.ConditionStalled} {
 		if !c.kstatus[t] {
 			c.remove(t)
 		}

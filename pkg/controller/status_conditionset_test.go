@@ -25,26 +25,26 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 	rollingAt := func(msg string, t metav1.Time) ogxv1beta1.OGXServerStatus {
 		st := scStatus(ogxv1beta1.PhaseInitializing, 0,
 			scConfigInactive(t),
-			scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", msg, t),
+			scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", msg, t),
 			scServiceReady(t), scHealthDisabled(t),
-			scCond(CondReady, metav1.ConditionFalse, "DeploymentProgressing", msg, t),
-			scCond(CondReconciling, metav1.ConditionTrue, ReasonProgressing, msg, t))
+			scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, "DeploymentProgressing", msg, t),
+			scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, msg, t))
 		st.Version.LastUpdated = t
 		return st
 	}
 	failedAt := func(t metav1.Time) ogxv1beta1.OGXServerStatus {
 		st := scStatus(ogxv1beta1.PhaseFailed, 1,
 			scConfigInactive(t), scDeployReady(t),
-			scCond(CondServiceReady, metav1.ConditionFalse, "ServiceFailed", scSvcConf, t),
+			scCond(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, "ServiceFailed", scSvcConf, t),
 			scHealthDisabled(t),
-			scCond(CondReady, metav1.ConditionFalse, ReasonChildConflict, scSvcConf, t),
-			scCond(CondStalled, metav1.ConditionTrue, ReasonChildConflict, scSvcConf, t))
+			scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonChildConflict, scSvcConf, t),
+			scCond(ogxv1beta1.ConditionStalled, metav1.ConditionTrue, ogxv1beta1.ReasonChildConflict, scSvcConf, t))
 		st.ServiceURL = ""
 		st.Version.LastUpdated = t
 		return st
 	}
 	conflict := func(in *statusInputs) {
-		in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonChildConflict, Message: scSvcConf}
+		in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
 		in.serviceExists = false
 	}
 
@@ -106,10 +106,10 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 				st := scReadyStatus()
 				c := st.Conditions
 				st.Conditions = []metav1.Condition{
-					scCond(CondStalled, metav1.ConditionTrue, ReasonChildConflict, "old", scT0),
+					scCond(ogxv1beta1.ConditionStalled, metav1.ConditionTrue, ogxv1beta1.ReasonChildConflict, "old", scT0),
 					c[4], c[3],
 					{Type: "Bogus", Status: metav1.ConditionTrue, Reason: "X", LastTransitionTime: scT0},
-					scCond(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "old", scT0),
+					scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, "old", scT0),
 					c[1], c[0], c[2],
 				}
 				return st
@@ -170,10 +170,10 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 func TestStatusComputeConditionMessageCap(t *testing.T) {
 	long := strings.Repeat("x", 40000)
 	in := scInputs(func(in *statusInputs) {
-		in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonApplyFailed, Message: long}
+		in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonApplyFailed, Message: long}
 	})
 	res := computeStatus(in)
-	for _, typ := range []string{CondReady, CondStalled} {
+	for _, typ := range []string{ogxv1beta1.ConditionReady, ogxv1beta1.ConditionStalled} {
 		c := apimeta.FindStatusCondition(res.status.Conditions, typ)
 		if c == nil {
 			t.Fatalf("%s missing", typ)

@@ -32,7 +32,7 @@ func TestStatusComputeFields(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scStatus(ogxv1beta1.PhaseReady, 1,
-					scCond(CondConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded", "Generated config.yaml with 3 providers and 2 resources", scNow),
+					scCond(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded", "Generated config.yaml with 3 providers and 2 resources", scNow),
 					scDeployReady(scNow), scServiceReady(scNow), scHealthDisabled(scNow),
 					scReadyAvailable("1/1 replicas available", scNow))
 				st.ServiceURL = "https://demo-service.team-a.svc.cluster.local:9443"
@@ -51,7 +51,7 @@ func TestStatusComputeFields(t *testing.T) {
 					st := scReadyStatus()
 					st.ConfigGeneration = &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: 1, ConfigMapName: "demo-config-0123456789abcdef",
 						GeneratedAt: scT0, ProviderCount: 1, ResourceCount: 0, ConfigVersion: 2}
-					st.Conditions[0] = scCond(CondConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded", "Generated config.yaml with 1 providers and 0 resources", scT0)
+					st.Conditions[0] = scCond(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded", "Generated config.yaml with 1 providers and 0 resources", scT0)
 					return st
 				}()), func(in *statusInputs) {
 					in.generated = &resolve.GeneratedConfig{Hash: "0123456789abcdef", ProviderCount: 4, ResourceCount: 1, ConfigVersion: 2}
@@ -60,7 +60,7 @@ func TestStatusComputeFields(t *testing.T) {
 				st := scReadyStatus()
 				st.ConfigGeneration = &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: 1, ConfigMapName: "demo-config-0123456789abcdef",
 					GeneratedAt: scT0, ProviderCount: 4, ResourceCount: 1, ConfigVersion: 2}
-				st.Conditions[0] = scCond(CondConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded", "Generated config.yaml with 4 providers and 1 resources", scT0)
+				st.Conditions[0] = scCond(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionTrue, "ConfigGenerationSucceeded", "Generated config.yaml with 4 providers and 1 resources", scT0)
 				return st
 			}()},
 		},
@@ -72,15 +72,15 @@ func TestStatusComputeFields(t *testing.T) {
 					st.ConfigGeneration = &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: 1, ConfigMapName: "demo-config-0123456789abcdef", GeneratedAt: scT0}
 					return st
 				}()), func(in *statusInputs) {
-					in.outcomes["configmap"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: resolve.ReasonBaseConfigUnavailable, Message: "set spec.baseConfig"}
+					in.outcomes["configmap"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonBaseConfigUnavailable, Message: "set spec.baseConfig"}
 				}),
 			want: statusResult{requeueAfter: time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
 				st.Phase = ogxv1beta1.PhaseFailed
-				st.Conditions[4] = scCond(CondReady, metav1.ConditionFalse, resolve.ReasonBaseConfigUnavailable, "set spec.baseConfig", scNow)
-				st.Conditions = append(st.Conditions, scCond(CondStalled, metav1.ConditionTrue, resolve.ReasonBaseConfigUnavailable, "set spec.baseConfig", scNow))
+				st.Conditions[4] = scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonBaseConfigUnavailable, "set spec.baseConfig", scNow)
+				st.Conditions = append(st.Conditions, scCond(ogxv1beta1.ConditionStalled, metav1.ConditionTrue, ogxv1beta1.ReasonBaseConfigUnavailable, "set spec.baseConfig", scNow))
 				st.ConfigGeneration = &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: 1, ConfigMapName: "demo-config-0123456789abcdef", GeneratedAt: scT0}
-				st.Conditions[0] = scCond(CondConfigGenerated, metav1.ConditionFalse, resolve.ReasonBaseConfigUnavailable, "set spec.baseConfig", scT0)
+				st.Conditions[0] = scCond(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, ogxv1beta1.ReasonBaseConfigUnavailable, "set spec.baseConfig", scT0)
 				return st
 			}()},
 		},

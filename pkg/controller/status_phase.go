@@ -27,7 +27,7 @@ type passSummary struct {
 // summarizeOutcomes reads the outcomes in the controllers' fixed order.
 func summarizeOutcomes(in statusInputs) passSummary {
 	s := in.server
-	p := passSummary{waitReason: ReasonProgressing}
+	p := passSummary{waitReason: ogxv1beta1.ReasonProgressing}
 	for _, name := range in.controllers {
 		o := in.outcomes[name]
 		switch {
@@ -35,8 +35,8 @@ func summarizeOutcomes(in statusInputs) passSummary {
 			p.terminals = append(p.terminals, terminal{o.Reason, o.Message})
 		case o.Class == OutcomeWaiting:
 			p.waiting = append(p.waiting, o.Message)
-			if o.Reason == ReasonAdoptionInProgress {
-				p.waitReason = ReasonAdoptionInProgress
+			if o.Reason == ogxv1beta1.ReasonAdoptionInProgress {
+				p.waitReason = ogxv1beta1.ReasonAdoptionInProgress
 			}
 		case o.Class == OutcomeTransient && p.transient == "":
 			p.transient = o.Message
@@ -71,18 +71,18 @@ func phaseAndReadiness(in statusInputs, cs *conditionSet, st *ogxv1beta1.OGXServ
 	s, d := in.server, in.deployment
 	p := summarizeOutcomes(in)
 	if deployFailed != "" {
-		p.terminals = append(p.terminals, terminal{ReasonDeploymentFailed, deployFailed})
+		p.terminals = append(p.terminals, terminal{ogxv1beta1.ReasonDeploymentFailed, deployFailed})
 	}
 	switch {
 	case s.DeletionTimestamp != nil:
 		st.Phase = ogxv1beta1.PhaseTerminating
-		cs.set(CondReady, metav1.ConditionFalse, "Terminating", "OGXServer is being deleted")
+		cs.set(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonTerminating, "OGXServer is being deleted")
 		return statusResult{}
 	case len(p.terminals) > 0:
 		st.Phase = ogxv1beta1.PhaseFailed
 		msg := terminalMessage(p.terminals)
-		cs.set(CondReady, metav1.ConditionFalse, p.terminals[0].reason, msg)
-		cs.setKstatus(CondStalled, metav1.ConditionTrue, p.terminals[0].reason, msg)
+		cs.set(ogxv1beta1.ConditionReady, metav1.ConditionFalse, p.terminals[0].reason, msg)
+		cs.setKstatus(ogxv1beta1.ConditionStalled, metav1.ConditionTrue, p.terminals[0].reason, msg)
 		return statusResult{requeueAfter: time.Minute}
 	case p.transient != "":
 		if st.Phase == "" {
@@ -90,20 +90,20 @@ func phaseAndReadiness(in statusInputs, cs *conditionSet, st *ogxv1beta1.OGXServ
 		}
 		// A Ready condition from an older generation must not survive: it
 		// would let `kubectl wait` pass on a spec not yet applied.
-		if r := apimeta.FindStatusCondition(cs.conds, CondReady); r == nil || r.ObservedGeneration != s.Generation {
-			cs.set(CondReady, metav1.ConditionUnknown, "Reconciling", "Reconciling")
+		if r := apimeta.FindStatusCondition(cs.conds, ogxv1beta1.ConditionReady); r == nil || r.ObservedGeneration != s.Generation {
+			cs.set(ogxv1beta1.ConditionReady, metav1.ConditionUnknown, ogxv1beta1.ReasonReconciling, "Reconciling")
 		}
-		cs.setKstatus(CondReconciling, metav1.ConditionTrue, "RetryingAfterError", p.transient)
+		cs.setKstatus(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonRetryingAfterError, p.transient)
 		return statusResult{requeueAfter: 10 * time.Second}
 	case d == nil:
 		st.Phase = ogxv1beta1.PhasePending
-		if p.waitReason == ReasonAdoptionInProgress {
+		if p.waitReason == ogxv1beta1.ReasonAdoptionInProgress {
 			msg := strings.Join(p.waiting, "; ")
-			cs.set(CondReady, metav1.ConditionFalse, ReasonAdoptionInProgress, msg)
-			cs.setKstatus(CondReconciling, metav1.ConditionTrue, ReasonAdoptionInProgress, msg)
+			cs.set(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonAdoptionInProgress, msg)
+			cs.setKstatus(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonAdoptionInProgress, msg)
 		} else {
-			cs.set(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending")
-			cs.setKstatus(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created")
+			cs.set(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentPending, "Deployment is pending")
+			cs.setKstatus(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, "Waiting for the Deployment to be created")
 		}
 		return statusResult{requeueAfter: 10 * time.Second}
 	case !rolledOut || len(p.waiting) > 0:
@@ -112,21 +112,21 @@ func phaseAndReadiness(in statusInputs, cs *conditionSet, st *ogxv1beta1.OGXServ
 		if len(p.waiting) > 0 {
 			msg = strings.Join(p.waiting, "; ")
 		}
-		readyReason := "DeploymentProgressing"
-		if p.waitReason == ReasonAdoptionInProgress {
-			readyReason = ReasonAdoptionInProgress
+		readyReason := ogxv1beta1.ReasonDeploymentProgressing
+		if p.waitReason == ogxv1beta1.ReasonAdoptionInProgress {
+			readyReason = ogxv1beta1.ReasonAdoptionInProgress
 		}
-		cs.set(CondReady, metav1.ConditionFalse, readyReason, msg)
-		cs.setKstatus(CondReconciling, metav1.ConditionTrue, p.waitReason, msg)
+		cs.set(ogxv1beta1.ConditionReady, metav1.ConditionFalse, readyReason, msg)
+		cs.setKstatus(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, p.waitReason, msg)
 		return statusResult{requeueAfter: 10 * time.Second}
 	}
 	st.Phase = ogxv1beta1.PhaseReady
 	if expected == 0 {
-		cs.set(CondReady, metav1.ConditionTrue, "ScaledToZero", "scaled to zero replicas")
+		cs.set(ogxv1beta1.ConditionReady, metav1.ConditionTrue, ogxv1beta1.ReasonScaledToZero, "scaled to zero replicas")
 	} else {
-		cs.set(CondReady, metav1.ConditionTrue, "Available", fmt.Sprintf("%d/%d replicas available", d.Status.AvailableReplicas, expected))
+		cs.set(ogxv1beta1.ConditionReady, metav1.ConditionTrue, ogxv1beta1.ReasonAvailable, fmt.Sprintf("%d/%d replicas available", d.Status.AvailableReplicas, expected))
 	}
-	if c := apimeta.FindStatusCondition(cs.conds, CondHealthCheck); c != nil && c.Status == metav1.ConditionFalse {
+	if c := apimeta.FindStatusCondition(cs.conds, ogxv1beta1.ConditionHealthCheck); c != nil && c.Status == metav1.ConditionFalse {
 		return statusResult{requeueAfter: 30 * time.Second}
 	}
 	return statusResult{requeueAfter: 5 * time.Minute}

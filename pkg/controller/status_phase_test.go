@@ -13,14 +13,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 func TestStatusComputePhases(t *testing.T) {
 	progressing := func(msg string) []metav1.Condition {
 		return []metav1.Condition{
-			scCond(CondReady, metav1.ConditionFalse, "DeploymentProgressing", msg, scNow),
-			scCond(CondReconciling, metav1.ConditionTrue, ReasonProgressing, msg, scNow),
+			scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, "DeploymentProgressing", msg, scNow),
+			scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, msg, scNow),
 		}
 	}
 	scaling01 := "Deployment is scaling: 0/1 replicas available"
@@ -41,10 +40,10 @@ func TestStatusComputePhases(t *testing.T) {
 			in:   scInputs(func(in *statusInputs) { in.deployment = nil }),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhasePending, 0,
 				scConfigInactive(scNow),
-				scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
+				scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
 				scServiceReady(scNow), scHealthDisabled(scNow),
-				scCond(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
-				scCond(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created", scNow),
+				scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
+				scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, "Waiting for the Deployment to be created", scNow),
 			)},
 		},
 		{
@@ -53,11 +52,11 @@ func TestStatusComputePhases(t *testing.T) {
 			want: statusResult{requeueAfter: 10 * time.Second, status: func() ogxv1beta1.OGXServerStatus {
 				st := scStatus(ogxv1beta1.PhasePending, 0,
 					scConfigInactive(scNow),
-					scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
-					scCond(CondServiceReady, metav1.ConditionFalse, "ServicePending", "Service demo-service not found", scNow),
+					scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
+					scCond(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, "ServicePending", "Service demo-service not found", scNow),
 					scHealthDisabled(scNow),
-					scCond(CondReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
-					scCond(CondReconciling, metav1.ConditionTrue, ReasonProgressing, "Waiting for the Deployment to be created", scNow),
+					scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
+					scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, "Waiting for the Deployment to be created", scNow),
 				)
 				st.ServiceURL = ""
 				return st
@@ -68,7 +67,7 @@ func TestStatusComputePhases(t *testing.T) {
 			in:   scInputs(func(in *statusInputs) { in.deployment = scDeployment(1, 0) }),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhaseInitializing, 0,
 				append([]metav1.Condition{scConfigInactive(scNow),
-					scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", scaling01, scNow),
+					scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", scaling01, scNow),
 					scServiceReady(scNow), scHealthDisabled(scNow)}, progressing(scaling01)...)...)},
 		},
 		{
@@ -78,7 +77,7 @@ func TestStatusComputePhases(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhaseInitializing, 1,
 				append([]metav1.Condition{scConfigInactive(scNow),
-					scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", "Deployment is scaling: 1/1 replicas available", scNow),
+					scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", "Deployment is scaling: 1/1 replicas available", scNow),
 					scServiceReady(scNow), scHealthDisabled(scNow)}, progressing("Deployment is scaling: 1/1 replicas available")...)...)},
 		},
 		{
@@ -90,13 +89,13 @@ func TestStatusComputePhases(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhaseInitializing, 2,
 				append([]metav1.Condition{scConfigInactive(scNow),
-					scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", "Deployment is scaling: 2/2 replicas available", scNow),
+					scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", "Deployment is scaling: 2/2 replicas available", scNow),
 					scServiceReady(scNow), scHealthDisabled(scNow)}, progressing("Deployment is scaling: 2/2 replicas available")...)...)},
 		},
 		{
 			name: "Initializing: a controller is waiting",
 			in: scInputs(func(in *statusInputs) {
-				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeWaiting, Reason: ReasonProgressing, Message: waitCM}
+				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: waitCM}
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhaseInitializing, 1,
 				append([]metav1.Condition{scConfigInactive(scNow), scDeployReady(scNow), scServiceReady(scNow), scHealthDisabled(scNow)},
@@ -105,8 +104,8 @@ func TestStatusComputePhases(t *testing.T) {
 		{
 			name: "Initializing: two waits joined in controller order",
 			in: scInputs(func(in *statusInputs) {
-				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeWaiting, Reason: ReasonProgressing, Message: waitCM}
-				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeWaiting, Reason: ReasonProgressing, Message: waitGC}
+				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: waitCM}
+				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: waitGC}
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhaseInitializing, 1,
 				append([]metav1.Condition{scConfigInactive(scNow), scDeployReady(scNow), scServiceReady(scNow), scHealthDisabled(scNow)},
@@ -154,23 +153,23 @@ func TestStatusComputePhases(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: scStatus(ogxv1beta1.PhaseReady, 0,
 				scConfigInactive(scNow),
-				scCond(CondDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is scaled to zero", scNow),
+				scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionTrue, "DeploymentReady", "Deployment is scaled to zero", scNow),
 				scServiceReady(scNow), scHealthDisabled(scNow),
-				scCond(CondReady, metav1.ConditionTrue, "ScaledToZero", "scaled to zero replicas", scNow))},
+				scCond(ogxv1beta1.ConditionReady, metav1.ConditionTrue, "ScaledToZero", "scaled to zero replicas", scNow))},
 		},
 		{
 			name: "Failed: a user error",
 			in: scInputs(func(in *statusInputs) {
-				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonChildConflict, Message: scSvcConf}
+				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
 				in.serviceExists = false
 			}),
 			want: statusResult{requeueAfter: time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scStatus(ogxv1beta1.PhaseFailed, 1,
 					scConfigInactive(scNow), scDeployReady(scNow),
-					scCond(CondServiceReady, metav1.ConditionFalse, "ServiceFailed", scSvcConf, scNow),
+					scCond(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, "ServiceFailed", scSvcConf, scNow),
 					scHealthDisabled(scNow),
-					scCond(CondReady, metav1.ConditionFalse, ReasonChildConflict, scSvcConf, scNow),
-					scCond(CondStalled, metav1.ConditionTrue, ReasonChildConflict, scSvcConf, scNow))
+					scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonChildConflict, scSvcConf, scNow),
+					scCond(ogxv1beta1.ConditionStalled, metav1.ConditionTrue, ogxv1beta1.ReasonChildConflict, scSvcConf, scNow))
 				st.ServiceURL = ""
 				return st
 			}()},
@@ -178,20 +177,20 @@ func TestStatusComputePhases(t *testing.T) {
 		{
 			name: "Failed: several user errors joined in controller order, reason of the first",
 			in: scInputs(func(in *statusInputs) {
-				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonApplyFailed, Message: "Deployment/demo: forbidden"}
-				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonChildConflict, Message: scSvcConf}
-				in.outcomes["pvc"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: resolve.ReasonInvalidSpec, Message: "spec is invalid"}
+				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonApplyFailed, Message: "Deployment/demo: forbidden"}
+				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
+				in.outcomes["pvc"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: "spec is invalid"}
 				in.deployment = failedDeployment(scDeployment(1, 0), appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded", deadline)
 			}),
 			want: statusResult{requeueAfter: time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				msg := "spec is invalid; " + scSvcConf + "; Deployment/demo: forbidden; " + deadline
 				return scStatus(ogxv1beta1.PhaseFailed, 0,
 					scConfigInactive(scNow),
-					scCond(CondDeploymentReady, metav1.ConditionFalse, ReasonDeploymentFailed, deadline, scNow),
-					scCond(CondServiceReady, metav1.ConditionFalse, "ServiceFailed", scSvcConf, scNow),
+					scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentFailed, deadline, scNow),
+					scCond(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, "ServiceFailed", scSvcConf, scNow),
 					scHealthDisabled(scNow),
-					scCond(CondReady, metav1.ConditionFalse, resolve.ReasonInvalidSpec, msg, scNow),
-					scCond(CondStalled, metav1.ConditionTrue, resolve.ReasonInvalidSpec, msg, scNow))
+					scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonInvalidSpec, msg, scNow),
+					scCond(ogxv1beta1.ConditionStalled, metav1.ConditionTrue, ogxv1beta1.ReasonInvalidSpec, msg, scNow))
 			}()},
 		},
 		{
@@ -201,10 +200,10 @@ func TestStatusComputePhases(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: time.Minute, status: scStatus(ogxv1beta1.PhaseFailed, 0,
 				scConfigInactive(scNow),
-				scCond(CondDeploymentReady, metav1.ConditionFalse, ReasonDeploymentFailed, deadline, scNow),
+				scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentFailed, deadline, scNow),
 				scServiceReady(scNow), scHealthDisabled(scNow),
-				scCond(CondReady, metav1.ConditionFalse, ReasonDeploymentFailed, deadline, scNow),
-				scCond(CondStalled, metav1.ConditionTrue, ReasonDeploymentFailed, deadline, scNow))},
+				scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentFailed, deadline, scNow),
+				scCond(ogxv1beta1.ConditionStalled, metav1.ConditionTrue, ogxv1beta1.ReasonDeploymentFailed, deadline, scNow))},
 		},
 		{
 			name: "Failed: ReplicaFailure",
@@ -213,10 +212,10 @@ func TestStatusComputePhases(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: time.Minute, status: scStatus(ogxv1beta1.PhaseFailed, 0,
 				scConfigInactive(scNow),
-				scCond(CondDeploymentReady, metav1.ConditionFalse, ReasonDeploymentFailed, "exceeded quota", scNow),
+				scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentFailed, "exceeded quota", scNow),
 				scServiceReady(scNow), scHealthDisabled(scNow),
-				scCond(CondReady, metav1.ConditionFalse, ReasonDeploymentFailed, "exceeded quota", scNow),
-				scCond(CondStalled, metav1.ConditionTrue, ReasonDeploymentFailed, "exceeded quota", scNow))},
+				scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentFailed, "exceeded quota", scNow),
+				scCond(ogxv1beta1.ConditionStalled, metav1.ConditionTrue, ogxv1beta1.ReasonDeploymentFailed, "exceeded quota", scNow))},
 		},
 		{
 			name: "still progressing: Progressing True is no failure",
@@ -225,7 +224,7 @@ func TestStatusComputePhases(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhaseInitializing, 0,
 				append([]metav1.Condition{scConfigInactive(scNow),
-					scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", scaling01, scNow),
+					scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentProgressing", scaling01, scNow),
 					scServiceReady(scNow), scHealthDisabled(scNow)}, progressing(scaling01)...)...)},
 		},
 		{
@@ -235,7 +234,7 @@ func TestStatusComputePhases(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
-				st.Conditions = append(st.Conditions, scCond(CondReconciling, metav1.ConditionTrue, "RetryingAfterError",
+				st.Conditions = append(st.Conditions, scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, "RetryingAfterError",
 					"writing Deployment demo: etcdserver: request timed out", scNow))
 				return st
 			}()},
@@ -248,10 +247,10 @@ func TestStatusComputePhases(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhasePending, 0,
 				scConfigInactive(scNow),
-				scCond(CondDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
+				scCond(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, "DeploymentPending", "Deployment is pending", scNow),
 				scServiceReady(scNow), scHealthDisabled(scNow),
-				scCond(CondReady, metav1.ConditionUnknown, "Reconciling", "Reconciling", scNow),
-				scCond(CondReconciling, metav1.ConditionTrue, "RetryingAfterError", "the server is currently unable to handle the request", scNow))},
+				scCond(ogxv1beta1.ConditionReady, metav1.ConditionUnknown, "Reconciling", "Reconciling", scNow),
+				scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, "RetryingAfterError", "the server is currently unable to handle the request", scNow))},
 		},
 		{
 			name: "transient: the first transient in controller order is reported",
@@ -261,20 +260,20 @@ func TestStatusComputePhases(t *testing.T) {
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhasePending, 1,
 				scConfigInactive(scNow), scDeployReady(scNow), scServiceReady(scNow), scHealthDisabled(scNow),
-				scCond(CondReady, metav1.ConditionUnknown, "Reconciling", "Reconciling", scNow),
-				scCond(CondReconciling, metav1.ConditionTrue, "RetryingAfterError", "first", scNow))},
+				scCond(ogxv1beta1.ConditionReady, metav1.ConditionUnknown, "Reconciling", "Reconciling", scNow),
+				scCond(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, "RetryingAfterError", "first", scNow))},
 		},
 		{
 			name: "Terminating wins over a user error, and needs no complete board",
 			in: scInputs(scWithStatus(scReadyStatus()), func(in *statusInputs) {
 				in.server.DeletionTimestamp = ptr.To(scT0)
-				in.outcomes = map[string]Outcome{"service": {Generation: scGen, Class: OutcomeUserError, Reason: ReasonChildConflict, Message: scSvcConf}}
+				in.outcomes = map[string]Outcome{"service": {Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}}
 			}),
 			want: statusResult{status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
 				st.Phase = ogxv1beta1.PhaseTerminating
-				st.Conditions[2] = scCond(CondServiceReady, metav1.ConditionFalse, "ServiceFailed", scSvcConf, scNow)
-				st.Conditions[4] = scCond(CondReady, metav1.ConditionFalse, "Terminating", "OGXServer is being deleted", scNow)
+				st.Conditions[2] = scCond(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, "ServiceFailed", scSvcConf, scNow)
+				st.Conditions[4] = scCond(ogxv1beta1.ConditionReady, metav1.ConditionFalse, "Terminating", "OGXServer is being deleted", scNow)
 				return st
 			}()},
 		},
@@ -282,7 +281,7 @@ func TestStatusComputePhases(t *testing.T) {
 			name: "board incomplete: wait without a status",
 			in: scInputs(scWithStatus(scReadyStatus()), func(in *statusInputs) {
 				delete(in.outcomes, "pvc")
-				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ReasonChildConflict, Message: scSvcConf}
+				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
 			}),
 			want: statusResult{wait: true},
 		},

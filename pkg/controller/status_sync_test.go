@@ -116,7 +116,7 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 			t.Errorf("condition %s flipped but lastTransitionTime is %v, want %v", c.Type, c.LastTransitionTime, clock)
 		}
 	}
-	if meta.FindStatusCondition(after.Status.Conditions, CondReconciling) != nil {
+	if meta.FindStatusCondition(after.Status.Conditions, ogxv1beta1.ConditionReconciling) != nil {
 		t.Errorf("Reconciling present while Ready: %+v", after.Status.Conditions)
 	}
 	e.waitCaught()

@@ -36,7 +36,7 @@ func (c *StatusController) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXSe
 	if !starting || s.Status.Phase != st.Phase || s.Status.ObservedGeneration != st.ObservedGeneration {
 		return 0
 	}
-	w, ok := c.writes.get(s.UID)
+	w, ok := c.writes.Get(s.UID)
 	if !ok {
 		return 0
 	}
@@ -123,7 +123,7 @@ func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, s
 		return fmt.Errorf("writing status: %w", err)
 	}
 	klog.FromContext(ctx).Info("Wrote status", "phase", st.Phase)
-	c.writes.set(s.UID, statusWrite{written: out, at: c.now()})
+	c.writes.Set(s.UID, statusWrite{written: out, at: c.now()})
 	return nil
 }
 
@@ -132,7 +132,7 @@ func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, s
 func (c *StatusController) healthEvent(before, after []metav1.Condition, s *ogxv1beta1.OGXServer) {
 	find := func(conds []metav1.Condition) *metav1.Condition {
 		for i := range conds {
-			if conds[i].Type == CondHealthCheck {
+			if conds[i].Type == ogxv1beta1.ConditionHealthCheck {
 				return &conds[i]
 			}
 		}
@@ -146,7 +146,7 @@ func (c *StatusController) healthEvent(before, after []metav1.Condition, s *ogxv
 	case metav1.ConditionTrue:
 		c.events.normal(s, "HealthCheckPassed", cur.Message)
 	case metav1.ConditionFalse:
-		if cur.Reason == "HealthCheckFailed" {
+		if cur.Reason == ogxv1beta1.ReasonHealthCheckFailed {
 			c.events.warn(s, "HealthCheckFailed", cur.Message)
 		}
 	}

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -13,50 +12,49 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// storeHolds lists the in-memory stores that hold state for uid.
+// storeHolds lists the slots of the per-server record that hold state for
+// uid.
 func storeHolds(m *Manager, uid types.UID) []string {
-	stores := []struct {
+	has := func(ok bool) bool { return ok }
+	slots := []struct {
 		name string
-		mu   sync.Locker
 		has  func() bool
 	}{
-		{"outcomes", &m.board.mu, func() bool { _, ok := m.board.outcomes[uid]; return ok }},
-		{"facts", &m.board.mu, func() bool { _, ok := m.board.facts[uid]; return ok }},
-		{"status written", &m.status.writes.mu, func() bool { return m.status.writes.entries[uid].written != nil }},
-		{"status writtenAt", &m.status.writes.mu, func() bool { return !m.status.writes.entries[uid].at.IsZero() }},
-		{"probes", &m.status.probes.last.mu, func() bool { _, ok := m.status.probes.last.entries[uid]; return ok }},
-		{"digests", &m.status.digests.mu, func() bool { _, ok := m.status.digests.entries[uid]; return ok }},
-		{"journal", &m.events.journal.mu, func() bool { _, ok := m.events.journal.entries[uid]; return ok }},
-		{"held warnings", &m.events.holding.mu, func() bool { _, ok := m.events.holding.entries[uid]; return ok }},
-		{"config memo", &m.resolver.memo.mu, func() bool { _, ok := m.resolver.memo.entries[uid]; return ok }},
-		{"spec memo", &m.specs.mu, func() bool { _, ok := m.specs.entries[uid]; return ok }},
-		{"server-TLS warnings", &m.deployment.tlsWarnings.mu, func() bool { _, ok := m.deployment.tlsWarnings.entries[uid]; return ok }},
+		{"outcomes", func() bool { _, ok := m.board.outcomes.Get(uid); return has(ok) }},
+		{"facts", func() bool { _, ok := m.board.facts.Get(uid); return has(ok) }},
+		{"status writes", func() bool { _, ok := m.status.writes.Get(uid); return has(ok) }},
+		{"probes", func() bool { _, ok := m.status.probes.last.Get(uid); return has(ok) }},
+		{"digests", func() bool { _, ok := m.status.digests.Get(uid); return has(ok) }},
+		{"journal", func() bool { _, ok := m.events.journal.Get(uid); return has(ok) }},
+		{"held warnings", func() bool { _, ok := m.events.holding.Get(uid); return has(ok) }},
+		{"config memo", func() bool { _, ok := m.resolver.memo.Get(uid); return has(ok) }},
+		{"spec memo", func() bool { _, ok := m.specs.Get(uid); return has(ok) }},
 	}
 	var held []string
-	for _, st := range stores {
-		st.mu.Lock()
-		if st.has() {
-			held = append(held, st.name)
+	for _, sl := range slots {
+		if sl.has() {
+			held = append(held, sl.name)
 		}
-		st.mu.Unlock()
 	}
 	return held
 }
 
-// record puts state for s into every store, as a pass over s would.
-func record(m *Manager, s *ogxv1beta1.OGXServer) {
+// recordAll puts state for s into every slot, as a pass over s would.
+func recordAll(m *Manager, s *ogxv1beta1.OGXServer) {
 	key := Key(s.Namespace, s.Name)
 	m.board.Record(key, s.UID, "deployment", Outcome{Generation: s.Generation, Class: OutcomeOK})
-	m.board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: CondNetworkingAdopted, Status: metav1.ConditionTrue}})
-	m.status.writes.set(s.UID, statusWrite{written: s, at: time.Now()})
+	m.board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue}})
+	m.status.writes.Set(s.UID, statusWrite{written: s, at: time.Now()})
 	m.status.probes.store(s.UID, "t", time.Now(), ProbeResult{})
-	m.status.digests.set(s.UID, digestRecord{image: "img", digest: "sha256:0"})
+	m.status.digests.Set(s.UID, digestRecord{image: "img", digest: "sha256:0"})
 	m.events.journal.add(key, s.UID, "Service", s.Name, writeCreated)
 	m.events.holding.update(s.UID, "Reason", "note", true)
 	m.resolver.memo.put(s.UID, key, memoKey{generation: s.Generation}, resolve.GeneratedConfig{})
 	m.specs.errors(s)
-	m.deployment.tlsWarnings.set(s.UID, "sha256:0")
 }
+
+// slotCount is how many slots record fills.
+const slotCount = 9
 
 // A pass that finishes after its server was deleted records into the stores
 // after the delete handler forgot the server; the sweep drops that state and
@@ -66,11 +64,11 @@ func TestSweepDropsStateOfDeletedServers(t *testing.T) {
 	e := newSFEnv(t, Options{}, nil, live)
 	gone := sfServer(sfNamespace, "deleted", types.UID("9f0c2a51-7d1e-4b6a-8a3e-2c4d5e6f7a8b"))
 
-	record(e.m, live)
-	record(e.m, gone)
+	recordAll(e.m, live)
+	recordAll(e.m, gone)
 	all := storeHolds(e.m, live.UID)
-	if len(all) != 11 {
-		t.Fatalf("the test records into %d stores, want all 11: %v", len(all), all)
+	if len(all) != slotCount {
+		t.Fatalf("the test records into %d slots, want all %d: %v", len(all), slotCount, all)
 	}
 	if diff := cmp.Diff(all, storeHolds(e.m, gone.UID)); diff != "" {
 		t.Fatalf("state of the deleted server before the sweep (-live +deleted):\n%s", diff)
@@ -100,9 +98,9 @@ func TestHasServerFollowsTheCache(t *testing.T) {
 	sfEventually(t, "the new server in the UID index", func() (bool, string) {
 		return e.m.caches.hasServer(late.UID), "not indexed"
 	})
-	record(e.m, late)
+	recordAll(e.m, late)
 	e.m.sweep(e.ctx)
-	if held := storeHolds(e.m, late.UID); len(held) != 11 {
+	if held := storeHolds(e.m, late.UID); len(held) != slotCount {
 		t.Errorf("the sweep dropped state of a server created after start: left %v", held)
 	}
 	if err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Delete(e.ctx, late.Name, metav1.DeleteOptions{}); err != nil {

@@ -138,8 +138,15 @@ func metaOf(obj any) (metav1.Object, bool) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
-	m, ok := obj.(metav1.Object)
-	return m, ok
+	switch o := obj.(type) {
+	case metav1.Object:
+		return o, true
+	case metav1.ObjectMetaAccessor:
+		// A cachedChild.
+		m := o.GetObjectMeta()
+		return m, m != nil
+	}
+	return nil, false
 }
 
 // handler builds event handlers that map an object to OGXServer keys and

@@ -34,7 +34,7 @@ func (r *Resolver) CABundle(ctx context.Context, s *ogxv1beta1.OGXServer) (CABun
 			if r.Partial && absent(err) {
 				// Without it the bundle, and so the pods' trust, would be
 				// something else than the cluster would get.
-				return out, NewUserError(ReasonReferenceNotFound,
+				return out, NewUserError(ogxv1beta1.ReasonReferenceNotFound,
 					"%s %s/%s: not found in the input (referenced by %s); the CA bundle cannot be rendered without it",
 					PrefixCAConfigMap, s.Namespace, ref.Name, path)
 			}
@@ -58,7 +58,7 @@ func (r *Resolver) CABundle(ctx context.Context, s *ogxv1beta1.OGXServer) (CABun
 	}
 	data, _, warnings, err := AssembleCABundle(sources)
 	if err != nil {
-		return out, &UserError{Reason: ReasonInvalidCABundle, Err: err}
+		return out, &UserError{Reason: ogxv1beta1.ReasonInvalidCABundle, Err: err}
 	}
 	out.Data, out.Warnings = data, warnings
 	return out, nil

@@ -5,17 +5,9 @@ import (
 	"fmt"
 )
 
-// Status reasons of resolution failures (docs/status.md, Terminal reasons).
-// The controller records them with a user-error outcome.
-const (
-	ReasonInvalidSpec           = "InvalidSpec"
-	ReasonReferenceNotFound     = "ReferenceNotFound"
-	ReasonReferenceNotWatched   = "ReferenceNotWatched"
-	ReasonBaseConfigUnavailable = "BaseConfigUnavailable"
-	ReasonConfigGenFailed       = "ConfigGenerationFailed"
-	ReasonInvalidCABundle       = "InvalidCABundle"
-	ReasonAdoptionConfigInvalid = "AdoptionConfigInvalid"
-)
+// The status reasons of resolution failures are the API's (ogxv1beta1.Reason*,
+// docs/status.md, Terminal reasons); the controller records them with a
+// user-error outcome.
 
 // Event reasons more specific than the status reason of the same cause
 // (docs/status.md, Events).

@@ -62,7 +62,7 @@ func (r *Resolver) Generated(ctx context.Context, s *ogxv1beta1.OGXServer) (Gene
 	}
 	name := render.GeneratedConfigName(s.Name, g.Hash)
 	if cm, err := r.Source.GeneratedConfigMap(s.Namespace, name); err == nil && cm.Data[render.GeneratedConfigKey] != g.ConfigYAML {
-		return GeneratedConfig{}, NewUserError(ReasonConfigGenFailed, "generated ConfigMap %s exists with different content (hash collision)", name)
+		return GeneratedConfig{}, NewUserError(ogxv1beta1.ReasonConfigGenerationFailed, "generated ConfigMap %s exists with different content (hash collision)", name)
 	}
 	return g, nil
 }
@@ -72,7 +72,7 @@ func (r *Resolver) Generated(ctx context.Context, s *ogxv1beta1.OGXServer) (Gene
 // read), the base config, then configgen.Generate.
 func (r *Resolver) Generate(ctx context.Context, s *ogxv1beta1.OGXServer) (GeneratedConfig, error) {
 	if err := configgen.ValidateSpec(&s.Spec); err != nil {
-		return GeneratedConfig{}, &UserError{Reason: ReasonConfigGenFailed, Err: err}
+		return GeneratedConfig{}, &UserError{Reason: ogxv1beta1.ReasonConfigGenerationFailed, Err: err}
 	}
 	base, err := r.base(ctx, s)
 	if err != nil {
@@ -80,7 +80,7 @@ func (r *Resolver) Generate(ctx context.Context, s *ogxv1beta1.OGXServer) (Gener
 	}
 	out, err := configgen.Generate(&s.Spec, base.Config)
 	if err != nil {
-		return GeneratedConfig{}, &UserError{Reason: ReasonConfigGenFailed, Err: err}
+		return GeneratedConfig{}, &UserError{Reason: ogxv1beta1.ReasonConfigGenerationFailed, Err: err}
 	}
 	return GeneratedConfig{
 		ConfigYAML: string(out.ConfigYAML), Hash: out.ContentHash, SQLiteBackend: out.SQLiteBackend,

@@ -66,7 +66,7 @@ func ImageOverrides(data string) (overrides map[string]string, problems []string
 func (t DistributionTable) ResolveImage(spec *ogxv1beta1.OGXServerSpec, overrides map[string]string) (string, error) {
 	if spec.Distribution.Image != nil {
 		if *spec.Distribution.Image == "" {
-			return "", NewUserError(ReasonInvalidSpec, "spec.distribution.image must not be empty")
+			return "", NewUserError(ogxv1beta1.ReasonInvalidSpec, "spec.distribution.image must not be empty")
 		}
 		return *spec.Distribution.Image, nil
 	}
@@ -80,9 +80,9 @@ func (t DistributionTable) ResolveImage(spec *ogxv1beta1.OGXServerSpec, override
 	if name == "" {
 		// distribution: {} (the CRD refuses it; an object stored before
 		// that rule, or render's offline input, can still carry it).
-		return "", &UserError{Reason: ReasonInvalidSpec, Event: EventUnknownDistribution,
+		return "", &UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: EventUnknownDistribution,
 			Err: fmt.Errorf("spec.distribution: set name (one of: %s) or image", strings.Join(ogxv1beta1.DistributionNames(), ", "))}
 	}
-	return "", &UserError{Reason: ReasonInvalidSpec, Event: EventUnknownDistribution,
+	return "", &UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: EventUnknownDistribution,
 		Err: fmt.Errorf("failed to validate distribution: %s. Distribution name not supported", name)}
 }

@@ -32,9 +32,9 @@ func absent(err error) bool { return errors.Is(err, ErrNotFound) }
 func missingReference(err error, what, path string) error {
 	switch {
 	case errors.Is(err, ErrNotWatched):
-		return NewUserError(ReasonReferenceNotWatched, "%s: exists but lacks label %s=true (referenced by %s)", what, ogxv1beta1.WatchLabel, path)
+		return NewUserError(ogxv1beta1.ReasonReferenceNotWatched, "%s: exists but lacks label %s=true (referenced by %s)", what, ogxv1beta1.WatchLabel, path)
 	case errors.Is(err, ErrNotFound):
-		return &UserError{Reason: ReasonReferenceNotFound, Err: &absentError{fmt.Sprintf("%s: not found (referenced by %s)", what, path)}}
+		return &UserError{Reason: ogxv1beta1.ReasonReferenceNotFound, Err: &absentError{fmt.Sprintf("%s: not found (referenced by %s)", what, path)}}
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -61,7 +61,7 @@ func (r *Resolver) ConfigMapKey(ctx context.Context, ns string, ref ogxv1beta1.C
 	if v, ok := cm.BinaryData[ref.Key]; ok {
 		return string(v), nil
 	}
-	return "", NewUserError(ReasonReferenceNotFound, "%s", MissingConfigMapKeyMessage(what, ns, ref.Name, ref.Key))
+	return "", NewUserError(ogxv1beta1.ReasonReferenceNotFound, "%s", MissingConfigMapKeyMessage(what, ns, ref.Name, ref.Key))
 }
 
 // secretKey returns one key of a referenced Secret; env names the variable
@@ -81,7 +81,7 @@ func (r *Resolver) secretKeyWith(ctx context.Context, ns string, ref ogxv1beta1.
 	if v, ok := SecretValue(s, ref.Key); ok {
 		return v, nil
 	}
-	return nil, NewUserError(ReasonReferenceNotFound, "%s", missing(ns, ref.Name, ref.Key, env))
+	return nil, NewUserError(ogxv1beta1.ReasonReferenceNotFound, "%s", missing(ns, ref.Name, ref.Key, env))
 }
 
 // SecretValue reads data, then stringData (an input file may use either).

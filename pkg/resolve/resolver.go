@@ -140,7 +140,7 @@ func (r *Resolver) secretEnv(ctx context.Context, s *ogxv1beta1.OGXServer) ([]og
 	}
 	vars, errs := ogxv1beta1.SecretEnv(&s.Spec)
 	if len(errs) > 0 {
-		return nil, "", &UserError{Reason: ReasonInvalidSpec, Err: errs.ToAggregate()}
+		return nil, "", &UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Err: errs.ToAggregate()}
 	}
 	entries := make([]SecretHashEntry, 0, len(vars))
 	var missing []string

@@ -110,11 +110,11 @@ func TestReferenceOutcomes(t *testing.T) {
 		wantReason string
 		wantMsg    string
 	}{
-		"absent": {&mapSource{}, ReasonReferenceNotFound,
+		"absent": {&mapSource{}, ogxv1beta1.ReasonReferenceNotFound,
 			"failed to find referenced ConfigMap team-a/custom: not found (referenced by spec.overrideConfig)"},
-		"unlabelled": {&mapSource{configMaps: map[string]*corev1.ConfigMap{"custom": cm("custom", nil, nil)}}, ReasonReferenceNotWatched,
+		"unlabelled": {&mapSource{configMaps: map[string]*corev1.ConfigMap{"custom": cm("custom", nil, nil)}}, ogxv1beta1.ReasonReferenceNotWatched,
 			"failed to find referenced ConfigMap team-a/custom: exists but lacks label ogx.io/watch=true (referenced by spec.overrideConfig)"},
-		"key absent": {&mapSource{configMaps: map[string]*corev1.ConfigMap{"custom": cm("custom", watchedLabels, nil)}}, ReasonReferenceNotFound,
+		"key absent": {&mapSource{configMaps: map[string]*corev1.ConfigMap{"custom": cm("custom", watchedLabels, nil)}}, ogxv1beta1.ReasonReferenceNotFound,
 			"failed to find override config key 'config.yaml' in ConfigMap team-a/custom"},
 		"lookup fails": {&mapSource{fail: transient}, "",
 			"failed to find referenced ConfigMap team-a/custom: connection refused"},

@@ -1,0 +1,166 @@
+// Package record holds what one ogx-controller process knows about each
+// OGXServer besides the API's objects: each controller's last outcome, the
+// config generated for the current generation, the re-validation verdict,
+// Warnings whose cause still holds, child writes not yet reported in an
+// Event, the last status write, probe results. It lives in memory only; a
+// restarted or newly elected process rebuilds it with one pass per server.
+//
+// Every value lives in one map keyed by the server's UID, so a deleted
+// server is forgotten in one place (Forget, from the OGXServer informer's
+// delete event), and what a pass still running at that moment records
+// afterwards is dropped by one sweep (Sweep). Each kind of value is a Slot
+// that its owner registers at construction, so this package knows none of
+// their types.
+//
+// The store is also a source of events, like an informer: a consumer
+// registers a handler (the status controller does, to compute status again
+// when an outcome changes), and a producer reports that a server's record
+// changed (Changed). Producers never know who listens.
+package record
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Store is the per-server record of one process. The zero value is not
+// usable; New returns an empty store.
+type Store struct {
+	mu sync.Mutex
+	// servers holds each server's values, indexed by slot; a server with no
+	// value left has no entry.
+	servers map[types.UID][]any
+	slots   int
+
+	handlersMu sync.RWMutex
+	handlers   []func(key string)
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{servers: map[types.UID][]any{}}
+}
+
+// Slot is one kind of per-server value in a Store.
+type Slot[V any] struct {
+	store *Store
+	index int
+}
+
+// NewSlot registers a kind of value. Slots are registered when the
+// controllers are built, before any value is stored.
+func NewSlot[V any](s *Store) Slot[V] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.slots++
+	return Slot[V]{store: s, index: s.slots - 1}
+}
+
+// Get returns uid's value and whether there is one.
+func (sl Slot[V]) Get(uid types.UID) (V, bool) {
+	sl.store.mu.Lock()
+	defer sl.store.mu.Unlock()
+	return sl.getLocked(uid)
+}
+
+func (sl Slot[V]) getLocked(uid types.UID) (V, bool) {
+	var zero V
+	values := sl.store.servers[uid]
+	if sl.index >= len(values) || values[sl.index] == nil {
+		return zero, false
+	}
+	v, ok := values[sl.index].(V)
+	return v, ok
+}
+
+// Set replaces uid's value.
+func (sl Slot[V]) Set(uid types.UID, v V) {
+	sl.Update(uid, func(V, bool) (V, bool) { return v, true })
+}
+
+// Update replaces uid's value with what f returns for the current one (ok:
+// there is one), under the store's lock, so a read-modify-write is atomic;
+// f returning keep false removes the value. f must not call the store.
+func (sl Slot[V]) Update(uid types.UID, f func(v V, ok bool) (next V, keep bool)) {
+	s := sl.store
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := sl.getLocked(uid)
+	next, keep := f(cur, ok)
+	values := s.servers[uid]
+	switch {
+	case keep:
+		if sl.index >= len(values) {
+			grown := make([]any, s.slots)
+			copy(grown, values)
+			values = grown
+			s.servers[uid] = values
+		}
+		values[sl.index] = next
+	case ok:
+		values[sl.index] = nil
+		if empty(values) {
+			delete(s.servers, uid)
+		}
+	}
+}
+
+func empty(values []any) bool {
+	for _, v := range values {
+		if v != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Forget drops every value of a deleted server.
+func (s *Store) Forget(uid types.UID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.servers, uid)
+}
+
+// Sweep forgets every server that is not live and returns how many it
+// forgot. A pass that was running when its server was deleted may record a
+// value after Forget; without a sweep that value would stay for the life of
+// the process. live must not call the store.
+func (s *Store) Sweep(live func(types.UID) bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for uid := range s.servers {
+		if !live(uid) {
+			delete(s.servers, uid)
+			n++
+		}
+	}
+	return n
+}
+
+// Len returns how many servers have a value.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.servers)
+}
+
+// AddHandler registers a function called with the key (namespace/name) of
+// a server whose record changed. Handlers are registered when the
+// controllers are built and must not block.
+func (s *Store) AddHandler(h func(key string)) {
+	s.handlersMu.Lock()
+	defer s.handlersMu.Unlock()
+	s.handlers = append(s.handlers, h)
+}
+
+// Changed reports a change of the record of the server with key to every
+// handler. Producers call it after the change, outside any Update.
+func (s *Store) Changed(key string) {
+	s.handlersMu.RLock()
+	defer s.handlersMu.RUnlock()
+	for _, h := range s.handlers {
+		h(key)
+	}
+}

@@ -1,0 +1,96 @@
+package record
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestSlotsShareOneEntryPerServer(t *testing.T) {
+	s := New()
+	names := NewSlot[string](s)
+	counts := NewSlot[int](s)
+
+	if _, ok := names.Get("a"); ok {
+		t.Fatal("empty store has a value")
+	}
+	names.Set("a", "one")
+	counts.Set("a", 1)
+	counts.Set("b", 2)
+	if got, ok := names.Get("a"); !ok || got != "one" {
+		t.Errorf("names[a] = %q, %v", got, ok)
+	}
+	if _, ok := names.Get("b"); ok {
+		t.Error("names[b] set by counts")
+	}
+	if s.Len() != 2 {
+		t.Errorf("Len = %d, want 2", s.Len())
+	}
+
+	counts.Update("a", func(v int, ok bool) (int, bool) { return v + 1, ok })
+	if got, _ := counts.Get("a"); got != 2 {
+		t.Errorf("counts[a] after update = %d, want 2", got)
+	}
+	// Removing a server's last value removes the server.
+	counts.Update("b", func(int, bool) (int, bool) { return 0, false })
+	if s.Len() != 1 {
+		t.Errorf("Len after b's last value went = %d, want 1", s.Len())
+	}
+	// A value kept for another slot keeps the server.
+	counts.Update("a", func(int, bool) (int, bool) { return 0, false })
+	if _, ok := names.Get("a"); !ok || s.Len() != 1 {
+		t.Errorf("a's name lost with its count (Len %d)", s.Len())
+	}
+}
+
+func TestForgetAndSweep(t *testing.T) {
+	s := New()
+	a, b := NewSlot[string](s), NewSlot[bool](s)
+	for _, uid := range []types.UID{"u1", "u2", "u3"} {
+		a.Set(uid, string(uid))
+		b.Set(uid, true)
+	}
+	s.Forget("u1")
+	if _, ok := a.Get("u1"); ok {
+		t.Error("Forget kept a value of a")
+	}
+	if _, ok := b.Get("u1"); ok {
+		t.Error("Forget kept a value of b")
+	}
+	n := s.Sweep(func(uid types.UID) bool { return uid == "u3" })
+	if n != 1 {
+		t.Errorf("Sweep forgot %d servers, want 1", n)
+	}
+	if _, ok := a.Get("u2"); ok {
+		t.Error("Sweep kept a server that is not live")
+	}
+	if v, ok := a.Get("u3"); !ok || v != "u3" {
+		t.Error("Sweep dropped a live server")
+	}
+}
+
+func TestSlotRegisteredAfterValues(t *testing.T) {
+	s := New()
+	first := NewSlot[int](s)
+	first.Set("u", 1)
+	late := NewSlot[int](s)
+	late.Set("u", 2)
+	if v, _ := first.Get("u"); v != 1 {
+		t.Errorf("first = %d after a late slot grew the entry", v)
+	}
+	if v, _ := late.Get("u"); v != 2 {
+		t.Errorf("late = %d", v)
+	}
+}
+
+func TestChangedReachesEveryHandler(t *testing.T) {
+	s := New()
+	var got []string
+	s.AddHandler(func(k string) { got = append(got, "1:"+k) })
+	s.AddHandler(func(k string) { got = append(got, "2:"+k) })
+	s.Changed("ns/a")
+	if diff := cmp.Diff([]string{"1:ns/a", "2:ns/a"}, got); diff != "" {
+		t.Errorf("handlers (-want +got):\n%s", diff)
+	}
+}

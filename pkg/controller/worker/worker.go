@@ -1,0 +1,174 @@
+// Package worker is the loop every ogx-controller controller runs: a
+// rate-limited queue of OGXServer keys ("namespace/name") and a pool of
+// workers calling the controller's sync function, with the backoff of
+// failed passes, reconcile IDs in the log, pass metrics and a graceful
+// shutdown that lets passes in flight finish their writes.
+package worker
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+)
+
+// Result tells the worker loop what to do with a key after a successful
+// pass.
+type Result struct {
+	// RequeueAfter re-adds the key after this delay (0: only on events).
+	RequeueAfter time.Duration
+	// Waiting marks a pass that could not proceed yet (for metrics).
+	Waiting bool
+}
+
+// SyncFunc is one pass of a controller over one OGXServer key (NS/N).
+type SyncFunc func(ctx context.Context, key string) (Result, error)
+
+// newRateLimiter is the backoff of failed passes: per key exponential from
+// 1 s to 5 min (transient errors), bounded overall by a token bucket so a
+// burst of failures cannot flood the API server.
+func newRateLimiter() workqueue.TypedRateLimiter[string] {
+	return workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
+	)
+}
+
+// Runner is the worker loop every controller shares: a rate-limited
+// queue of OGXServer keys and a pool of workers calling sync. A key is never
+// processed by two workers at once (the workqueue guarantees it).
+type Runner struct {
+	name  string
+	queue workqueue.TypedRateLimitingInterface[string]
+	sync  SyncFunc
+	// userBackoff spaces out retries of user errors (30 s to 5 min per key):
+	// only a change of input fixes them, and such a change enqueues the key
+	// through an informer event anyway.
+	userBackoff workqueue.TypedRateLimiter[string]
+	metrics     *metrics.Metrics
+	// clock times the graceful shutdown (a fake one in tests).
+	clock clock.Clock
+	// passes numbers the passes: with the controller's name, the number is
+	// the reconcile ID that ties one pass's log lines together.
+	passes atomic.Uint64
+}
+
+func NewRunner(name string, sync SyncFunc, m *metrics.Metrics) *Runner {
+	// Every result series exists from the start, so rates and alerts see
+	// zero instead of nothing before a controller's first pass.
+	m.InitController(name)
+	return &Runner{
+		name:    name,
+		metrics: m,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(newRateLimiter(),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: name, MetricsProvider: m.WorkqueueMetricsProvider()}),
+		sync:        sync,
+		clock:       clock.RealClock{},
+		userBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](30*time.Second, 5*time.Minute),
+	}
+}
+
+// Enqueue adds a key for a pass.
+func (q *Runner) Enqueue(key string) { q.queue.Add(key) }
+
+// Name is the controller's name, as in logs and metrics.
+func (q *Runner) Name() string { return q.name }
+
+// Queue is the runner's workqueue, for tests that drive passes by hand.
+func (q *Runner) Queue() workqueue.TypedRateLimitingInterface[string] { return q.queue }
+
+// Run starts workers and blocks until ctx is done and the passes in flight
+// have finished (docs/controllers.md, Shutdown).
+//
+// Passes run with a context of their own that outlives ctx by up to grace:
+// once ctx is done the queue takes no new keys and no new pass starts (keys
+// still queued are dropped: the next leader passes over every key anyway),
+// while a pass in flight keeps a live context so that it can finish its
+// writes rather than leave them half done. A pass still running grace
+// after ctx is done has its context cancelled, and Run returns once it has
+// returned.
+func (q *Runner) Run(ctx context.Context, workers int, grace time.Duration) {
+	defer utilruntime.HandleCrash()
+	logger := klog.FromContext(ctx).WithValues("controller", q.name)
+	logger.Info("Starting workers", "count", workers)
+	passCtx, cancelPasses := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelPasses()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for q.processNext(ctx, passCtx) {
+			}
+		}()
+	}
+	<-ctx.Done()
+	// ShutDown, not ShutDownWithDrain: the latter waits for the passes
+	// without a bound, and the workers below skip what is still queued.
+	q.queue.ShutDown()
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-q.clock.After(grace):
+		logger.Info("Passes still running at the graceful shutdown timeout; cancelling them", "timeout", grace)
+		cancelPasses()
+		<-finished
+	}
+	logger.Info("Stopped workers")
+}
+
+// processNext runs one pass. A returned error requeues the key with
+// backoff; success forgets its failure history.
+//
+// stop is done when no new pass may start; ctx is the context of the pass.
+func (q *Runner) processNext(stop, ctx context.Context) bool {
+	key, shutdown := q.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer q.queue.Done(key)
+	if stop.Err() != nil {
+		return false
+	}
+	logger := klog.FromContext(ctx).WithValues("controller", q.name, "ogxserver", key, "reconcileID", q.passes.Add(1))
+	ctx = klog.NewContext(ctx, logger)
+	start := time.Now()
+	res, err := q.sync(ctx, key)
+	logger.V(2).Info("Pass finished", "duration", time.Since(start), "err", err)
+	result := metrics.ResultSuccess
+	switch {
+	case err != nil:
+		result = metrics.ResultError
+	case res.Waiting:
+		result = metrics.ResultWaiting
+	}
+	q.metrics.ObserveReconcile(q.name, result, time.Since(start))
+	switch {
+	case err != nil:
+		if resolve.IsUserError(err) {
+			q.queue.Forget(key)
+			q.queue.AddAfter(key, q.userBackoff.When(key))
+			logger.V(1).Info("Pass failed on a user error, will retry slowly", "err", err)
+			return true
+		}
+		logger.V(1).Info("Pass failed, will retry", "err", err)
+		q.queue.AddRateLimited(key)
+	default:
+		q.queue.Forget(key)
+		q.userBackoff.Forget(key)
+		if res.RequeueAfter > 0 {
+			q.queue.AddAfter(key, res.RequeueAfter)
+		}
+	}
+	return true
+}
