@@ -304,12 +304,12 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 		_, err := c.syncKey(e.ctx, sfKey)
 		var ue *resolve.UserError
 		if !errors.As(err, &ue) || ue.Reason != ogxv1beta1.ReasonInvalidSpec {
-			t.Errorf("%s: err = %v, want a user error %s", c.name, err, ogxv1beta1.ReasonInvalidSpec)
+			t.Errorf("%s: err = %v, want a user error %s", c.Name(), err, ogxv1beta1.ReasonInvalidSpec)
 		}
-		o, _ := e.outcome(s, c.name)
+		o, _ := e.outcome(s, c.Name())
 		if o.Generation != 1 || o.Class != OutcomeUserError || o.Reason != ogxv1beta1.ReasonInvalidSpec ||
 			!strings.Contains(o.Message, `unknown distribution "no-such-distribution"`) {
-			t.Errorf("%s: outcome %+v, want InvalidSpec naming the distribution", c.name, o)
+			t.Errorf("%s: outcome %+v, want InvalidSpec naming the distribution", c.Name(), o)
 		}
 	}
 	if a := e.kube.Actions(); len(a) != 0 {
@@ -331,9 +331,9 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 	}
 	// The first controller in the fixed order gives the reason and leads the
 	// message.
-	first := e.m.board.Get(sfUID)[e.m.childControllers[0].name]
+	first := e.m.board.Get(sfUID)[e.m.childControllers[0].Name()]
 	if !strings.HasPrefix(ready.Message, first.Message) {
-		t.Errorf("Ready message = %q, want it to start with the %s controller's %q", ready.Message, e.m.childControllers[0].name, first.Message)
+		t.Errorf("Ready message = %q, want it to start with the %s controller's %q", ready.Message, e.m.childControllers[0].Name(), first.Message)
 	}
 }
 

@@ -12,13 +12,14 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // reconcileFunc converges one kind of child for one OGXServer. It receives a
 // valid, live (not being deleted) OGXServer from the cache, which it must not
 // mutate.
-type reconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error)
+type reconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error)
 
 // childController runs the steps every child controller shares
 // (docs/controllers.md, The pass of a child controller): read the OGXServer
@@ -26,7 +27,7 @@ type reconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, e
 // validator, call the kind's reconcile and record the outcome for the status
 // controller.
 type childController struct {
-	*queueRunner
+	*worker.Runner
 	events *eventSink
 	// specs shares the validator's verdict per generation between the child
 	// controllers; nil validates on every pass.
@@ -49,23 +50,23 @@ func (c *childController) watches(w *watchSources) []watchEntry {
 
 func newChildController(name string, caches *Caches, board *OutcomeBoard, reconcile reconcileFunc) *childController {
 	c := &childController{caches: caches, board: board, reconcile: reconcile}
-	c.queueRunner = newQueueRunner(name, c.syncKey, caches.metrics)
+	c.Runner = worker.NewRunner(name, c.syncKey, caches.metrics)
 	return c
 }
 
-func (c *childController) syncKey(ctx context.Context, key string) (Result, error) {
+func (c *childController) syncKey(ctx context.Context, key string) (worker.Result, error) {
 	namespace, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		// A malformed key can never succeed; drop it.
 		klog.FromContext(ctx).Error(err, "Dropping malformed key")
-		return Result{}, nil
+		return worker.Result{}, nil
 	}
 	s, err := c.caches.Server(namespace, name)
 	if apierrors.IsNotFound(err) {
-		return Result{}, nil
+		return worker.Result{}, nil
 	}
 	if err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	// record stores the pass's outcome; eventReason names the Warning of a
 	// user error, which is sent once when the cause first appears or
@@ -73,19 +74,19 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 	// find the same cause (an invalid spec).
 	record := func(o Outcome, eventReason string) {
 		o.Generation = s.Generation
-		if _, newCause := c.board.RecordCause(key, s.UID, c.name, o); newCause && c.events != nil {
+		if _, newCause := c.board.RecordCause(key, s.UID, c.Name(), o); newCause && c.events != nil {
 			c.events.warn(s, eventReason, o.Message)
 		}
 	}
 	if s.DeletionTimestamp != nil {
 		// Garbage collection owns teardown; nothing is written any more.
 		record(Outcome{Class: OutcomeOK}, "")
-		return Result{}, nil
+		return worker.Result{}, nil
 	}
 	if errs := c.specs.errors(s); len(errs) > 0 {
 		err := &resolve.UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: specErrorsEvent(errs), Err: errs.ToAggregate()}
 		record(Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: err.Error()}, err.EventReason())
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	res, err := c.reconcile(ctx, s)
 	var waiting *WaitingError
@@ -94,7 +95,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 	switch {
 	case errors.As(err, &deferred):
 		klog.FromContext(ctx).V(2).Info("Pass deferred", "reason", deferred.message)
-		return Result{Waiting: true}, nil
+		return worker.Result{Waiting: true}, nil
 	case err == nil:
 		record(Outcome{Class: OutcomeOK}, "")
 		return res, nil
@@ -104,13 +105,13 @@ func (c *childController) syncKey(ctx context.Context, key string) (Result, erro
 			reason = ogxv1beta1.ReasonProgressing
 		}
 		record(Outcome{Class: OutcomeWaiting, Reason: reason, Message: waiting.Message}, "")
-		return Result{RequeueAfter: waitRequeue, Waiting: true}, nil
+		return worker.Result{RequeueAfter: waitRequeue, Waiting: true}, nil
 	case errors.As(err, &user):
 		record(Outcome{Class: OutcomeUserError, Reason: user.Reason, Message: err.Error()}, user.EventReason())
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	record(Outcome{Class: OutcomeTransient, Message: err.Error()}, "")
-	return Result{}, err
+	return worker.Result{}, err
 }
 
 // specErrors runs the admission validator except the adoption checks A4/A5,

@@ -106,7 +106,7 @@ func newBenchFleet(tb testing.TB, n int) *benchFleet {
 		benchEach(tb, keys, func(key string) error {
 			for _, c := range e.m.childControllers {
 				if _, err := c.syncKey(e.ctx, key); err != nil {
-					return fmt.Errorf("%s %s: %w", c.name, key, err)
+					return fmt.Errorf("%s %s: %w", c.Name(), key, err)
 				}
 			}
 			return nil
@@ -188,7 +188,7 @@ func (f *benchFleet) pass(ctx context.Context) error {
 	for _, key := range f.keys {
 		for _, c := range f.m.childControllers {
 			if _, err := c.syncKey(ctx, key); err != nil {
-				return fmt.Errorf("%s %s: %w", c.name, key, err)
+				return fmt.Errorf("%s %s: %w", c.Name(), key, err)
 			}
 		}
 		if _, err := f.m.status.sync(ctx, key); err != nil {

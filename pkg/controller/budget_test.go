@@ -59,7 +59,7 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 	for range 2 {
 		for _, c := range e.m.childControllers {
 			if _, err := c.syncKey(e.ctx, sfKey); err != nil {
-				t.Fatalf("%s: %v", c.name, err)
+				t.Fatalf("%s: %v", c.Name(), err)
 			}
 		}
 	}
@@ -101,7 +101,7 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 	e.waitCaught()
 	for _, c := range e.m.childControllers {
 		if _, err := c.syncKey(e.ctx, sfKey); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+			t.Fatalf("%s: %v", c.Name(), err)
 		}
 	}
 	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {

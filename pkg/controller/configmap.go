@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -28,16 +29,16 @@ func newConfigMapController(d *deps) *ConfigMapController {
 // referenced ConfigMaps and on referenced Secrets, its generation's inputs.
 func configMapWatches(w *watchSources) []*watchSource { return []*watchSource{w.configMaps, w.secrets} }
 
-func (c *ConfigMapController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+func (c *ConfigMapController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	if err := c.caBundle(ctx, s); err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	current, err := c.generated(ctx, s)
 	if err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	c.collectGenerated(ctx, s, current)
-	return Result{}, nil
+	return worker.Result{}, nil
 }
 
 func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXServer) error {

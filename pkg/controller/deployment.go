@@ -16,6 +16,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -59,58 +60,58 @@ func deploymentWatches(w *watchSources) []*watchSource {
 	return []*watchSource{w.deployments, w.serviceAccounts, w.roleBindings, w.services, w.pvcs, w.adoptedPVCs, w.configMaps, w.secrets}
 }
 
-func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	if err := c.serviceFirst(s); err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	in, err := c.resolver.Inputs(ctx, s)
 	if err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	warnServerTLS(ctx, c.resolver, c.events, s, in.RuntimeConfig.Hash)
 	if err := c.configMapsReady(s, in); err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	res, err := c.children.serviceAccounts.converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
 	if err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	c.events.written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
 	if in.OpenShiftSecurityServed {
 		res, err := c.children.roleBindings.converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
 		if roleRefChanged(err) {
-			return Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
+			return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
 				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
 				s.Namespace, render.RoleBindingName(s.Name))
 		}
 		if err != nil {
-			return Result{}, err
+			return worker.Result{}, err
 		}
 		c.events.written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
 	}
 	// No pod of ours may mount a volume legacy pods still use.
 	if err := storageAdoptionGate(ctx, c.resolver, s); err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	desired, err := render.Deployment(s, &in)
 	if err != nil {
-		return Result{}, asUserError(err)
+		return worker.Result{}, asUserError(err)
 	}
 	if err := c.prepare(ctx, s, desired); err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	onCreate := createReplicas(s, desired)
 	res, err = c.children.deployments.convergeCreating(ctx, s, s.Name, desired, onCreate)
 	if err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	c.events.written(s, "Deployment", s.Name, res)
 	if res == writeCreated && onCreate != desired {
 		if err := c.handOverCreated(ctx, s, desired); err != nil {
-			return Result{}, err
+			return worker.Result{}, err
 		}
 	}
-	return Result{}, nil
+	return worker.Result{}, nil
 }
 
 // createReplicas is what the create of the Deployment sends. Without

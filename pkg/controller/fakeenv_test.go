@@ -140,9 +140,9 @@ func newSFEnv(tb testing.TB, opts Options, kubeObjs []runtime.Object, servers ..
 	tb.Cleanup(func() {
 		cancel()
 		for _, c := range m.childControllers {
-			c.queue.ShutDown()
+			c.Queue().ShutDown()
 		}
-		m.status.queue.ShutDown()
+		m.status.Queue().ShutDown()
 	})
 	if err := m.Start(ctx); err != nil {
 		tb.Fatalf("Start: %v", err)
@@ -159,7 +159,7 @@ func (e *sfEnv) syncChildren(key string) {
 	e.tb.Helper()
 	for _, c := range e.m.childControllers {
 		if _, err := c.syncKey(e.ctx, key); err != nil {
-			e.tb.Fatalf("%s: %v", c.name, err)
+			e.tb.Fatalf("%s: %v", c.Name(), err)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -219,7 +220,7 @@ func (m *Manager) newControllers() {
 	}
 	names := make([]string, len(m.childControllers))
 	for i, c := range m.childControllers {
-		names[i] = c.name
+		names[i] = c.Name()
 		c.events = &m.events
 		c.specs = m.specs
 	}
@@ -247,7 +248,7 @@ func (m *Manager) Start(ctx context.Context) error {
 
 // Run starts event recording and the workers of every controller and blocks
 // until ctx is done and the passes in flight have finished, or were
-// cancelled Options.ShutdownTimeout after ctx was done (queueRunner.Run;
+// cancelled Options.ShutdownTimeout after ctx was done (worker.Runner.Run;
 // docs/controllers.md, Shutdown). Only the leader calls it, and it keeps
 // the Lease until Run has returned.
 func (m *Manager) Run(ctx context.Context) {
@@ -272,7 +273,7 @@ func (m *Manager) Run(ctx context.Context) {
 		m.enqueueAll(Key(s.Namespace, s.Name))
 	}
 	var wg sync.WaitGroup
-	run := func(q *queueRunner, workers int) {
+	run := func(q *worker.Runner, workers int) {
 		wg.Add(1)
 		go func() { defer wg.Done(); q.Run(ctx, workers, m.opts.ShutdownTimeout) }()
 	}
@@ -287,9 +288,9 @@ func (m *Manager) Run(ctx context.Context) {
 			// creates of a fleet start (docs/performance.md).
 			workers *= 2
 		}
-		run(c.queueRunner, workers)
+		run(c.Runner, workers)
 	}
-	run(m.status.queueRunner, m.opts.StatusWorkers)
+	run(m.status.Runner, m.opts.StatusWorkers)
 	logger.Info("Controllers running")
 	wg.Wait()
 }

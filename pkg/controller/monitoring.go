@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -116,10 +117,10 @@ func (c *MonitoringController) enqueueAll() {
 	}
 }
 
-func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	if !c.served() {
 		// The kinds are not served: nothing to write, nothing to delete.
-		return Result{}, nil
+		return worker.Result{}, nil
 	}
 	in := render.Inputs{
 		OperatorNamespace: c.d.opts.OperatorNamespace, ClusterDomain: c.d.opts.ClusterDomain, MonitoringServed: true,
@@ -140,7 +141,7 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	if want {
 		// The no-op check needs the schema; without it no write is sent.
 		if err := c.schemas.ensure(ctx); err != nil {
-			return Result{}, err
+			return worker.Result{}, err
 		}
 	}
 	for _, it := range items {
@@ -156,14 +157,14 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		if errors.Is(err, errMonitoringGoing) {
 			// Not served any more; look again until discovery agrees.
 			klog.FromContext(ctx).V(2).Info("Monitoring API going away, nothing written", "kind", it.kind, "err", err)
-			return Result{RequeueAfter: waitRequeue}, nil
+			return worker.Result{RequeueAfter: waitRequeue}, nil
 		}
 		if err != nil {
-			return Result{}, err
+			return worker.Result{}, err
 		}
 		c.d.events.written(s, it.kind, it.name, res)
 	}
-	return Result{}, nil
+	return worker.Result{}, nil
 }
 
 // newMonitoringChild binds a monitoring kind to the generic applier: cache

@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -218,7 +219,7 @@ func newMonEnv(tb testing.TB, served bool, kubeObjs []runtime.Object, objs []run
 		return parseOpenAPITypes([]byte(monTestOpenAPI))
 	}
 	e.c = newMonitoringControllerFor(&e.m.deps, e.dyn, load)
-	tb.Cleanup(func() { e.c.queue.ShutDown() })
+	tb.Cleanup(func() { e.c.Queue().ShutDown() })
 	e.setServed(served)
 	return e
 }
@@ -234,7 +235,7 @@ func (e *monEnv) setServed(served bool) {
 }
 
 // pass runs one monitoring pass for s.
-func (e *monEnv) pass(s *ogxv1beta1.OGXServer) (Result, error) {
+func (e *monEnv) pass(s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	e.tb.Helper()
 	return e.c.syncKey(e.ctx, Key(s.Namespace, s.Name))
 }

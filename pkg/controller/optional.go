@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -20,7 +21,7 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 	desired func(*ogxv1beta1.OGXServer, *render.Inputs) AC,
 	after ...func(context.Context, *ogxv1beta1.OGXServer) error,
 ) *childController {
-	reconcile := func(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+	reconcile := func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 		n := childName(s.Name)
 		var (
 			res writeResult
@@ -33,15 +34,15 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 			res, err = c.remove(ctx, s, n)
 		}
 		if err != nil {
-			return Result{}, err
+			return worker.Result{}, err
 		}
 		d.events.written(s, kind, n, res)
 		for _, f := range after {
 			if err := f(ctx, s); err != nil {
-				return Result{}, err
+				return worker.Result{}, err
 			}
 		}
-		return Result{}, nil
+		return worker.Result{}, nil
 	}
 	cc := newChildController(name, d.caches, d.board, reconcile)
 	cc.watched = watched

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -41,7 +42,7 @@ func newPVCController(d *deps) *PVCController {
 // those it adopts.
 func pvcWatches(w *watchSources) []*watchSource { return []*watchSource{w.pvcs, w.adoptedPVCs} }
 
-func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	key := Key(s.Namespace, s.Name)
 	// The pvc controller runs for every server, so it reports unusable
 	// adoption annotations (storage and networking) once while they last.
@@ -52,53 +53,53 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	if legacy != "" {
 		var err error
 		facts, err = c.storageAdoption(ctx, s, legacy)
-		c.board.SetFacts(key, s.UID, c.name, facts)
+		c.board.SetFacts(key, s.UID, c.Name(), facts)
 		if err != nil {
-			return Result{}, err
+			return worker.Result{}, err
 		}
 	} else {
 		cached, err := cachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
 		if err != nil {
-			return Result{}, err
+			return worker.Result{}, err
 		}
-		c.board.SetFacts(key, s.UID, c.name, keepStorageAdopted(cached))
+		c.board.SetFacts(key, s.UID, c.Name(), keepStorageAdopted(cached))
 	}
 	adopted, err := c.adoptedPVCs(ctx, s)
 	if err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	if legacy == "" && len(adopted) > 1 {
-		return Result{}, resolve.MultipleAdopted(s, adopted)
+		return worker.Result{}, resolve.MultipleAdopted(s, adopted)
 	}
 	if s.Spec.StorageSpec() == nil || legacy != "" || len(adopted) > 0 {
-		return Result{}, nil
+		return worker.Result{}, nil
 	}
 	name := render.PVCName(s.Name)
 	if _, err := c.caches.For(s.Namespace).pvcs.PersistentVolumeClaims(s.Namespace).Get(name); err == nil {
-		return Result{}, nil
+		return worker.Result{}, nil
 	}
 	pvc, err := asObject[corev1.PersistentVolumeClaim](render.PVC(s, &render.Inputs{}))
 	if err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	_, err = c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Create(ctx, pvc, metav1.CreateOptions{FieldManager: render.FieldManager})
 	switch {
 	case err == nil:
 		klog.FromContext(ctx).Info("Created PVC", "name", name)
 		c.events.written(s, "PersistentVolumeClaim", name, writeCreated)
-		return Result{}, nil
+		return worker.Result{}, nil
 	case apierrors.IsAlreadyExists(err):
 		// Not in our label-filtered cache: look at it live.
 		live, gerr := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if gerr != nil {
-			return Result{}, fmt.Errorf("reading PVC %s: %w", name, gerr)
+			return worker.Result{}, fmt.Errorf("reading PVC %s: %w", name, gerr)
 		}
 		if live.Labels[render.LabelManagedBy] == render.ManagedByValue {
-			return Result{}, nil
+			return worker.Result{}, nil
 		}
-		return Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
+		return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
 	}
-	return Result{}, classifyWriteError("PersistentVolumeClaim", name, err)
+	return worker.Result{}, classifyWriteError("PersistentVolumeClaim", name, err)
 }
 
 // keepStorageAdopted keeps showing a completed storage adoption after the

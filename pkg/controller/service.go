@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -40,14 +41,14 @@ func serviceWatches(w *watchSources) []*watchSource {
 	return []*watchSource{w.services, w.adoptedServices}
 }
 
-func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (Result, error) {
+func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	name := render.ServiceName(s.Name)
 	res, err := c.children.services.converge(ctx, s, name, render.Service(s, &render.Inputs{}))
 	if err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	c.events.written(s, "Service", name, res)
-	return Result{}, c.adoptNetworking(ctx, s)
+	return worker.Result{}, c.adoptNetworking(ctx, s)
 }
 
 // adoptNetworking takes over Service L-service for adopt-networking:
@@ -66,12 +67,12 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 			return err
 		}
 		facts, err := releaseNetworking(ctx, s, "Service", cached, svcs.Delete, c.events)
-		c.board.SetFacts(key, s.UID, c.name, facts)
+		c.board.SetFacts(key, s.UID, c.Name(), facts)
 		return err
 	}
 	svc, err := svcs.Get(ctx, render.ServiceName(legacy), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		c.board.SetFacts(key, s.UID, c.name, nil)
+		c.board.SetFacts(key, s.UID, c.Name(), nil)
 		return nil
 	}
 	if err != nil {
@@ -88,6 +89,6 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 	if changed {
 		c.events.normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
 	}
-	c.board.SetFacts(key, s.UID, c.name, networkingAdopted(legacy))
+	c.board.SetFacts(key, s.UID, c.Name(), networkingAdopted(legacy))
 	return nil
 }

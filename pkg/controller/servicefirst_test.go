@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 )
 
 // TestDeploymentCreateWaitsForService: the first Deployment pass writes
@@ -33,12 +35,12 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 		t.Errorf("outcome while deferred = %+v, want none (the pass has not happened)", o)
 	}
 
-	drainQueue(e.m.deployment.queueRunner)
+	drainQueue(e.m.deployment.Runner)
 	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	e.waitCaught()
-	if n := e.m.deployment.queue.Len(); n != 1 {
+	if n := e.m.deployment.Queue().Len(); n != 1 {
 		t.Fatalf("deployment queue holds %d keys after the Service was created, want 1 (its watch of Services)", n)
 	}
 	expectDeploymentCreated(t, e, "after the Service")
@@ -54,11 +56,11 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 }
 
 // drainQueue empties a queue whose workers are not running.
-func drainQueue(q *queueRunner) {
-	for q.queue.Len() > 0 {
-		key, _ := q.queue.Get()
-		q.queue.Done(key)
-		q.queue.Forget(key)
+func drainQueue(q *worker.Runner) {
+	for q.Queue().Len() > 0 {
+		key, _ := q.Queue().Get()
+		q.Queue().Done(key)
+		q.Queue().Forget(key)
 	}
 }
 

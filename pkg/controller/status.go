@@ -9,6 +9,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 )
 
@@ -17,7 +18,7 @@ import (
 // and writes it with one server-side apply of the status subresource only
 // when it differs from the stored status: a steady state writes nothing.
 type StatusController struct {
-	*queueRunner
+	*worker.Runner
 	ogx      versioned.Interface
 	caches   *Caches
 	children *children
@@ -58,7 +59,7 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
 		probeSlots: make(chan struct{}, maxConcurrentProbes),
 	}
-	c.queueRunner = newQueueRunner("status", c.sync, d.opts.Metrics)
+	c.Runner = worker.NewRunner("status", c.sync, d.opts.Metrics)
 	// Status is computed again when a server's record changes: an
 	// outcome, a generated config, a journaled write.
 	d.records.AddHandler(c.Enqueue)
@@ -99,35 +100,35 @@ func newerRV(a, b string) bool {
 	return a > b
 }
 
-func (c *StatusController) sync(ctx context.Context, key string) (Result, error) {
+func (c *StatusController) sync(ctx context.Context, key string) (worker.Result, error) {
 	namespace, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return Result{}, nil
+		return worker.Result{}, nil
 	}
 	cached, err := c.caches.Server(namespace, name)
 	if apierrors.IsNotFound(err) {
-		return Result{}, nil
+		return worker.Result{}, nil
 	}
 	if err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	s := c.latest(cached)
 	in := c.gather(ctx, s)
 	res := computeStatus(in)
 	if res.wait {
-		return Result{RequeueAfter: res.requeueAfter}, nil
+		return worker.Result{RequeueAfter: res.requeueAfter}, nil
 	}
 	if statusEqual(s.Status, res.status) {
 		c.events.flush(s, s.Status.Phase, s.Status.Phase)
-		return Result{RequeueAfter: res.requeueAfter}, nil
+		return worker.Result{RequeueAfter: res.requeueAfter}, nil
 	}
 	if wait := c.coalesce(s, res.status, in.deployment); wait > 0 {
-		return Result{RequeueAfter: wait}, nil
+		return worker.Result{RequeueAfter: wait}, nil
 	}
 	if err := c.write(ctx, s, res.status); err != nil {
-		return Result{}, err
+		return worker.Result{}, err
 	}
 	c.events.flush(s, s.Status.Phase, res.status.Phase)
 	c.healthEvent(s.Status.Conditions, res.status.Conditions, s)
-	return Result{RequeueAfter: res.requeueAfter}, nil
+	return worker.Result{RequeueAfter: res.requeueAfter}, nil
 }

@@ -15,6 +15,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -39,7 +40,7 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 
 	for _, c := range e.m.childControllers {
 		if _, err := c.syncKey(e.ctx, sfKey); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+			t.Fatalf("%s: %v", c.Name(), err)
 		}
 	}
 	e.waitCaught()
@@ -142,18 +143,18 @@ func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	sentinel := sfServer(sfNamespace, "sentinel", "uid-sentinel")
 	e := newSFEnv(t, Options{}, nil, s, sentinel)
-	var runners []*queueRunner
+	var runners []*worker.Runner
 	for _, c := range e.m.childControllers {
-		runners = append(runners, c.queueRunner)
+		runners = append(runners, c.Runner)
 	}
-	runners = append(runners, e.m.status.queueRunner)
+	runners = append(runners, e.m.status.Runner)
 	sentinelKey := Key(sfNamespace, sentinel.Name)
 	// queued is, for every queue, the keys of the given servers in order.
 	queued := func(names ...string) map[string][]string {
 		out := map[string][]string{}
 		for _, q := range runners {
 			for _, n := range names {
-				out[q.name] = append(out[q.name], Key(sfNamespace, n))
+				out[q.Name()] = append(out[q.Name()], Key(sfNamespace, n))
 			}
 		}
 		return out
@@ -163,11 +164,11 @@ func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 	// the queues.
 	take := func(seen map[string][]string) {
 		for _, q := range runners {
-			for q.queue.Len() > 0 {
-				k, _ := q.queue.Get()
-				seen[q.name] = append(seen[q.name], k)
-				q.queue.Done(k)
-				q.queue.Forget(k)
+			for q.Queue().Len() > 0 {
+				k, _ := q.Queue().Get()
+				seen[q.Name()] = append(seen[q.Name()], k)
+				q.Queue().Done(k)
+				q.Queue().Forget(k)
 			}
 		}
 	}
@@ -187,8 +188,8 @@ func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 		sfEventually(t, "the sentinel to be enqueued everywhere", func() (bool, string) {
 			take(seen)
 			for _, q := range runners {
-				if !slices.Contains(seen[q.name], sentinelKey) {
-					return false, fmt.Sprintf("%s has queued %v, not the sentinel", q.name, seen[q.name])
+				if !slices.Contains(seen[q.Name()], sentinelKey) {
+					return false, fmt.Sprintf("%s has queued %v, not the sentinel", q.Name(), seen[q.Name()])
 				}
 			}
 			return true, ""

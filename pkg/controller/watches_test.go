@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -197,9 +198,9 @@ func TestMergeWatches(t *testing.T) {
 func TestDeclaredWatches(t *testing.T) {
 	e := newSFEnv(t, Options{}, nil)
 	m := e.m
-	queues := map[string]*queueRunner{"status": m.status.queueRunner}
+	queues := map[string]*worker.Runner{"status": m.status.Runner}
 	for _, c := range m.childControllers {
-		queues[c.name] = c.queueRunner
+		queues[c.Name()] = c.Runner
 	}
 	var sources *watchSources
 	m.caches.each(func(sc *scope) { sources = m.scopeSources(sc) })
@@ -213,7 +214,7 @@ func TestDeclaredWatches(t *testing.T) {
 		key := fmt.Sprintf("probe/%d", i)
 		entry.enqueue(key)
 		for name, q := range queues {
-			if q.queue.Len() > 0 && drained(q, key) {
+			if q.Queue().Len() > 0 && drained(q, key) {
 				got[names[entry.source]] = append(got[names[entry.source]], name)
 			}
 		}
@@ -242,13 +243,13 @@ func TestDeclaredWatches(t *testing.T) {
 }
 
 // drained empties q and reports whether key was among its items.
-func drained(q *queueRunner, key string) bool {
+func drained(q *worker.Runner, key string) bool {
 	found := false
-	for q.queue.Len() > 0 {
-		k, _ := q.queue.Get()
+	for q.Queue().Len() > 0 {
+		k, _ := q.Queue().Get()
 		found = found || k == key
-		q.queue.Forget(k)
-		q.queue.Done(k)
+		q.Queue().Forget(k)
+		q.Queue().Done(k)
 	}
 	return found
 }
