@@ -120,29 +120,11 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	}
 	// Scale the legacy workload down and wait for its pods to be gone: our
 	// pods never mount a volume legacy pods still use.
-	d, err := c.kube.AppsV1().Deployments(s.Namespace).Get(ctx, legacy, metav1.GetOptions{})
-	if err == nil && (d.Spec.Replicas == nil || *d.Spec.Replicas != 0) {
-		patch, _ := mergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
-		if _, err := c.kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
-			metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
-			return nil, classifyWriteError("Deployment", legacy, err)
-		}
-		c.events.normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
-	} else if err != nil && !apierrors.IsNotFound(err) {
+	if err := c.scaleDownLegacy(ctx, s, legacy); err != nil {
 		return nil, err
 	}
-	pods, err := c.kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{
-		LabelSelector: labels.SelectorFromSet(labels.Set{render.LabelInstance: legacy}).String()})
-	if err != nil {
-		return nil, err
-	}
-	n := len(pods.Items)
-	msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
-	// One Event per wait, not one per pass or per change of the count.
-	c.events.while(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, msg, n > 0)
-	if n > 0 {
-		return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}},
-			&WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}
+	if waiting, err := c.legacyPodsRunning(ctx, s, legacy); waiting != nil || err != nil {
+		return waiting, err
 	}
 	patch, err := mergePatch(pvc.ResourceVersion, map[string]any{"metadata": map[string]any{
 		"ownerReferences": withoutControllerRefs(pvc.OwnerReferences),
@@ -158,6 +140,48 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	}
 	c.events.normal(s, "StorageAdopted", fmt.Sprintf("PVC %s adopted", pvcName))
 	return adopted, nil
+}
+
+// scaleDownLegacy scales the legacy Deployment to zero replicas, if it
+// exists and is not there yet.
+func (c *PVCController) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) error {
+	d, err := c.kube.AppsV1().Deployments(s.Namespace).Get(ctx, legacy, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	case d.Spec.Replicas != nil && *d.Spec.Replicas == 0:
+		return nil
+	}
+	patch, _ := mergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
+	if _, err := c.kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+		return classifyWriteError("Deployment", legacy, err)
+	}
+	c.events.normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
+	return nil
+}
+
+// legacyPodsRunning returns, while pods of the legacy instance still run,
+// the StorageAdopted condition in progress and a WaitingError; nil, nil
+// once they are gone.
+func (c *PVCController) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
+	pods, err := c.kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: labels.SelectorFromSet(labels.Set{render.LabelInstance: legacy}).String()})
+	if err != nil {
+		return nil, err
+	}
+	n := len(pods.Items)
+	msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
+	// One Event per wait, not one per pass or per change of the count.
+	c.events.while(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, msg, n > 0)
+	if n == 0 {
+		return nil, nil
+	}
+	return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionFalse,
+			Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}},
+		&WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}
 }
 
 // adoptedPVCs lists, from the adopted-PVC cache, the PVCs labelled as

@@ -106,26 +106,24 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s := &scope{namespace: namespace}
 	s.ogxFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
 		ogxinformers.WithTransform(serverView(keep)))
-	childSelector := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String()
-	s.childFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
-		informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = childSelector }),
-		informers.WithTransform(childView{fields: keep, labels: &mapSharer{}}.transform))
-	s.adoptedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
-		informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = render.LabelAdoptedFrom }),
-		informers.WithTransform(managedFieldsFilter{}.transform))
-	podSelector := render.LabelApp + "=" + render.AppValue + "," + render.LabelInstance
-	s.podFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
-		informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = podSelector }),
-		informers.WithTransform(newPodView))
-	watchSelector := labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"}).String()
-	s.watchedFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
-		informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = watchSelector }),
-		informers.WithTransform(stripUserManagedFields))
+	filtered := func(selector string, transform cache.TransformFunc) informers.SharedInformerFactory {
+		return informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(namespace),
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }),
+			informers.WithTransform(transform))
+	}
+	s.childFactory = filtered(labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String(),
+		childView{fields: keep, labels: &mapSharer{}}.transform)
+	s.adoptedFactory = filtered(render.LabelAdoptedFrom, managedFieldsFilter{}.transform)
+	s.podFactory = filtered(render.LabelApp+"="+render.AppValue+","+render.LabelInstance, newPodView)
+	s.watchedFactory = filtered(labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"}).String(),
+		stripUserManagedFields)
+	s.bindInformers()
+	return s
+}
 
+// bindInformers creates the scope's informers in its factories (an
+// informer exists once asked for) and keeps their listers and indexers.
+func (s *scope) bindInformers() {
 	srv := s.ogxFactory.Ogx().V1beta1().OGXServers()
 	s.servers, s.serverInformer = srv.Lister(), srv.Informer()
 	s.pvcs = s.childFactory.Core().V1().PersistentVolumeClaims().Lister()
@@ -168,113 +166,6 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 		s.adoptedFactory.Networking().V1().Ingresses().Informer(),
 		s.podFactory.Core().V1().Pods().Informer(),
 	}
-	return s
-}
-
-// managedFieldsFilter is a cache transform on managedFields. An object that
-// has an entry of a takeover manager keeps all its entries: the takeover
-// rewrites the whole list, so it must see every entry to keep them (it
-// happens once per object, after which no takeover entry remains). Any other
-// object keeps only our own entries (the child views then keep just who has
-// one, see childview.go); the entries of everyone else
-// (kube-controller-manager's status updates above all) are never read from
-// the cache and would only take memory.
-type managedFieldsFilter struct {
-	ours, takeover map[string]bool
-}
-
-func newManagedFieldsFilter(ours, takeover []string) managedFieldsFilter {
-	set := func(names []string) map[string]bool {
-		m := map[string]bool{}
-		for _, n := range names {
-			m[n] = true
-		}
-		return m
-	}
-	return managedFieldsFilter{ours: set(ours), takeover: set(takeover)}
-}
-
-// takeoverPending reports whether m has an entry the takeover would merge
-// (see takeoverPatch): an Apply or Update entry of a takeover manager on the
-// given subresource ("" for a child, "status" for an OGXServer). Entries a
-// takeover never touches (say, a status writer that happens to be called
-// "manager") must not keep an object whole for good.
-func (f managedFieldsFilter) takeoverPending(m metav1.Object, subresource string) bool {
-	for _, e := range m.GetManagedFields() {
-		if f.takeover[e.Manager] && e.Subresource == subresource &&
-			(e.Operation == metav1.ManagedFieldsOperationApply || e.Operation == metav1.ManagedFieldsOperationUpdate) {
-			return true
-		}
-	}
-	return false
-}
-
-func (f managedFieldsFilter) transform(obj any) (any, error) {
-	m, ok := obj.(metav1.Object)
-	if !ok || f.takeoverPending(m, "") {
-		return obj, nil
-	}
-	f.filter(m)
-	internMeta(m, nil)
-	return obj, nil
-}
-
-// filter drops every managedFields entry but our own.
-func (f managedFieldsFilter) filter(m metav1.Object) {
-	entries := m.GetManagedFields()
-	kept := entries[:0]
-	for _, e := range entries {
-		if f.ours[e.Manager] {
-			kept = append(kept, e)
-		}
-	}
-	if len(kept) == 0 {
-		kept = nil
-	}
-	m.SetManagedFields(kept)
-}
-
-// serverView is the OGXServer cache transform: no managedFields (nothing
-// reads ours: status is applied whole) unless the status takeover is due,
-// which needs them whole, and no last-applied annotation (a copy of the
-// whole object kubectl keeps, never read here); shared strings and the map
-// of available distributions are interned (intern.go).
-func serverView(keep managedFieldsFilter) cache.TransformFunc {
-	distributions := &mapSharer{}
-	return func(obj any) (any, error) {
-		m, ok := obj.(metav1.Object)
-		if !ok {
-			return obj, nil
-		}
-		if a := m.GetAnnotations(); a[corev1.LastAppliedConfigAnnotation] != "" {
-			delete(a, corev1.LastAppliedConfigAnnotation)
-			m.SetAnnotations(a)
-		}
-		if !keep.takeoverPending(m, "status") {
-			m.SetManagedFields(nil)
-		}
-		internMeta(m, nil)
-		if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
-			internStatus(&s.Status, distributions)
-		}
-		return obj, nil
-	}
-}
-
-// stripUserManagedFields drops managedFields from watched ConfigMaps and
-// Secrets that are not generated by ogx-controller: only owned objects need
-// them (to extract what we own), and dropping them saves memory.
-func stripUserManagedFields(obj any) (any, error) {
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return obj, nil
-	}
-	if ref := metav1.GetControllerOfNoCopy(m); ref != nil && ref.Kind == "OGXServer" && isOGXGroup(ref.APIVersion) {
-		return obj, nil
-	}
-	m.SetManagedFields(nil)
-	internMeta(m, nil)
-	return obj, nil
 }
 
 // pvc returns the cached claim, or nil. Most servers have none, so the

@@ -39,7 +39,7 @@ type typedClient[O any, AC any] interface {
 
 // newChild binds one kind: its typed client, its cache and client-go's
 // Extract function for the fields a manager owns.
-func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
+func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches, takeover []string, journal *writeJournal,
 	client func(ns string) typedClient[O, AC],
 	extract func(O, string) (AC, error),
 ) *child[O, AC] {
@@ -53,6 +53,8 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches,
 		kind:       kind,
 		apiVersion: apiVersion,
 		metrics:    c.metrics,
+		takeover:   takeover,
+		journal:    journal,
 		cached: func(ns, name string) (known[O], error) {
 			sc := c.For(ns)
 			if sc == nil {
@@ -133,65 +135,55 @@ type children struct {
 // newChildren wires the child kinds to their clients and caches; takeovers
 // from the managers in takeover are noted in journal.
 func newChildren(kube kubernetes.Interface, c *Caches, takeover []string, journal *writeJournal) *children {
-	ch := &children{
-		deployments: newChild("Deployment", "apps/v1", c,
+	return &children{
+		deployments: newChild("Deployment", "apps/v1", c, takeover, journal,
 			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
 				return kube.AppsV1().Deployments(ns)
 			},
 			appsv1ac.ExtractDeployment),
-		services: newChild("Service", "v1", c,
+		services: newChild("Service", "v1", c, takeover, journal,
 			func(ns string) typedClient[*corev1.Service, *corev1ac.ServiceApplyConfiguration] {
 				return kube.CoreV1().Services(ns)
 			},
 			corev1ac.ExtractService),
-		serviceAccounts: newChild("ServiceAccount", "v1", c,
+		serviceAccounts: newChild("ServiceAccount", "v1", c, takeover, journal,
 			func(ns string) typedClient[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration] {
 				return kube.CoreV1().ServiceAccounts(ns)
 			},
 			corev1ac.ExtractServiceAccount),
-		roleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c,
+		roleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c, takeover, journal,
 			func(ns string) typedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
 				return kube.RbacV1().RoleBindings(ns)
 			},
 			rbacv1ac.ExtractRoleBinding),
-		networkPolicies: newChild("NetworkPolicy", "networking.k8s.io/v1", c,
+		networkPolicies: newChild("NetworkPolicy", "networking.k8s.io/v1", c, takeover, journal,
 			func(ns string) typedClient[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration] {
 				return kube.NetworkingV1().NetworkPolicies(ns)
 			},
 			networkingv1ac.ExtractNetworkPolicy),
-		ingresses: newChild("Ingress", "networking.k8s.io/v1", c,
+		ingresses: newChild("Ingress", "networking.k8s.io/v1", c, takeover, journal,
 			func(ns string) typedClient[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration] {
 				return kube.NetworkingV1().Ingresses(ns)
 			},
 			networkingv1ac.ExtractIngress),
-		hpas: newChild("HorizontalPodAutoscaler", "autoscaling/v2", c,
+		hpas: newChild("HorizontalPodAutoscaler", "autoscaling/v2", c, takeover, journal,
 			func(ns string) typedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration] {
 				return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
 			},
 			autoscalingv2ac.ExtractHorizontalPodAutoscaler),
-		pdbs: newChild("PodDisruptionBudget", "policy/v1", c,
+		pdbs: newChild("PodDisruptionBudget", "policy/v1", c, takeover, journal,
 			func(ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration] {
 				return kube.PolicyV1().PodDisruptionBudgets(ns)
 			},
 			policyv1ac.ExtractPodDisruptionBudget),
 		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so
 		// the watched ConfigMap cache holds them.
-		configMaps: newChild("ConfigMap", "v1", c,
+		configMaps: newChild("ConfigMap", "v1", c, takeover, journal,
 			func(ns string) typedClient[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration] {
 				return kube.CoreV1().ConfigMaps(ns)
 			},
 			corev1ac.ExtractConfigMap),
 	}
-	ch.deployments.takeover, ch.deployments.journal = takeover, journal
-	ch.services.takeover, ch.services.journal = takeover, journal
-	ch.serviceAccounts.takeover, ch.serviceAccounts.journal = takeover, journal
-	ch.roleBindings.takeover, ch.roleBindings.journal = takeover, journal
-	ch.networkPolicies.takeover, ch.networkPolicies.journal = takeover, journal
-	ch.ingresses.takeover, ch.ingresses.journal = takeover, journal
-	ch.hpas.takeover, ch.hpas.journal = takeover, journal
-	ch.pdbs.takeover, ch.pdbs.journal = takeover, journal
-	ch.configMaps.takeover, ch.configMaps.journal = takeover, journal
-	return ch
 }
 
 // setTypedResourceVersion sets the resourceVersion of a generated apply

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -97,14 +98,7 @@ func phaseAndReadiness(in statusInputs, cs *conditionSet, st *ogxv1beta1.OGXServ
 		return statusResult{requeueAfter: 10 * time.Second}
 	case d == nil:
 		st.Phase = ogxv1beta1.PhasePending
-		if p.waitReason == ogxv1beta1.ReasonAdoptionInProgress {
-			msg := strings.Join(p.waiting, "; ")
-			cs.set(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonAdoptionInProgress, msg)
-			cs.setKstatus(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonAdoptionInProgress, msg)
-		} else {
-			cs.set(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentPending, "Deployment is pending")
-			cs.setKstatus(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, "Waiting for the Deployment to be created")
-		}
+		pendingConditions(p, cs)
 		return statusResult{requeueAfter: 10 * time.Second}
 	case !rolledOut || len(p.waiting) > 0:
 		st.Phase = ogxv1beta1.PhaseInitializing
@@ -121,6 +115,25 @@ func phaseAndReadiness(in statusInputs, cs *conditionSet, st *ogxv1beta1.OGXServ
 		return statusResult{requeueAfter: 10 * time.Second}
 	}
 	st.Phase = ogxv1beta1.PhaseReady
+	return readyConditions(cs, d, expected)
+}
+
+// pendingConditions sets Ready and Reconciling while the Deployment does not
+// exist: legacy storage adoption in progress, or the Deployment pending.
+func pendingConditions(p passSummary, cs *conditionSet) {
+	if p.waitReason == ogxv1beta1.ReasonAdoptionInProgress {
+		msg := strings.Join(p.waiting, "; ")
+		cs.set(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonAdoptionInProgress, msg)
+		cs.setKstatus(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonAdoptionInProgress, msg)
+		return
+	}
+	cs.set(ogxv1beta1.ConditionReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentPending, "Deployment is pending")
+	cs.setKstatus(ogxv1beta1.ConditionReconciling, metav1.ConditionTrue, ogxv1beta1.ReasonProgressing, "Waiting for the Deployment to be created")
+}
+
+// readyConditions sets Ready True and says when to look again: soon while
+// the health check fails, else in five minutes.
+func readyConditions(cs *conditionSet, d *appsv1.Deployment, expected int32) statusResult {
 	if expected == 0 {
 		cs.set(ogxv1beta1.ConditionReady, metav1.ConditionTrue, ogxv1beta1.ReasonScaledToZero, "scaled to zero replicas")
 	} else {
