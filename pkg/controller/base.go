@@ -118,18 +118,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (worker.Resul
 // whose failures only disable adoption (docs/admission.md, Re-validation in
 // the controllers).
 func specErrors(s *ogxv1beta1.OGXServer) field.ErrorList {
-	all := validation.Validate(s)
-	adoption := map[string]bool{}
-	for _, e := range validation.ValidateAdoption(s) {
-		adoption[e.Error()] = true
-	}
-	var out field.ErrorList
-	for _, e := range all {
-		if !adoption[e.Error()] {
-			out = append(out, e)
-		}
-	}
-	return out
+	return validation.ValidateSpec(s)
 }
 
 // specErrorsEvent names the Warning for a failed re-validation: an unknown

@@ -30,13 +30,26 @@ var (
 // report order: A1, A2, A3, A4/A5 (adopt-storage, then adopt-networking), A6,
 // A7, A8, A9, A10, A11. The check IDs are those of docs/admission.md, Checks.
 func Validate(obj *ogxv1beta1.OGXServer) field.ErrorList {
+	return validate(obj, true)
+}
+
+// ValidateSpec is Validate without the adoption checks A4/A5: what the
+// controllers re-validate on every pass, since a failure of those only
+// disables adoption (ValidateAdoption).
+func ValidateSpec(obj *ogxv1beta1.OGXServer) field.ErrorList {
+	return validate(obj, false)
+}
+
+func validate(obj *ogxv1beta1.OGXServer, adoption bool) field.ErrorList {
 	var errs field.ErrorList
 	spec := &obj.Spec
 	entries := spec.Providers.Entries()
 	errs = append(errs, validateDistributionName(spec)...)
 	errs = append(errs, validateProviderIDs(entries)...)
 	errs = append(errs, validateModelProviders(spec, entries)...)
-	errs = append(errs, ValidateAdoption(obj)...)
+	if adoption {
+		errs = append(errs, ValidateAdoption(obj)...)
+	}
 	errs = append(errs, validateDistributionValues(spec)...)
 	errs = append(errs, validateName(obj.Name)...)
 	_, envErrs := ogxv1beta1.SecretEnv(spec)

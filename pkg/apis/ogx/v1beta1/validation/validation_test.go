@@ -109,3 +109,26 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateSpecLeavesOutAdoption: ValidateSpec is Validate less exactly
+// the adoption checks, also when another check fails on the same object.
+func TestValidateSpecLeavesOutAdoption(t *testing.T) {
+	obj := &ogxv1beta1.OGXServer{}
+	obj.Name = "demo"
+	obj.Annotations = map[string]string{ogxv1beta1.AnnotationAdoptStorage: "demo"}
+	obj.Spec.Distribution.Name = ptrTo("Not A Registry Name")
+	all, spec, adoption := Validate(obj), ValidateSpec(obj), ValidateAdoption(obj)
+	if len(adoption) != 1 || len(spec) == 0 {
+		t.Fatalf("want one adoption error and at least one other: adoption %v, spec %v", adoption, spec)
+	}
+	if len(all) != len(spec)+len(adoption) {
+		t.Errorf("Validate %d errors, ValidateSpec %d + ValidateAdoption %d", len(all), len(spec), len(adoption))
+	}
+	for _, e := range spec {
+		if e.Field == adoption[0].Field {
+			t.Errorf("ValidateSpec reports the adoption error %v", e)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
