@@ -99,7 +99,7 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	pvcs := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace)
 	pvc, err := pvcs.Get(ctx, pvcName, metav1.GetOptions{})
 	if err == nil || apierrors.IsNotFound(err) {
-		c.events.warnWhile(s, "AdoptionSourceNotFound", fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage),
+		c.events.WarnWhile(s, "AdoptionSourceNotFound", fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage),
 			apierrors.IsNotFound(err))
 	}
 	if apierrors.IsNotFound(err) {
@@ -112,7 +112,7 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	adopted := []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
 		Message: fmt.Sprintf("PVC %s adopted", pvcName)}}
 	if pvc.Labels[render.LabelAdoptedFrom] == legacy {
-		c.events.while(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, "", false)
+		c.events.While(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, "", false)
 		return adopted, nil
 	}
 	if err := legacyOwnerCheck(pvc, legacy, s); err != nil {
@@ -138,7 +138,7 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	if _, err := pvcs.Patch(ctx, pvcName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		return nil, classifyWriteError("PersistentVolumeClaim", pvcName, err)
 	}
-	c.events.normal(s, "StorageAdopted", fmt.Sprintf("PVC %s adopted", pvcName))
+	c.events.Normal(s, "StorageAdopted", fmt.Sprintf("PVC %s adopted", pvcName))
 	return adopted, nil
 }
 
@@ -159,7 +159,7 @@ func (c *PVCController) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXSe
 		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		return classifyWriteError("Deployment", legacy, err)
 	}
-	c.events.normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
+	c.events.Normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
 	return nil
 }
 
@@ -175,7 +175,7 @@ func (c *PVCController) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGX
 	n := len(pods.Items)
 	msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
 	// One Event per wait, not one per pass or per change of the count.
-	c.events.while(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, msg, n > 0)
+	c.events.While(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, msg, n > 0)
 	if n == 0 {
 		return nil, nil
 	}

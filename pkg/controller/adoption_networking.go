@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -98,7 +99,7 @@ func classifyWriteErrorOrNil(kind, name string, err error) error {
 // records no second one. With nothing adopted nothing is reported; status
 // keeps showing a released state by itself (adoptedConditions).
 func releaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXServer, kind string, cached []O,
-	del func(context.Context, string, metav1.DeleteOptions) error, events eventSink) ([]metav1.Condition, error) {
+	del func(context.Context, string, metav1.DeleteOptions) error, events *events.Sink) ([]metav1.Condition, error) {
 	released, found := false, false
 	for _, o := range cached {
 		if !adoptedBy(o, s) {
@@ -118,7 +119,7 @@ func releaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXSe
 		return nil, nil
 	}
 	if released {
-		events.normal(s, "NetworkingReleased", "Released adopted "+kind)
+		events.Normal(s, "NetworkingReleased", "Released adopted "+kind)
 	}
 	return networkingReleased(), nil
 }
@@ -185,7 +186,7 @@ func ingressAdoption(d *deps) func(context.Context, *ogxv1beta1.OGXServer) error
 			return err
 		}
 		if changed {
-			d.events.normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Ingress "+ing.Name+")")
+			d.events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Ingress "+ing.Name+")")
 		}
 		d.board.SetFacts(key, s.UID, "ingress", networkingAdopted(legacy))
 		return nil

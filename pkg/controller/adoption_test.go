@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -146,23 +147,19 @@ func TestServiceSelectorPatch(t *testing.T) {
 }
 
 // activeSink is an event sink that queues Events (as on the leader).
-func activeSink() eventSink {
-	e := newEventSink("test", 0, 0, nil, record.New())
-	e.active.Store(true)
+func activeSink() *events.Sink {
+	e := events.NewSink("test", 0, 0, nil, record.New())
+	e.Lead()
 	return e
 }
 
 // drainEvents returns the queued Events as "Type Reason: note".
-func drainEvents(e eventSink) []string {
+func drainEvents(e *events.Sink) []string {
 	var out []string
-	for {
-		select {
-		case ev := <-e.queue:
-			out = append(out, ev.Type+" "+ev.Reason+": "+ev.Note)
-		default:
-			return out
-		}
+	for _, ev := range e.Queued() {
+		out = append(out, ev.Type+" "+ev.Reason+": "+ev.Note)
 	}
+	return out
 }
 
 // writeSummary describes the writes on a fake: "verb resource name", and

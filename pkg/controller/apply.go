@@ -10,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -26,7 +27,7 @@ type child[O metav1.Object, AC any] struct {
 	// before the first apply (--takeover-field-managers).
 	takeover []string
 	// journal notes takeovers for the server's next Event; nil notes none.
-	journal *writeJournal
+	journal *events.Journal
 	cached  func(namespace, name string) (known[O], error)
 	// setResourceVersion sets (or, with "", clears) the resourceVersion
 	// precondition of an apply configuration.
@@ -43,20 +44,6 @@ type child[O metav1.Object, AC any] struct {
 	delete  func(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) error
 	patch   func(ctx context.Context, namespace, name string, jsonPatch []byte) (O, error)
 }
-
-// writeResult says what converge did.
-type writeResult string
-
-const (
-	writeSkipped writeResult = "skipped"
-	writeCreated writeResult = "created"
-	writeUpdated writeResult = "updated"
-	writeDeleted writeResult = "deleted"
-	writeAbsent  writeResult = "absent"
-	// writeTakenOver: the fields of upstream managers were merged into
-	// ours (reported in the TakenOver Event).
-	writeTakenOver writeResult = "taken over"
-)
 
 // absentResourceVersion is the resourceVersion precondition of the first
 // write of a child the cache does not show. No stored object has it (etcd
@@ -88,7 +75,7 @@ func (c *child[O, AC]) readLive(ctx context.Context, namespace, name string) (ob
 // name is taken is the object read live and put through the guard. A name
 // found taken that way is read live directly on later passes (a foreign
 // object keeps failing the guard; one request per retry, not two).
-func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (writeResult, error) {
+func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (events.WriteResult, error) {
 	return c.convergeCreating(ctx, owner, name, desired, desired)
 }
 
@@ -97,7 +84,7 @@ func (c *child[O, AC]) converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 // fields that only the first write may set and that ogx-controller then
 // hands to another owner (the replica count of an autoscaled Deployment,
 // docs/children.md).
-func (c *child[O, AC]) convergeCreating(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired, onCreate AC) (writeResult, error) {
+func (c *child[O, AC]) convergeCreating(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired, onCreate AC) (events.WriteResult, error) {
 	cached, err := c.cached(owner.Namespace, name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return "", fmt.Errorf("reading %s %s/%s from cache: %w", c.kind, owner.Namespace, name, err)
@@ -112,7 +99,7 @@ func (c *child[O, AC]) convergeCreating(ctx context.Context, owner *ogxv1beta1.O
 		conflict, err := c.create(ctx, owner, name, onCreate)
 		switch {
 		case err == nil:
-			return writeCreated, nil
+			return events.Created, nil
 		case conflict:
 			c.taken.Store(key, true)
 		case isResourceVersionOnCreateRefused(err):
@@ -162,20 +149,20 @@ func (c *child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		return false, classifyWriteError(c.kind, name, err)
 	}
 	c.recent.remember(out)
-	klog.FromContext(ctx).Info("Applied child", "kind", c.kind, "name", name, "result", writeCreated)
+	klog.FromContext(ctx).Info("Applied child", "kind", c.kind, "name", name, "result", events.Created)
 	return false, nil
 }
 
 // createUnconditionally applies desired without a precondition, after a
 // live read found no object with the name.
-func (c *child[O, AC]) createUnconditionally(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (writeResult, error) {
+func (c *child[O, AC]) createUnconditionally(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (events.WriteResult, error) {
 	out, err := c.apply(ctx, owner.Namespace, desired)
 	if err != nil {
 		return "", classifyWriteError(c.kind, name, err)
 	}
 	c.recent.remember(out)
-	klog.FromContext(ctx).Info("Applied child", "kind", c.kind, "name", name, "result", writeCreated)
-	return writeCreated, nil
+	klog.FromContext(ctx).Info("Applied child", "kind", c.kind, "name", name, "result", events.Created)
+	return events.Created, nil
 }
 
 // update checks that an existing object may be written, takes it over from
@@ -183,7 +170,7 @@ func (c *child[O, AC]) createUnconditionally(ctx context.Context, owner *ogxv1be
 // differs from it. With pinned, the apply carries the resourceVersion of
 // existing as a precondition: the guard's verdict on a live read holds only
 // for that version.
-func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, existing known[O], desired AC, pinned bool) (writeResult, error) {
+func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, existing known[O], desired AC, pinned bool) (events.WriteResult, error) {
 	logger := klog.FromContext(ctx)
 	if err := guard(owner, c.kind, existing.obj); err != nil {
 		return "", err
@@ -203,7 +190,7 @@ func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	if owned == want {
 		c.metrics.CountApplySkipped(c.kind)
 		logger.V(4).Info("Apply skipped: no change", "kind", c.kind, "name", name)
-		return writeSkipped, nil
+		return events.Skipped, nil
 	}
 	if logger.V(4).Enabled() {
 		c.logDiff(ctx, owner.Namespace, name, desired)
@@ -217,8 +204,8 @@ func (c *child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		return "", classifyWriteError(c.kind, name, err)
 	}
 	c.recent.remember(out)
-	logger.Info("Applied child", "kind", c.kind, "name", name, "result", writeUpdated)
-	return writeUpdated, nil
+	logger.Info("Applied child", "kind", c.kind, "name", name, "result", events.Updated)
+	return events.Updated, nil
 }
 
 // ownedDigest is the digest of the fields ogx-controller owns in k: the
@@ -236,10 +223,10 @@ func (c *child[O, AC]) ownedDigest(k known[O]) (string, error) {
 
 // remove deletes the child when it exists and is controlled by this
 // OGXServer, with a UID precondition; anything else is left alone.
-func (c *child[O, AC]) remove(ctx context.Context, owner *ogxv1beta1.OGXServer, name string) (writeResult, error) {
+func (c *child[O, AC]) remove(ctx context.Context, owner *ogxv1beta1.OGXServer, name string) (events.WriteResult, error) {
 	cached, err := c.cached(owner.Namespace, name)
 	if apierrors.IsNotFound(err) {
-		return writeAbsent, nil
+		return events.Absent, nil
 	}
 	if err != nil {
 		return "", err
@@ -247,19 +234,19 @@ func (c *child[O, AC]) remove(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	existing := cached.obj
 	ref := metav1.GetControllerOfNoCopy(existing)
 	if ref == nil || ref.UID != owner.UID {
-		return writeAbsent, nil
+		return events.Absent, nil
 	}
 	uid := existing.GetUID()
 	err = c.delete(ctx, owner.Namespace, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	switch {
 	case apierrors.IsNotFound(err):
-		return writeAbsent, nil
+		return events.Absent, nil
 	case err != nil:
 		return "", classifyWriteError(c.kind, name, err)
 	}
 	c.recent.observe(existing, true)
 	klog.FromContext(ctx).Info("Deleted child", "kind", c.kind, "name", name)
-	return writeDeleted, nil
+	return events.Deleted, nil
 }
 
 // applyOptions are the options of every server-side apply.

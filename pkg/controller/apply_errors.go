@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // isResourceVersionOnCreateRefused recognises the answer of API servers

@@ -13,27 +13,26 @@ import (
 	"testing"
 	"time"
 
-	rbacv1 "k8s.io/api/rbac/v1"
-	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/ktesting"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -384,10 +383,10 @@ func TestTakeoverIsJournaled(t *testing.T) {
 		patchErr error
 		want     []string
 	}{
-		{"taken over", nil, []string{EventTakenOver, "Reconcile", "Took over Deployment demo"}},
+		{"taken over", nil, []string{events.ReasonTakenOver, "Reconcile", "Took over Deployment demo"}},
 		{"refused", apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "demo", errors.New("no")), []string{"", "", ""}},
 	} {
-		journal := newWriteJournal(record.New())
+		journal := events.NewJournal(record.New())
 		c := &deploymentChild{kind: "Deployment", takeover: []string{"ogx-operator"}, journal: journal,
 			patch: func(_ context.Context, _, _ string, _ []byte) (*appsv1.Deployment, error) {
 				if tc.patchErr != nil {
@@ -396,7 +395,7 @@ func TestTakeoverIsJournaled(t *testing.T) {
 				return upstream(), nil
 			}}
 		_, _ = c.takeOver(context.Background(), owner, upstream())
-		reason, action, note := journal.take(owner.UID).summary()
+		reason, action, note := journal.Take(owner.UID).Summary()
 		if diff := cmp.Diff(tc.want, []string{reason, action, note}); diff != "" {
 			t.Errorf("%s: event (-want +got):\n%s", tc.name, diff)
 		}
@@ -444,7 +443,7 @@ func TestApplyDiffLoggedAtV4(t *testing.T) {
 			return stored, nil
 		}}
 	desired := appsv1ac.Deployment("demo", "ns").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(3))
-	if res, err := c.update(ctx, owner, "demo", known[*appsv1.Deployment]{obj: stored}, desired, false); err != nil || res != writeUpdated {
+	if res, err := c.update(ctx, owner, "demo", known[*appsv1.Deployment]{obj: stored}, desired, false); err != nil || res != events.Updated {
 		t.Fatalf("update = %v, %v; want updated", res, err)
 	}
 	logs := logger.GetSink().(ktesting.Underlier).GetBuffer().String()

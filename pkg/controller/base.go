@@ -12,6 +12,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -28,7 +29,7 @@ type reconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Re
 // controller.
 type childController struct {
 	*worker.Runner
-	events *eventSink
+	events *events.Sink
 	// specs shares the validator's verdict per generation between the child
 	// controllers; nil validates on every pass.
 	specs     *specMemo
@@ -75,7 +76,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (worker.Resul
 	record := func(o Outcome, eventReason string) {
 		o.Generation = s.Generation
 		if _, newCause := c.board.RecordCause(key, s.UID, c.Name(), o); newCause && c.events != nil {
-			c.events.warn(s, eventReason, o.Message)
+			c.events.Warn(s, eventReason, o.Message)
 		}
 	}
 	if s.DeletionTimestamp != nil {

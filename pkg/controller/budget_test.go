@@ -51,8 +51,7 @@ func budgetString(m map[string]int) string {
 func TestRequestBudgetOfANewServer(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, nil, s)
-	e.m.events.active.Store(true)
-	defer e.m.events.active.Store(false)
+	e.m.events.Lead()
 
 	// Every child controller's first pass, then a second pass at once,
 	// before the caches may have caught up: the second costs nothing.
@@ -124,10 +123,11 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 
 	// One Event for the whole start: the phase, Ready from the first
 	// status, with the children created on the way.
-	if n := len(e.m.events.queue); n != 1 {
+	queued := e.m.events.Queued()
+	if n := len(queued); n != 1 {
 		t.Fatalf("%d Events queued, want 1", n)
 	}
-	ev := <-e.m.events.queue
+	ev := queued[0]
 	wantNote := "Phase Ready; Created Service demo-service, NetworkPolicy demo-network-policy, ServiceAccount demo-sa, Deployment demo"
 	if ev.Reason != "PhaseChanged" || ev.Note != wantNote {
 		t.Errorf("Event %s %q, want PhaseChanged %q", ev.Reason, ev.Note, wantNote)

@@ -25,6 +25,7 @@ import (
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -39,7 +40,7 @@ type typedClient[O any, AC any] interface {
 
 // newChild binds one kind: its typed client, its cache and client-go's
 // Extract function for the fields a manager owns.
-func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches, takeover []string, journal *writeJournal,
+func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches, takeover []string, journal *events.Journal,
 	client func(ns string) typedClient[O, AC],
 	extract func(O, string) (AC, error),
 ) *child[O, AC] {
@@ -134,7 +135,7 @@ type children struct {
 
 // newChildren wires the child kinds to their clients and caches; takeovers
 // from the managers in takeover are noted in journal.
-func newChildren(kube kubernetes.Interface, c *Caches, takeover []string, journal *writeJournal) *children {
+func newChildren(kube kubernetes.Interface, c *Caches, takeover []string, journal *events.Journal) *children {
 	return &children{
 		deployments: newChild("Deployment", "apps/v1", c, takeover, journal,
 			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {

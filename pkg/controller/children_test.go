@@ -44,7 +44,7 @@ func checkChild[O metav1.Object, AC any](t *testing.T, e *sfEnv, c *child[O, AC]
 	if d := cmp.Diff([]string{"ogx-operator", "manager"}, c.takeover); d != "" {
 		t.Errorf("takeover managers (-want +got):\n%s", d)
 	}
-	if c.journal != e.m.events.journal {
+	if c.journal != e.m.events.Journal() {
 		t.Errorf("%s writes are not journaled in the event sink's journal", kind)
 	}
 

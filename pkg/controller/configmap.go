@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -47,8 +48,8 @@ func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXSer
 	if err != nil {
 		return err
 	}
-	var res writeResult
-	c.d.events.warnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
+	var res events.WriteResult
+	c.d.events.WarnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
 		b.Data == "" && b.Explicit)
 	if b.Data == "" {
 		res, err = c.d.children.configMaps.remove(ctx, s, name)
@@ -58,7 +59,7 @@ func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXSer
 	if err != nil {
 		return err
 	}
-	c.d.events.written(s, "ConfigMap", name, res)
+	c.d.events.Written(s, "ConfigMap", name, res)
 	return nil
 }
 
@@ -82,11 +83,11 @@ func (c *ConfigMapController) generated(ctx context.Context, s *ogxv1beta1.OGXSe
 	if err != nil {
 		return "", err
 	}
-	if res == writeCreated {
-		c.d.events.normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
+	if res == events.Created {
+		c.d.events.Normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
 			name, g.ProviderCount, g.ResourceCount))
 		for _, w := range g.Warnings {
-			c.d.events.warn(s, "ConfigGenerationWarning", w)
+			c.d.events.Warn(s, "ConfigGenerationWarning", w)
 		}
 	}
 	return name, nil

@@ -16,6 +16,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -41,7 +42,7 @@ type DeploymentController struct {
 	caches   *Caches
 	children *children
 	resolver *resolver
-	events   eventSink
+	events   *events.Sink
 }
 
 func newDeploymentController(d *deps) *DeploymentController {
@@ -76,7 +77,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	if err != nil {
 		return worker.Result{}, err
 	}
-	c.events.written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
+	c.events.Written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
 	if in.OpenShiftSecurityServed {
 		res, err := c.children.roleBindings.converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
 		if roleRefChanged(err) {
@@ -87,7 +88,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.events.written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
+		c.events.Written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
 	}
 	// No pod of ours may mount a volume legacy pods still use.
 	if err := storageAdoptionGate(ctx, c.resolver, s); err != nil {
@@ -105,8 +106,8 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	if err != nil {
 		return worker.Result{}, err
 	}
-	c.events.written(s, "Deployment", s.Name, res)
-	if res == writeCreated && onCreate != desired {
+	c.events.Written(s, "Deployment", s.Name, res)
+	if res == events.Created && onCreate != desired {
 		if err := c.handOverCreated(ctx, s, desired); err != nil {
 			return worker.Result{}, err
 		}

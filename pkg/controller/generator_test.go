@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 )
 
 // labelRegistry is a minimal OCI registry on loopback serving one image,

@@ -7,10 +7,11 @@ import (
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
-	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
 // fresh returns a copy of s in memory of its own, as a decoder makes.

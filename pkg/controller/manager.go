@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
@@ -78,7 +79,7 @@ type deps struct {
 	board    *OutcomeBoard
 	children *children
 	resolver *resolver
-	events   eventSink
+	events   *events.Sink
 	// specs holds each server generation's re-validation verdict.
 	specs *specMemo
 	// records is the per-server record every store above keeps its values
@@ -184,12 +185,12 @@ func withDefaults(opts Options, kube kubernetes.Interface) Options {
 // records the children's takeovers.
 func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *Caches, opts Options) deps {
 	records := record.New()
-	events := newEventSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
+	events := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
 	return deps{
 		events: events, specs: newSpecMemo(records), records: records,
 		kube: kube, ogx: ogx, caches: caches, opts: opts,
 		board:    NewOutcomeBoard(records),
-		children: newChildren(kube, caches, opts.TakeoverManagers, events.journal),
+		children: newChildren(kube, caches, opts.TakeoverManagers, events.Journal()),
 		resolver: newResolver(caches, kube, opts, records),
 	}
 }
@@ -221,7 +222,7 @@ func (m *Manager) newControllers() {
 	names := make([]string, len(m.childControllers))
 	for i, c := range m.childControllers {
 		names[i] = c.Name()
-		c.events = &m.events
+		c.events = m.events
 		c.specs = m.specs
 	}
 	m.status = newStatusController(&m.deps, names)
@@ -259,7 +260,7 @@ func (m *Manager) Run(ctx context.Context) {
 	defer stopEvents()
 	// Events are accepted before any pass runs, so a new leader's first
 	// passes are reported.
-	m.events.start(events, m.opts.EventsClient)
+	m.events.Start(events, m.opts.EventsClient)
 	// The operator ConfigMap's informer reported bad image overrides when
 	// it first saw them, possibly before this replica led: check again.
 	if cm, err := m.caches.operatorConfigMap.ConfigMaps(m.opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {

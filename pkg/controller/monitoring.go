@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -146,7 +147,7 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	}
 	for _, it := range items {
 		var (
-			res writeResult
+			res events.WriteResult
 			err error
 		)
 		if want {
@@ -162,7 +163,7 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.d.events.written(s, it.kind, it.name, res)
+		c.d.events.Written(s, it.kind, it.name, res)
 	}
 	return worker.Result{}, nil
 }

@@ -74,7 +74,7 @@ func (m *Manager) checkImageOverrides(obj any) {
 	if len(problems) == 0 {
 		return
 	}
-	m.events.emitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
+	m.events.EmitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
 		UID: cm.UID, ResourceVersion: cm.ResourceVersion}, corev1.EventTypeWarning, "InvalidImageOverrides", "Reconcile",
 		strings.Join(problems, "; "))
 }

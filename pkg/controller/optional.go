@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -24,7 +25,7 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 	reconcile := func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 		n := childName(s.Name)
 		var (
-			res writeResult
+			res events.WriteResult
 			err error
 		)
 		if want(s) {
@@ -36,7 +37,7 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 		if err != nil {
 			return worker.Result{}, err
 		}
-		d.events.written(s, kind, n, res)
+		d.events.Written(s, kind, n, res)
 		for _, f := range after {
 			if err := f(ctx, s); err != nil {
 				return worker.Result{}, err

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -28,7 +29,7 @@ type PVCController struct {
 	*childController
 	kube   kubernetes.Interface
 	caches *Caches
-	events eventSink
+	events *events.Sink
 }
 
 func newPVCController(d *deps) *PVCController {
@@ -47,7 +48,7 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	// The pvc controller runs for every server, so it reports unusable
 	// adoption annotations (storage and networking) once while they last.
 	problems := adoptionAnnotationProblems(s)
-	c.events.warnWhile(s, resolve.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
+	c.events.WarnWhile(s, resolve.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
 	var facts []metav1.Condition
 	if legacy != "" {
@@ -86,7 +87,7 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	switch {
 	case err == nil:
 		klog.FromContext(ctx).Info("Created PVC", "name", name)
-		c.events.written(s, "PersistentVolumeClaim", name, writeCreated)
+		c.events.Written(s, "PersistentVolumeClaim", name, events.Created)
 		return worker.Result{}, nil
 	case apierrors.IsAlreadyExists(err):
 		// Not in our label-filtered cache: look at it live.

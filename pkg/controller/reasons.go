@@ -9,7 +9,4 @@ const (
 	// EventAdoptionWaiting reports, once per wait, that storage adoption
 	// waits for the legacy pods to terminate.
 	EventAdoptionWaiting = "AdoptionWaiting"
-	// EventTakenOver reports that the fields of upstream field managers were
-	// merged into ours.
-	EventTakenOver = "TakenOver"
 )

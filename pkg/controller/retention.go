@@ -149,7 +149,7 @@ func (c *ConfigMapController) deleteOldest(ctx context.Context, s *ogxv1beta1.OG
 		deleted = append(deleted, cm.Name)
 	}
 	if len(deleted) > 0 {
-		c.d.events.normal(s, "ConfigGarbageCollected", fmt.Sprintf("Deleted superseded generated ConfigMaps: %s", strings.Join(deleted, ", ")))
+		c.d.events.Normal(s, "ConfigGarbageCollected", fmt.Sprintf("Deleted superseded generated ConfigMaps: %s", strings.Join(deleted, ", ")))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -22,7 +23,7 @@ type ServiceController struct {
 	kube     kubernetes.Interface
 	caches   *Caches
 	children *children
-	events   eventSink
+	events   *events.Sink
 }
 
 // serviceControllerName names the service controller's outcomes.
@@ -47,7 +48,7 @@ func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServ
 	if err != nil {
 		return worker.Result{}, err
 	}
-	c.events.written(s, "Service", name, res)
+	c.events.Written(s, "Service", name, res)
 	return worker.Result{}, c.adoptNetworking(ctx, s)
 }
 
@@ -87,7 +88,7 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 		return err
 	}
 	if changed {
-		c.events.normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
+		c.events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
 	}
 	c.board.SetFacts(key, s.UID, c.Name(), networkingAdopted(legacy))
 	return nil

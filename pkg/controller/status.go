@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
@@ -24,7 +25,7 @@ type StatusController struct {
 	children *children
 	board    *OutcomeBoard
 	resolver *resolver
-	events   eventSink
+	events   *events.Sink
 	prober   Prober
 	probes   *probeState
 	// probeSlots bounds the probes in flight.
@@ -119,7 +120,7 @@ func (c *StatusController) sync(ctx context.Context, key string) (worker.Result,
 		return worker.Result{RequeueAfter: res.requeueAfter}, nil
 	}
 	if statusEqual(s.Status, res.status) {
-		c.events.flush(s, s.Status.Phase, s.Status.Phase)
+		c.events.Flush(s, s.Status.Phase, s.Status.Phase)
 		return worker.Result{RequeueAfter: res.requeueAfter}, nil
 	}
 	if wait := c.coalesce(s, res.status, in.deployment); wait > 0 {
@@ -128,7 +129,7 @@ func (c *StatusController) sync(ctx context.Context, key string) (worker.Result,
 	if err := c.write(ctx, s, res.status); err != nil {
 		return worker.Result{}, err
 	}
-	c.events.flush(s, s.Status.Phase, res.status.Phase)
+	c.events.Flush(s, s.Status.Phase, res.status.Phase)
 	c.healthEvent(s.Status.Conditions, res.status.Conditions, s)
 	return worker.Result{RequeueAfter: res.requeueAfter}, nil
 }

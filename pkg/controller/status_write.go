@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -103,7 +104,7 @@ func (c *StatusController) takeOverStatus(ctx context.Context, s *ogxv1beta1.OGX
 		klog.FromContext(ctx).Error(err, "Could not take over status field ownership; will retry")
 		return
 	}
-	c.events.journal.add(Key(s.Namespace, s.Name), s.UID, "OGXServer", s.Name+" (status)", writeTakenOver)
+	c.events.Journal().Add(Key(s.Namespace, s.Name), s.UID, "OGXServer", s.Name+" (status)", events.TakenOver)
 	klog.FromContext(ctx).Info("Took over status field ownership from the upstream operator")
 }
 
@@ -144,10 +145,10 @@ func (c *StatusController) healthEvent(before, after []metav1.Condition, s *ogxv
 	}
 	switch cur.Status {
 	case metav1.ConditionTrue:
-		c.events.normal(s, "HealthCheckPassed", cur.Message)
+		c.events.Normal(s, "HealthCheckPassed", cur.Message)
 	case metav1.ConditionFalse:
 		if cur.Reason == ogxv1beta1.ReasonHealthCheckFailed {
-			c.events.warn(s, "HealthCheckFailed", cur.Message)
+			c.events.Warn(s, "HealthCheckFailed", cur.Message)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
@@ -25,8 +26,8 @@ func storeHolds(m *Manager, uid types.UID) []string {
 		{"status writes", func() bool { _, ok := m.status.writes.Get(uid); return has(ok) }},
 		{"probes", func() bool { _, ok := m.status.probes.last.Get(uid); return has(ok) }},
 		{"digests", func() bool { _, ok := m.status.digests.Get(uid); return has(ok) }},
-		{"journal", func() bool { _, ok := m.events.journal.Get(uid); return has(ok) }},
-		{"held warnings", func() bool { _, ok := m.events.holding.Get(uid); return has(ok) }},
+		{"journal", func() bool { _, ok := m.events.Journal().Get(uid); return has(ok) }},
+		{"record", func() bool { return m.records.Has(uid) }},
 		{"config memo", func() bool { _, ok := m.resolver.memo.Get(uid); return has(ok) }},
 		{"spec memo", func() bool { _, ok := m.specs.Get(uid); return has(ok) }},
 	}
@@ -47,8 +48,9 @@ func recordAll(m *Manager, s *ogxv1beta1.OGXServer) {
 	m.status.writes.Set(s.UID, statusWrite{written: s, at: time.Now()})
 	m.status.probes.store(s.UID, "t", time.Now(), ProbeResult{})
 	m.status.digests.Set(s.UID, digestRecord{image: "img", digest: "sha256:0"})
-	m.events.journal.add(key, s.UID, "Service", s.Name, writeCreated)
-	m.events.holding.update(s.UID, "Reason", "note", true)
+	m.events.Journal().Add(key, s.UID, "Service", s.Name, events.Created)
+	m.events.Lead()
+	m.events.WarnWhile(s, "Reason", "note", true)
 	m.resolver.memo.put(s.UID, key, memoKey{generation: s.Generation}, resolve.GeneratedConfig{})
 	m.specs.errors(s)
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -85,7 +86,7 @@ func (c *child[O, AC]) takeOver(ctx context.Context, owner *ogxv1beta1.OGXServer
 		return obj, classifyWriteError(c.kind, obj.GetName(), err)
 	}
 	c.recent.remember(out)
-	c.journal.add(Key(owner.Namespace, owner.Name), owner.UID, c.kind, obj.GetName(), writeTakenOver)
+	c.journal.Add(Key(owner.Namespace, owner.Name), owner.UID, c.kind, obj.GetName(), events.TakenOver)
 	klog.FromContext(ctx).Info("Took over field ownership from the upstream operator", "kind", c.kind, "name", obj.GetName())
 	return out, nil
 }

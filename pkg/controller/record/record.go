@@ -139,6 +139,14 @@ func (s *Store) Sweep(live func(types.UID) bool) int {
 	return n
 }
 
+// Has reports whether the server has any value.
+func (s *Store) Has(uid types.UID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.servers[uid]
+	return ok
+}
+
 // Len returns how many servers have a value.
 func (s *Store) Len() int {
 	s.mu.Lock()

@@ -62,6 +62,9 @@ func TestForgetAndSweep(t *testing.T) {
 	if n != 1 {
 		t.Errorf("Sweep forgot %d servers, want 1", n)
 	}
+	if s.Has("u2") || !s.Has("u3") {
+		t.Error("Has disagrees with Sweep")
+	}
 	if _, ok := a.Get("u2"); ok {
 		t.Error("Sweep kept a server that is not live")
 	}

@@ -1,4 +1,4 @@
-package controller
+package events
 
 import (
 	"fmt"
@@ -14,40 +14,40 @@ import (
 // later writes are only counted.
 const maxJournalEntries = 16
 
-// writeJournal keeps, per OGXServer, the child writes not yet reported in an
+// Journal keeps, per OGXServer, the child writes not yet reported in an
 // Event.
-type writeJournal struct {
-	record.Slot[*journalEntries]
+type Journal struct {
+	record.Slot[*Entries]
 	// record is told of a server with a new entry, so its status pass
 	// (which flushes) follows.
 	record *record.Store
 }
 
-// journalEntries are one server's unreported writes, in order.
-type journalEntries struct {
+// Entries are one server's unreported writes, in order.
+type Entries struct {
 	lines   []journalLine
 	omitted int
 }
 
 type journalLine struct {
-	result writeResult
+	result WriteResult
 	kind   string
 	name   string
 }
 
-func newWriteJournal(r *record.Store) *writeJournal {
-	return &writeJournal{Slot: record.NewSlot[*journalEntries](r), record: r}
+func NewJournal(r *record.Store) *Journal {
+	return &Journal{Slot: record.NewSlot[*Entries](r), record: r}
 }
 
 // add notes a write of server key's child; skipped and absent results are
 // no news.
-func (j *writeJournal) add(key string, uid types.UID, kind, name string, r writeResult) {
-	if j == nil || (r != writeCreated && r != writeUpdated && r != writeDeleted && r != writeTakenOver) {
+func (j *Journal) Add(key string, uid types.UID, kind, name string, r WriteResult) {
+	if j == nil || (r != Created && r != Updated && r != Deleted && r != TakenOver) {
 		return
 	}
-	j.Update(uid, func(e *journalEntries, _ bool) (*journalEntries, bool) {
+	j.Update(uid, func(e *Entries, _ bool) (*Entries, bool) {
 		if e == nil {
-			e = &journalEntries{}
+			e = &Entries{}
 		}
 		if len(e.lines) >= maxJournalEntries {
 			e.omitted++
@@ -60,12 +60,12 @@ func (j *writeJournal) add(key string, uid types.UID, kind, name string, r write
 }
 
 // take returns and clears a server's entries.
-func (j *writeJournal) take(uid types.UID) journalEntries {
+func (j *Journal) Take(uid types.UID) Entries {
 	if j == nil {
-		return journalEntries{}
+		return Entries{}
 	}
-	var taken journalEntries
-	j.Update(uid, func(e *journalEntries, _ bool) (*journalEntries, bool) {
+	var taken Entries
+	j.Update(uid, func(e *Entries, _ bool) (*Entries, bool) {
 		if e != nil {
 			taken = *e
 		}
@@ -74,20 +74,20 @@ func (j *writeJournal) take(uid types.UID) journalEntries {
 	return taken
 }
 
-func (e journalEntries) empty() bool { return len(e.lines) == 0 && e.omitted == 0 }
+func (e Entries) Empty() bool { return len(e.lines) == 0 && e.omitted == 0 }
 
 // summary is the reason, action and note of an Event reporting the writes:
 // "Created ServiceAccount s-sa, Deployment s; updated Service s-service".
 // The reason and action are those of the first write's verb.
-func (e journalEntries) summary() (reason, action, note string) {
-	if e.empty() {
+func (e Entries) Summary() (reason, action, note string) {
+	if e.Empty() {
 		return "", "", ""
 	}
-	verbs := map[writeResult]string{writeCreated: "created", writeUpdated: "updated", writeDeleted: "deleted",
-		writeTakenOver: "took over"}
+	verbs := map[WriteResult]string{Created: "created", Updated: "updated", Deleted: "deleted",
+		TakenOver: "took over"}
 	var groups []string
-	var order []writeResult
-	byVerb := map[writeResult][]string{}
+	var order []WriteResult
+	byVerb := map[WriteResult][]string{}
 	for _, l := range e.lines {
 		if _, ok := byVerb[l.result]; !ok {
 			order = append(order, l.result)
@@ -106,12 +106,12 @@ func (e journalEntries) summary() (reason, action, note string) {
 	}
 	note = strings.ToUpper(note[:1]) + note[1:]
 	switch e.lines[0].result {
-	case writeCreated:
+	case Created:
 		return "Created", "Create", note
-	case writeDeleted:
+	case Deleted:
 		return "Deleted", "Delete", note
-	case writeTakenOver:
-		return EventTakenOver, "Reconcile", note
+	case TakenOver:
+		return ReasonTakenOver, "Reconcile", note
 	}
 	return "Updated", "Update", note
 }

@@ -1,4 +1,9 @@
-package controller
+// Package events records the Events ogx-controller reports about OGXServers
+// (events.k8s.io/v1): on a client and a rate budget of their own, dropped
+// and counted past it, never aggregated into series (an idle controller
+// writes nothing). Child writes are journaled per server and reported as
+// one Event per status pass; a Warning whose cause holds is sent once.
+package events
 
 import (
 	"context"
@@ -7,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,12 +20,29 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
-	"golang.org/x/time/rate"
-
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
+
+// WriteResult says what a write of a child did.
+type WriteResult string
+
+// The write results; Skipped and Absent are no news.
+const (
+	Skipped WriteResult = "skipped"
+	Created WriteResult = "created"
+	Updated WriteResult = "updated"
+	Deleted WriteResult = "deleted"
+	Absent  WriteResult = "absent"
+	// TakenOver: the fields of upstream managers were merged into ours
+	// (reported in the TakenOver Event).
+	TakenOver WriteResult = "taken over"
+)
+
+// ReasonTakenOver is the Event reason of a takeover from the upstream
+// operator's field managers.
+const ReasonTakenOver = "TakenOver"
 
 // ReportingController identifies ogx-controller in events.k8s.io/v1 Events.
 const ReportingController = "ogx.io/ogx-controller"
@@ -31,7 +54,7 @@ const maxEventNote = 1024
 // dropped (and counted) rather than blocking a controller.
 const eventQueueSize = 1024
 
-// eventSink records events.k8s.io/v1 Events regarding OGXServers.
+// Sink records events.k8s.io/v1 Events regarding OGXServers.
 //
 // Events have their own client and their own budget: a token bucket that
 // admits an Event or drops it (counted in ogx_controller_events_total), so
@@ -43,14 +66,14 @@ const eventQueueSize = 1024
 // Child writes are not sent one by one: they are kept in a per-server
 // journal that the status controller turns into one Event per status pass
 // (see flush), so a new server costs one Event, not one per child.
-type eventSink struct {
+type Sink struct {
 	queue    chan *eventsv1.Event
 	instance string
 	// active is set while run sends Events (only on the leader); Events
 	// emitted elsewhere are dropped rather than sent late.
 	active  *atomic.Bool
 	limiter *rate.Limiter
-	journal *writeJournal
+	journal *Journal
 	metrics *metrics.Metrics
 	// holding is the warnings of conditions that hold (warnWhile), so each
 	// is sent once when it starts, not on every pass while it lasts.
@@ -85,9 +108,9 @@ func (h *heldWarnings) update(uid types.UID, reason, note string, holds bool) bo
 	return news
 }
 
-// newEventSink returns a sink admitting qps Events a second with bursts of
+// NewSink returns a sink admitting qps Events a second with bursts of
 // burst (qps <= 0: no limit).
-func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics, r *record.Store) eventSink {
+func NewSink(instance string, qps float64, burst int, m *metrics.Metrics, r *record.Store) *Sink {
 	limit := rate.Inf
 	if qps > 0 {
 		limit = rate.Limit(qps)
@@ -95,21 +118,43 @@ func newEventSink(instance string, qps float64, burst int, m *metrics.Metrics, r
 	if burst <= 0 {
 		burst = 1
 	}
-	return eventSink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance, active: &atomic.Bool{},
-		limiter: rate.NewLimiter(limit, burst), journal: newWriteJournal(r), metrics: m,
+	return &Sink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance, active: &atomic.Bool{},
+		limiter: rate.NewLimiter(limit, burst), journal: NewJournal(r), metrics: m,
 		holding: &heldWarnings{Slot: record.NewSlot[map[string]string](r)}}
 }
 
 // start makes the sink accept Events at once, before any worker runs, and
 // sends them from a goroutine until ctx is done. Only the leader starts it,
 // so followers emit nothing.
-func (e eventSink) start(ctx context.Context, kube kubernetes.Interface) {
+func (e *Sink) Start(ctx context.Context, kube kubernetes.Interface) {
 	e.active.Store(true)
 	go e.send(ctx, kube)
 }
 
+// Lead makes the sink accept Events, as Start does before its sender runs,
+// without sending them; Queued hands them out. For tests of what a pass
+// reports.
+func (e *Sink) Lead() { e.active.Store(true) }
+
+// Queued returns the Events accepted and not sent yet (see Lead).
+func (e *Sink) Queued() []*eventsv1.Event {
+	var out []*eventsv1.Event
+	for {
+		select {
+		case ev := <-e.queue:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+// Journal is the sink's journal of child writes, which the appliers also
+// note takeovers in.
+func (e *Sink) Journal() *Journal { return e.journal }
+
 // send delivers queued Events until ctx is done, then stops accepting.
-func (e eventSink) send(ctx context.Context, kube kubernetes.Interface) {
+func (e *Sink) send(ctx context.Context, kube kubernetes.Interface) {
 	logger := klog.FromContext(ctx)
 	defer e.active.Store(false)
 	for {
@@ -130,8 +175,8 @@ func (e eventSink) send(ctx context.Context, kube kubernetes.Interface) {
 	}
 }
 
-func (e eventSink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note string) bool {
-	return e.emitFor(corev1.ObjectReference{
+func (e *Sink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note string) bool {
+	return e.EmitFor(corev1.ObjectReference{
 		APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer",
 		Namespace: s.Namespace, Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
 	}, eventType, reason, action, note)
@@ -140,7 +185,7 @@ func (e eventSink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note
 // emitFor queues an Event regarding any object and reports whether it did:
 // it drops the Event when the sink is not sending (not the leader yet), the
 // budget is spent or the queue is full.
-func (e eventSink) emitFor(regarding corev1.ObjectReference, eventType, reason, action, note string) bool {
+func (e *Sink) EmitFor(regarding corev1.ObjectReference, eventType, reason, action, note string) bool {
 	if e.queue == nil || !e.active.Load() {
 		return false
 	}
@@ -176,8 +221,8 @@ func (e eventSink) emitFor(regarding corev1.ObjectReference, eventType, reason, 
 
 // written notes a child write (Created/Updated/Deleted) in the server's
 // journal; the status controller's next flush reports it.
-func (e eventSink) written(s *ogxv1beta1.OGXServer, kind, name string, r writeResult) {
-	e.journal.add(Key(s.Namespace, s.Name), s.UID, kind, name, r)
+func (e *Sink) Written(s *ogxv1beta1.OGXServer, kind, name string, r WriteResult) {
+	e.journal.Add(s.Namespace+"/"+s.Name, s.UID, kind, name, r)
 }
 
 // flush records at most one Event for a status pass: the phase transition
@@ -185,17 +230,17 @@ func (e eventSink) written(s *ogxv1beta1.OGXServer, kind, name string, r writeRe
 // together with the child writes journaled since the last flush. While a
 // server is Pending or Initializing its writes wait for the transition that
 // ends that phase, so a new server's whole start is one Event.
-func (e eventSink) flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.Phase) {
+func (e *Sink) Flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.Phase) {
 	phaseChanged := oldPhase != newPhase && (oldPhase != "" || newPhase == ogxv1beta1.PhaseReady)
 	settling := newPhase == ogxv1beta1.PhasePending || newPhase == ogxv1beta1.PhaseInitializing
 	if !phaseChanged && settling {
 		return
 	}
-	writes := e.journal.take(s.UID)
-	if !phaseChanged && writes.empty() {
+	writes := e.journal.Take(s.UID)
+	if !phaseChanged && writes.Empty() {
 		return
 	}
-	reason, action, note := writes.summary()
+	reason, action, note := writes.Summary()
 	if phaseChanged {
 		reason, action = "PhaseChanged", "Reconcile"
 		phase := fmt.Sprintf("Phase %s → %s", oldPhase, newPhase)
@@ -215,14 +260,14 @@ func (e eventSink) flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.
 // warnWhile sends a Warning when a condition starts to hold (or holds with
 // a new note) and nothing while it keeps holding; holds false ends it, so
 // it is reported again if it comes back.
-func (e eventSink) warnWhile(s *ogxv1beta1.OGXServer, reason, note string, holds bool) {
-	e.while(s, corev1.EventTypeWarning, reason, note, note, holds)
+func (e *Sink) WarnWhile(s *ogxv1beta1.OGXServer, reason, note string, holds bool) {
+	e.While(s, corev1.EventTypeWarning, reason, note, note, holds)
 }
 
 // while sends an Event when a condition starts to hold or its cause
 // changes, and nothing while the same cause holds; the note may change
 // (a count) without a new Event. holds false ends the condition.
-func (e eventSink) while(s *ogxv1beta1.OGXServer, eventType, reason, cause, note string, holds bool) {
+func (e *Sink) While(s *ogxv1beta1.OGXServer, eventType, reason, cause, note string, holds bool) {
 	if e.holding == nil || !e.holding.update(s.UID, reason, cause, holds) {
 		return
 	}
@@ -234,12 +279,12 @@ func (e eventSink) while(s *ogxv1beta1.OGXServer, eventType, reason, cause, note
 }
 
 // warn records a Warning regarding an OGXServer.
-func (e eventSink) warn(s *ogxv1beta1.OGXServer, reason, note string) {
+func (e *Sink) Warn(s *ogxv1beta1.OGXServer, reason, note string) {
 	e.emit(s, corev1.EventTypeWarning, reason, "Reconcile", note)
 }
 
 // normal records a Normal event regarding an OGXServer.
-func (e eventSink) normal(s *ogxv1beta1.OGXServer, reason, note string) {
+func (e *Sink) Normal(s *ogxv1beta1.OGXServer, reason, note string) {
 	e.emit(s, corev1.EventTypeNormal, reason, "Reconcile", note)
 }
 

@@ -1,4 +1,4 @@
-package controller
+package events
 
 import (
 	"testing"
@@ -16,11 +16,11 @@ import (
 func TestJournalSummary(t *testing.T) {
 	type write struct {
 		kind, name string
-		r          writeResult
+		r          WriteResult
 	}
 	many := make([]write, maxJournalEntries+2)
 	for i := range many {
-		many[i] = write{"ConfigMap", "c", writeUpdated}
+		many[i] = write{"ConfigMap", "c", Updated}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -28,29 +28,29 @@ func TestJournalSummary(t *testing.T) {
 		want   []string
 	}{
 		{"nothing", nil, []string{"", "", ""}},
-		{"skips are no news", []write{{"Service", "s-service", writeSkipped}, {"PVC", "p", writeAbsent}}, []string{"", "", ""}},
-		{"a new server", []write{{"ServiceAccount", "s-sa", writeCreated}, {"Deployment", "s", writeCreated}},
+		{"skips are no news", []write{{"Service", "s-service", Skipped}, {"PVC", "p", Absent}}, []string{"", "", ""}},
+		{"a new server", []write{{"ServiceAccount", "s-sa", Created}, {"Deployment", "s", Created}},
 			[]string{"Created", "Create", "Created ServiceAccount s-sa, Deployment s"}},
-		{"verbs grouped in order", []write{{"Deployment", "s", writeUpdated}, {"PodDisruptionBudget", "s-pdb", writeCreated}, {"Service", "s-service", writeUpdated}},
+		{"verbs grouped in order", []write{{"Deployment", "s", Updated}, {"PodDisruptionBudget", "s-pdb", Created}, {"Service", "s-service", Updated}},
 			[]string{"Updated", "Update", "Updated Deployment s, Service s-service; created PodDisruptionBudget s-pdb"}},
-		{"a child updated twice", []write{{"Deployment", "s", writeUpdated}, {"Deployment", "s", writeUpdated}},
+		{"a child updated twice", []write{{"Deployment", "s", Updated}, {"Deployment", "s", Updated}},
 			[]string{"Updated", "Update", "Updated Deployment s"}},
-		{"takeover first", []write{{"Deployment", "s", writeTakenOver}, {"Deployment", "s", writeUpdated}},
-			[]string{EventTakenOver, "Reconcile", "Took over Deployment s; updated Deployment s"}},
-		{"deleted", []write{{"HorizontalPodAutoscaler", "s-hpa", writeDeleted}},
+		{"takeover first", []write{{"Deployment", "s", TakenOver}, {"Deployment", "s", Updated}},
+			[]string{ReasonTakenOver, "Reconcile", "Took over Deployment s; updated Deployment s"}},
+		{"deleted", []write{{"HorizontalPodAutoscaler", "s-hpa", Deleted}},
 			[]string{"Deleted", "Delete", "Deleted HorizontalPodAutoscaler s-hpa"}},
 		{"too many", many, []string{"Updated", "Update", "Updated ConfigMap c; 2 more writes"}},
 	} {
-		j := newWriteJournal(record.New())
+		j := NewJournal(record.New())
 		uid := types.UID("u")
 		for _, w := range tc.writes {
-			j.add("ns/s", uid, w.kind, w.name, w.r)
+			j.Add("ns/s", uid, w.kind, w.name, w.r)
 		}
-		reason, action, note := j.take(uid).summary()
+		reason, action, note := j.Take(uid).Summary()
 		if diff := cmp.Diff(tc.want, []string{reason, action, note}); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
-		if !j.take(uid).empty() {
+		if !j.Take(uid).Empty() {
 			t.Errorf("%s: take did not clear the journal", tc.name)
 		}
 	}

@@ -6,59 +6,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
-	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
-
-// TestHeldWarningOncePerTransition: a warning whose condition holds is sent
-// when it starts and when its note changes, not again while it holds; once
-// it stops holding it is sent again if it comes back.
-func TestHeldWarningOncePerTransition(t *testing.T) {
-	h := &heldWarnings{Slot: record.NewSlot[map[string]string](record.New())}
-	steps := []struct {
-		note  string
-		holds bool
-		want  bool
-	}{
-		{"no certificates", true, true},
-		{"no certificates", true, false},
-		{"no certificates", true, false},
-		{"other note", true, true},
-		{"", false, false},
-		{"no certificates", true, true},
-	}
-	for i, s := range steps {
-		if got := h.update("u", "EmptyCABundle", s.note, s.holds); got != s.want {
-			t.Errorf("step %d (%q, holds %v): send = %v, want %v", i, s.note, s.holds, got, s.want)
-		}
-	}
-	if !h.update("u", "AdoptionSourceNotFound", "PVC x not found", true) {
-		t.Errorf("another reason of the same server is its own warning")
-	}
-}
-
-// TestHeldWarningNotSentIsRetried: a warning the sink could not send (not
-// leading yet, budget spent) is not marked held, so a later pass sends it.
-func TestHeldWarningNotSentIsRetried(t *testing.T) {
-	e := newEventSink("test", 0, 0, nil, record.New())
-	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
-	e.warnWhile(s, "EmptyCABundle", "no certificates", true)
-	if held, ok := e.holding.Get(s.UID); len(e.queue) != 0 || ok {
-		t.Fatalf("inactive sink: %d queued, held %v", len(e.queue), held)
-	}
-	e.active.Store(true)
-	e.warnWhile(s, "EmptyCABundle", "no certificates", true)
-	e.warnWhile(s, "EmptyCABundle", "no certificates", true)
-	if len(e.queue) != 1 {
-		t.Errorf("%d Events queued, want 1", len(e.queue))
-	}
-}
 
 // TestInvalidImageOverridesReportedByNewLeader: bad image overrides present
 // before this replica leads (the informer saw them while the sink did not
@@ -89,14 +45,10 @@ func TestInvalidImageOverridesReportedByNewLeader(t *testing.T) {
 // sfQueuedEvents drains the Events the sink queued: "Type Reason: note".
 func sfQueuedEvents(e *sfEnv) []string {
 	var out []string
-	for {
-		select {
-		case ev := <-e.m.events.queue:
-			out = append(out, ev.Type+" "+ev.Reason+": "+ev.Note)
-		default:
-			return out
-		}
+	for _, ev := range e.m.events.Queued() {
+		out = append(out, ev.Type+" "+ev.Reason+": "+ev.Note)
 	}
+	return out
 }
 
 // TestCauseEventsOncePerCause: each cause the spec names an Event for
@@ -154,7 +106,7 @@ func TestCauseEventsOncePerCause(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newSFEnv(t, Options{EventQPS: 1000, EventBurst: 1000}, tc.objs, tc.server)
-			e.m.events.active.Store(true)
+			e.m.events.Lead()
 			var got []string
 			for pass := range 2 {
 				if pass == 1 && tc.between != nil {
