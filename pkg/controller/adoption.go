@@ -17,6 +17,8 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -93,7 +95,7 @@ func adoptedAt(now time.Time) string { return now.UTC().Format(time.RFC3339) }
 
 // storageAdoption runs the storage adoption of the pvc controller
 // (docs/controllers.md, Storage adoption). It returns the conditions to show
-// and an error (WaitingError while legacy pods run).
+// and an error (worker.WaitingError while legacy pods run).
 func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
 	pvcName := render.PVCName(legacy)
 	pvcs := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace)
@@ -136,7 +138,7 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 		return nil, err
 	}
 	if _, err := pvcs.Patch(ctx, pvcName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
-		return nil, classifyWriteError("PersistentVolumeClaim", pvcName, err)
+		return nil, apply.ClassifyWriteError("PersistentVolumeClaim", pvcName, err)
 	}
 	c.events.Normal(s, "StorageAdopted", fmt.Sprintf("PVC %s adopted", pvcName))
 	return adopted, nil
@@ -157,14 +159,14 @@ func (c *PVCController) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXSe
 	patch, _ := mergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
 	if _, err := c.kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
-		return classifyWriteError("Deployment", legacy, err)
+		return apply.ClassifyWriteError("Deployment", legacy, err)
 	}
 	c.events.Normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
 	return nil
 }
 
 // legacyPodsRunning returns, while pods of the legacy instance still run,
-// the StorageAdopted condition in progress and a WaitingError; nil, nil
+// the StorageAdopted condition in progress and a worker.WaitingError; nil, nil
 // once they are gone.
 func (c *PVCController) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
 	pods, err := c.kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{
@@ -181,7 +183,7 @@ func (c *PVCController) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGX
 	}
 	return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionFalse,
 			Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}},
-		&WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}
+		&worker.WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}
 }
 
 // adoptedPVCs lists, from the adopted-PVC cache, the PVCs labelled as
@@ -202,7 +204,7 @@ func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer
 			"labels": map[string]string{render.LabelManagedBy: render.ManagedByValue}}})
 		if _, err := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch,
 			metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
-			return nil, classifyWriteError("PersistentVolumeClaim", p.Name, err)
+			return nil, apply.ClassifyWriteError("PersistentVolumeClaim", p.Name, err)
 		}
 	}
 	sort.Strings(names)
@@ -240,5 +242,5 @@ func storageAdoptionGate(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServ
 	if err != nil || name == "" {
 		return err
 	}
-	return &WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: fmt.Sprintf("waiting for storage adoption of PVC %s", name)}
+	return &worker.WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: fmt.Sprintf("waiting for storage adoption of PVC %s", name)}
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -79,12 +80,12 @@ func serviceSelectorPatch(s *ogxv1beta1.OGXServer, current map[string]string) ma
 	return out
 }
 
-// classifyWriteErrorOrNil is classifyWriteError that passes nil through.
+// classifyWriteErrorOrNil is apply.ClassifyWriteError that passes nil through.
 func classifyWriteErrorOrNil(kind, name string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return classifyWriteError(kind, name, err)
+	return apply.ClassifyWriteError(kind, name, err)
 }
 
 // releaseNetworking handles an absent adopt-networking annotation. Whether

@@ -29,6 +29,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -279,7 +280,7 @@ func TestStorageAdoption(t *testing.T) {
 			pc := &PVCController{kube: kube, events: events}
 			s := annotated(adoptStorage, "legacy")
 			conds, err := pc.storageAdoption(context.Background(), s, "legacy")
-			var we *WaitingError
+			var we *worker.WaitingError
 			var ue *resolve.UserError
 			switch {
 			case c.waiting:

@@ -26,12 +26,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/ktesting"
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -354,12 +352,12 @@ func TestStaleTakeoverIsTransient(t *testing.T) {
 		{"stale resourceVersion", stale, false},
 		{"another invalid patch", invalid, true},
 	} {
-		c := &deploymentChild{kind: "Deployment", takeover: []string{"ogx-operator"},
-			patch: func(context.Context, string, string, []byte) (*appsv1.Deployment, error) { return nil, tc.err }}
+		c := &deploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"},
+			Patch: func(context.Context, string, string, []byte) (*appsv1.Deployment, error) { return nil, tc.err }}
 		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", ResourceVersion: "5",
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "ogx-operator", Operation: metav1.ManagedFieldsOperationUpdate}}}}
 		owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns"}}
-		_, err := c.takeOver(context.Background(), owner, d)
+		_, err := c.TakeOver(context.Background(), owner, d)
 		if err == nil {
 			t.Fatalf("%s: no error", tc.name)
 		}
@@ -387,14 +385,14 @@ func TestTakeoverIsJournaled(t *testing.T) {
 		{"refused", apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "demo", errors.New("no")), []string{"", "", ""}},
 	} {
 		journal := events.NewJournal(record.New())
-		c := &deploymentChild{kind: "Deployment", takeover: []string{"ogx-operator"}, journal: journal,
-			patch: func(_ context.Context, _, _ string, _ []byte) (*appsv1.Deployment, error) {
+		c := &deploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"}, Journal: journal,
+			Patch: func(_ context.Context, _, _ string, _ []byte) (*appsv1.Deployment, error) {
 				if tc.patchErr != nil {
 					return nil, tc.patchErr
 				}
 				return upstream(), nil
 			}}
-		_, _ = c.takeOver(context.Background(), owner, upstream())
+		_, _ = c.TakeOver(context.Background(), owner, upstream())
 		reason, action, note := journal.Take(owner.UID).Summary()
 		if diff := cmp.Diff(tc.want, []string{reason, action, note}); diff != "" {
 			t.Errorf("%s: event (-want +got):\n%s", tc.name, diff)
@@ -410,53 +408,10 @@ func TestRoleRefChangeIsChildConflict(t *testing.T) {
 	immutable := apierrors.NewInvalid(gk, "demo-rb", field.ErrorList{
 		field.Invalid(field.NewPath("roleRef"), rbacv1.RoleRef{Name: "other"}, "cannot change roleRef")})
 	other := apierrors.NewInvalid(gk, "demo-rb", field.ErrorList{field.Required(field.NewPath("subjects").Index(0).Child("name"), "")})
-	if !roleRefChanged(immutable) || !roleRefChanged(classifyWriteError("RoleBinding", "demo-rb", immutable)) {
+	if !roleRefChanged(immutable) || !roleRefChanged(apply.ClassifyWriteError("RoleBinding", "demo-rb", immutable)) {
 		t.Errorf("a roleRef change was not recognised")
 	}
 	if roleRefChanged(other) || roleRefChanged(nil) {
 		t.Errorf("another invalid write taken for a roleRef change")
-	}
-}
-
-// TestApplyDiffLoggedAtV4: at -v=4 a write logs how the stored owned fields
-// differ from the desired ones (read live: the caches keep a digest only).
-func TestApplyDiffLoggedAtV4(t *testing.T) {
-	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(4), ktesting.BufferLogs(true)))
-	ctx := klog.NewContext(context.Background(), logger)
-	owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", UID: "u1"}}
-	stored := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", ResourceVersion: "5",
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "ogx.io/v1beta1", Kind: "OGXServer", Name: "demo", UID: "u1", Controller: ptr.To(true)}},
-		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: render.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
-			APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}}}},
-		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
-	reads := 0
-	c := &deploymentChild{kind: "Deployment",
-		live: func(context.Context, string, string) (*appsv1.Deployment, error) {
-			reads++
-			return stored, nil
-		},
-		extract: func(d *appsv1.Deployment) (*appsv1ac.DeploymentApplyConfiguration, error) {
-			return appsv1ac.ExtractDeployment(d, render.FieldManager)
-		},
-		setResourceVersion: func(*appsv1ac.DeploymentApplyConfiguration, string) {},
-		apply: func(context.Context, string, *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
-			return stored, nil
-		}}
-	desired := appsv1ac.Deployment("demo", "ns").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(3))
-	if res, err := c.update(ctx, owner, "demo", known[*appsv1.Deployment]{obj: stored}, desired, false); err != nil || res != events.Updated {
-		t.Fatalf("update = %v, %v; want updated", res, err)
-	}
-	logs := logger.GetSink().(ktesting.Underlier).GetBuffer().String()
-	if reads != 1 || !strings.Contains(logs, "Apply diff") || !strings.Contains(logs, "-.spec.replicas: 1") ||
-		!strings.Contains(logs, "+.spec.replicas: 3") {
-		t.Errorf("%d live reads, logs:\n%s\nwant one read and a diff from replicas 1 to 3", reads, logs)
-	}
-
-	// Below -v=4 nothing is read.
-	reads = 0
-	quiet := klog.NewContext(context.Background(), ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(2))))
-	desired = appsv1ac.Deployment("demo", "ns").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(4))
-	if _, err := c.update(quiet, owner, "demo", known[*appsv1.Deployment]{obj: stored}, desired, false); err != nil || reads != 0 {
-		t.Errorf("at -v=2: err %v, %d live reads, want none", err, reads)
 	}
 }

@@ -90,7 +90,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (worker.Resul
 		return worker.Result{}, err
 	}
 	res, err := c.reconcile(ctx, s)
-	var waiting *WaitingError
+	var waiting *worker.WaitingError
 	var deferred *deferredError
 	var user *resolve.UserError
 	switch {

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -19,12 +18,12 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -43,81 +42,66 @@ type typedClient[O any, AC any] interface {
 func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches, takeover []string, journal *events.Journal,
 	client func(ns string) typedClient[O, AC],
 	extract func(O, string) (AC, error),
-) *child[O, AC] {
+) *apply.Child[O, AC] {
 	gv, _ := schema.ParseGroupVersion(apiVersion)
 	// Every pass of every server looks up children that do not exist
 	// (optional kinds, a Service not created yet): one NotFound error per
 	// kind, not one formatted per lookup as the generated listers do.
 	// Callers only test it with IsNotFound; it carries no name.
 	notFound := apierrors.NewNotFound(schema.GroupResource{Group: gv.Group, Resource: strings.ToLower(kind)}, "")
-	return &child[O, AC]{
-		kind:       kind,
-		apiVersion: apiVersion,
-		metrics:    c.metrics,
-		takeover:   takeover,
-		journal:    journal,
-		cached: func(ns, name string) (known[O], error) {
+	return &apply.Child[O, AC]{
+		Kind:       kind,
+		APIVersion: apiVersion,
+		Metrics:    c.metrics,
+		Takeover:   takeover,
+		Journal:    journal,
+		Cached: func(ns, name string) (apply.Known[O], error) {
 			sc := c.For(ns)
 			if sc == nil {
-				return known[O]{}, fmt.Errorf("namespace %q is not watched", ns)
+				return apply.Known[O]{}, fmt.Errorf("namespace %q is not watched", ns)
 			}
 			idx := sc.childIndexers[kind]
 			if idx == nil {
-				return known[O]{}, fmt.Errorf("no cache of %s", kind)
+				return apply.Known[O]{}, fmt.Errorf("no cache of %s", kind)
 			}
 			obj, exists, err := idx.GetByKey(ns + "/" + name)
 			switch {
 			case err != nil:
-				return known[O]{}, err
+				return apply.Known[O]{}, err
 			case !exists:
-				return known[O]{}, notFound
+				return apply.Known[O]{}, notFound
 			}
-			return knownOf[O](kind, obj)
+			return apply.KnownOf[O](kind, obj)
 		},
-		live: func(ctx context.Context, ns, name string) (O, error) {
+		Live: func(ctx context.Context, ns, name string) (O, error) {
 			return client(ns).Get(ctx, name, metav1.GetOptions{})
 		},
-		extract:            func(o O) (AC, error) { return extract(o, render.FieldManager) },
-		setResourceVersion: func(ac AC, rv string) { setTypedResourceVersion(ac, rv) },
-		recent:             newRecentWrites[O](),
-		apply: func(ctx context.Context, ns string, ac AC) (O, error) {
-			return client(ns).Apply(ctx, ac, applyOptions())
+		Extract:            func(o O) (AC, error) { return extract(o, render.FieldManager) },
+		SetResourceVersion: func(ac AC, rv string) { apply.SetTypedResourceVersion(ac, rv) },
+		Recent:             apply.NewRecentWrites[O](),
+		Apply: func(ctx context.Context, ns string, ac AC) (O, error) {
+			return client(ns).Apply(ctx, ac, apply.ApplyOptions())
 		},
-		delete: func(ctx context.Context, ns, name string, opts metav1.DeleteOptions) error {
+		Delete: func(ctx context.Context, ns, name string, opts metav1.DeleteOptions) error {
 			return client(ns).Delete(ctx, name, opts)
 		},
-		patch: func(ctx context.Context, ns, name string, data []byte) (O, error) {
+		Patch: func(ctx context.Context, ns, name string, data []byte) (O, error) {
 			return client(ns).Patch(ctx, name, types.JSONPatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
 		},
 	}
 }
 
-// knownOf reads a cache entry: a cachedChild (child caches) or a whole
-// object (the ConfigMaps' cache).
-func knownOf[O metav1.Object](kind string, obj any) (known[O], error) {
-	if c, ok := obj.(*cachedChild); ok {
-		if o, ok := c.Object.(O); ok {
-			return known[O]{obj: o, digest: c.OwnedDigest, ownsReplicas: c.OwnsReplicas}, nil
-		}
-		obj = c.Object
-	}
-	if o, ok := obj.(O); ok {
-		return known[O]{obj: o}, nil
-	}
-	return known[O]{}, fmt.Errorf("%s cache holds a %T", kind, obj)
-}
-
 // The typed children of ogx-controller.
 type (
-	deploymentChild     = child[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]
-	serviceChild        = child[*corev1.Service, *corev1ac.ServiceApplyConfiguration]
-	serviceAccountChild = child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
-	roleBindingChild    = child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]
-	networkPolicyChild  = child[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration]
-	ingressChild        = child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
-	hpaChild            = child[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]
-	pdbChild            = child[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]
-	configMapChild      = child[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]
+	deploymentChild     = apply.Child[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]
+	serviceChild        = apply.Child[*corev1.Service, *corev1ac.ServiceApplyConfiguration]
+	serviceAccountChild = apply.Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
+	roleBindingChild    = apply.Child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]
+	networkPolicyChild  = apply.Child[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration]
+	ingressChild        = apply.Child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
+	hpaChild            = apply.Child[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]
+	pdbChild            = apply.Child[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]
+	configMapChild      = apply.Child[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]
 )
 
 // children holds one applier per typed child kind.
@@ -185,34 +169,4 @@ func newChildren(kube kubernetes.Interface, c *Caches, takeover []string, journa
 			},
 			corev1ac.ExtractConfigMap),
 	}
-}
-
-// setTypedResourceVersion sets the resourceVersion of a generated apply
-// configuration, or removes it with "". Every generated apply configuration
-// embeds *ObjectMetaApplyConfiguration, but Go offers no generic access to
-// an embedded field, and the kinds' own WithResourceVersion cannot unset it.
-func setTypedResourceVersion(ac any, rv string) {
-	v := reflect.ValueOf(ac)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return
-	}
-	f := v.Elem().FieldByName("ObjectMetaApplyConfiguration")
-	if !f.IsValid() || f.Kind() != reflect.Pointer {
-		return
-	}
-	if f.IsNil() {
-		if rv == "" {
-			return
-		}
-		f.Set(reflect.New(f.Type().Elem()))
-	}
-	meta, ok := f.Interface().(*metav1ac.ObjectMetaApplyConfiguration)
-	if !ok {
-		return
-	}
-	if rv == "" {
-		meta.ResourceVersion = nil
-		return
-	}
-	meta.ResourceVersion = &rv
 }

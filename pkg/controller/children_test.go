@@ -24,6 +24,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -36,23 +37,23 @@ func childMeta() metav1.ObjectMeta {
 
 // checkChild runs every operation of one kind's child against the fakes
 // and checks each one reached that kind's cache or resource.
-func checkChild[O metav1.Object, AC any](t *testing.T, e *sfEnv, c *child[O, AC], kind, apiVersion string, gvr schema.GroupVersionResource) {
+func checkChild[O metav1.Object, AC any](t *testing.T, e *sfEnv, c *apply.Child[O, AC], kind, apiVersion string, gvr schema.GroupVersionResource) {
 	t.Helper()
-	if c.kind != kind || c.apiVersion != apiVersion {
-		t.Errorf("kind %s %s, want %s %s", c.kind, c.apiVersion, kind, apiVersion)
+	if c.Kind != kind || c.APIVersion != apiVersion {
+		t.Errorf("kind %s %s, want %s %s", c.Kind, c.APIVersion, kind, apiVersion)
 	}
-	if d := cmp.Diff([]string{"ogx-operator", "manager"}, c.takeover); d != "" {
+	if d := cmp.Diff([]string{"ogx-operator", "manager"}, c.Takeover); d != "" {
 		t.Errorf("takeover managers (-want +got):\n%s", d)
 	}
-	if c.journal != e.m.events.Journal() {
+	if c.Journal != e.m.events.Journal() {
 		t.Errorf("%s writes are not journaled in the event sink's journal", kind)
 	}
 
-	got, err := c.cached(sfNamespace, "c")
-	if err != nil || got.obj.GetName() != "c" || got.obj.GetUID() != "uid-c" {
-		t.Fatalf("cached c: %v, %v", got.obj, err)
+	got, err := c.Cached(sfNamespace, "c")
+	if err != nil || got.Obj.GetName() != "c" || got.Obj.GetUID() != "uid-c" {
+		t.Fatalf("cached c: %v, %v", got.Obj, err)
 	}
-	if _, err := c.cached(sfNamespace, "absent"); !apierrors.IsNotFound(err) {
+	if _, err := c.Cached(sfNamespace, "absent"); !apierrors.IsNotFound(err) {
 		t.Errorf("cached absent: want NotFound, got %v", err)
 	}
 	if e.kube.ClearActions(); len(e.kube.Actions()) != 0 {
@@ -60,30 +61,30 @@ func checkChild[O metav1.Object, AC any](t *testing.T, e *sfEnv, c *child[O, AC]
 	}
 
 	ctx := e.ctx
-	live, err := c.live(ctx, sfNamespace, "c")
+	live, err := c.Live(ctx, sfNamespace, "c")
 	if err != nil {
 		t.Fatalf("live: %v", err)
 	}
-	ac, err := c.extract(live)
+	ac, err := c.Extract(live)
 	if err != nil {
 		t.Fatalf("extract: %v", err)
 	}
-	c.setResourceVersion(ac, "5")
+	c.SetResourceVersion(ac, "5")
 	if rv := acResourceVersion(t, ac); rv != "5" {
 		t.Errorf("resourceVersion after set = %q, want 5", rv)
 	}
-	c.setResourceVersion(ac, "")
+	c.SetResourceVersion(ac, "")
 	if rv := acResourceVersion(t, ac); rv != "" {
 		t.Errorf("resourceVersion after unset = %q, want none", rv)
 	}
 
-	if _, err := c.apply(ctx, sfNamespace, ac); err != nil {
+	if _, err := c.Apply(ctx, sfNamespace, ac); err != nil {
 		t.Errorf("apply: %v", err)
 	}
-	if _, err := c.patch(ctx, sfNamespace, "c", []byte(`[{"op":"test","path":"/metadata/name","value":"c"}]`)); err != nil {
+	if _, err := c.Patch(ctx, sfNamespace, "c", []byte(`[{"op":"test","path":"/metadata/name","value":"c"}]`)); err != nil {
 		t.Errorf("patch: %v", err)
 	}
-	if err := c.delete(ctx, sfNamespace, "c", metav1.DeleteOptions{}); err != nil {
+	if err := c.Delete(ctx, sfNamespace, "c", metav1.DeleteOptions{}); err != nil {
 		t.Errorf("delete: %v", err)
 	}
 	var verbs []string
@@ -201,11 +202,11 @@ func TestSetTypedResourceVersionEdges(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			setTypedResourceVersion(c.ac, c.rv)
+			apply.SetTypedResourceVersion(c.ac, c.rv)
 			if got := acResourceVersion(t, c.ac); got != c.want {
 				t.Errorf("resourceVersion = %q, want %q", got, c.want)
 			}
 		})
 	}
-	setTypedResourceVersion((*corev1ac.ServiceApplyConfiguration)(nil), "7") // must not panic
+	apply.SetTypedResourceVersion((*corev1ac.ServiceApplyConfiguration)(nil), "7") // must not panic
 }

@@ -1,9 +1,6 @@
 package controller
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,7 +10,6 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -21,10 +17,11 @@ import (
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// The child caches hold a cachedChild per child, not the whole object. The
+// The child caches hold a apply.CachedChild per child, not the whole object. The
 // applier compares only the fields ogx-controller owns with what it would
 // apply, so the cache transform computes that comparison's input once, as
 // a digest, from the whole object's managedFields and values, and keeps
@@ -51,50 +48,6 @@ import (
 // and the applier extracts from a whole object as from a live one. PVCs,
 // created once and never applied again, are kept as they are.
 
-// cachedChild is what a child cache holds for one child.
-type cachedChild struct {
-	metav1.TypeMeta
-	// Object is the child, trimmed (see above) unless OwnedDigest is empty.
-	Object childObject
-	// OwnedDigest is digestOf the fields ogx-controller owns in the whole
-	// object; empty when Object is whole.
-	OwnedDigest string
-	// OwnsReplicas: ogx-controller owns spec.replicas (Deployments with a
-	// digest only).
-	OwnsReplicas bool
-}
-
-// childObject is a typed child object.
-type childObject interface {
-	metav1.Object
-	runtime.Object
-}
-
-// GetObjectMeta makes the cache's key functions and the event handlers see
-// the child's metadata.
-func (c *cachedChild) GetObjectMeta() metav1.Object { return c.Object }
-
-// DeepCopyObject makes cachedChild a runtime.Object, as caches need.
-func (c *cachedChild) DeepCopyObject() runtime.Object {
-	out := *c
-	out.Object = c.Object.DeepCopyObject().(childObject)
-	return &out
-}
-
-// digestOf is the digest of an apply configuration: sha256 of its JSON.
-// encoding/json writes map keys sorted and every quantity in its canonical
-// form, so the same fields with the same values get the same digest. The
-// converse is not exact (an integer and its quantity spelling differ), and
-// a false difference costs one apply that changes nothing.
-func digestOf(ac any) (string, error) {
-	b, err := json.Marshal(ac)
-	if err != nil {
-		return "", fmt.Errorf("encoding apply configuration: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
-}
-
 // childView is the transform of the child caches.
 type childView struct {
 	fields managedFieldsFilter
@@ -104,9 +57,9 @@ type childView struct {
 
 func (v childView) transform(obj any) (any, error) {
 	// client-go may hand an object to the transform again (the streaming
-	// list of the WatchListClient feature does): a cachedChild is returned
+	// list of the WatchListClient feature does): a apply.CachedChild is returned
 	// as it is.
-	if _, done := obj.(*cachedChild); done {
+	if _, done := obj.(*apply.CachedChild); done {
 		return obj, nil
 	}
 	if pvc, ok := obj.(*corev1.PersistentVolumeClaim); ok {
@@ -114,12 +67,12 @@ func (v childView) transform(obj any) (any, error) {
 		internMeta(pvc, v.labels)
 		return obj, nil
 	}
-	o, ok := obj.(childObject)
+	o, ok := obj.(apply.ChildObject)
 	if !ok {
 		return obj, nil
 	}
 	if v.fields.takeoverPending(o, "") {
-		return &cachedChild{Object: o}, nil
+		return &apply.CachedChild{Object: o}, nil
 	}
 	// Only our own entries are kept (and of those only who has one).
 	v.fields.filter(o)
@@ -127,13 +80,13 @@ func (v childView) transform(obj any) (any, error) {
 	if err != nil {
 		// Kept whole: the applier extracts from it as from a live object.
 		internMeta(o, v.labels)
-		return &cachedChild{Object: o}, nil
+		return &apply.CachedChild{Object: o}, nil
 	}
 	return out, nil
 }
 
 // view trims o and computes its owned-fields digest.
-func (v childView) view(obj childObject) (*cachedChild, error) {
+func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
 		return deploymentView(o, v.labels)
@@ -158,26 +111,26 @@ func (v childView) view(obj childObject) (*cachedChild, error) {
 
 // viewWith builds the cached child of o: the digest of what we own, and
 // trimmed, o's metadata without field sets copied into it.
-func viewWith[O childObject, AC any](o O, extract func(O, string) (AC, error), trimmed O, labels *mapSharer) (*cachedChild, error) {
+func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, error), trimmed O, labels *mapSharer) (*apply.CachedChild, error) {
 	owned, err := extract(o, render.FieldManager)
 	if err != nil {
 		return nil, err
 	}
-	digest, err := digestOf(owned)
+	digest, err := apply.DigestOf(owned)
 	if err != nil {
 		return nil, err
 	}
 	setViewMeta(trimmed, o, labels)
-	return &cachedChild{Object: trimmed, OwnedDigest: digest}, nil
+	return &apply.CachedChild{Object: trimmed, OwnedDigest: digest}, nil
 }
 
 // deploymentView builds the cached child of d.
-func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*cachedChild, error) {
+func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*apply.CachedChild, error) {
 	owned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
 	if err != nil {
 		return nil, err
 	}
-	digest, err := digestOf(owned)
+	digest, err := apply.DigestOf(owned)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +153,7 @@ func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*cachedChild, erro
 		}
 	}
 	setViewMeta(out, d, labels)
-	return &cachedChild{Object: out, OwnedDigest: digest,
+	return &apply.CachedChild{Object: out, OwnedDigest: digest,
 		OwnsReplicas: owned.Spec != nil && owned.Spec.Replicas != nil}, nil
 }
 
@@ -250,11 +203,11 @@ func setViewMeta(view, from metav1.Object, labels *mapSharer) {
 
 // ownsReplicas reports whether ogx-controller owns spec.replicas of d, a
 // Deployment as last known (see known).
-func ownsReplicas(d known[*appsv1.Deployment]) (bool, error) {
-	if d.digest != "" {
-		return d.ownsReplicas, nil
+func ownsReplicas(d apply.Known[*appsv1.Deployment]) (bool, error) {
+	if d.Digest != "" {
+		return d.OwnsReplicas, nil
 	}
-	owned, err := appsv1ac.ExtractDeployment(d.obj, render.FieldManager)
+	owned, err := appsv1ac.ExtractDeployment(d.Obj, render.FieldManager)
 	if err != nil {
 		return false, err
 	}

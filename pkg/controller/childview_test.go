@@ -16,6 +16,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -48,7 +49,7 @@ func TestChildViewDeployment(t *testing.T) {
 	kube := kubefake.NewClientset()
 	deployments := kube.AppsV1().Deployments("team-a")
 	desired := viewDeploymentAC("img:1", func() *int32 { v := int32(2); return &v }())
-	if _, err := deployments.Apply(ctx, desired, applyOptions()); err != nil {
+	if _, err := deployments.Apply(ctx, desired, apply.ApplyOptions()); err != nil {
 		t.Fatal(err)
 	}
 	d, err := deployments.Get(ctx, "demo", metav1.GetOptions{})
@@ -65,13 +66,16 @@ func TestChildViewDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	cached := knownDeployment(t, out)
-	view := cached.obj
-	want, _ := digestOf(desired)
-	if got := cached.digest; got != want {
+	view := cached.Obj
+	want, _ := apply.DigestOf(desired)
+	if got := cached.Digest; got != want {
 		t.Errorf("view digest %q, want the digest of what was applied %q", got, want)
 	}
-	whole := newTestDeploymentChild()
-	if got, err := whole.ownedDigest(known[*appsv1.Deployment]{obj: d}); err != nil || got != want {
+	wholeOwned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := apply.DigestOf(wholeOwned); err != nil || got != want {
 		t.Errorf("digest of the whole object %q (%v), want %q", got, err, want)
 	}
 	if len(view.Spec.Template.Spec.Containers) != 0 || view.Spec.Selector != nil {
@@ -105,12 +109,12 @@ func TestChildViewDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ = testViews().transform(changed.DeepCopy())
-	if got := knownDeployment(t, out).digest; got == want {
+	if got := knownDeployment(t, out).Digest; got == want {
 		t.Error("a foreign change to an owned field left the digest unchanged")
 	}
 
 	// Applied without replicas, we no longer own them.
-	if _, err := deployments.Apply(ctx, viewDeploymentAC("img:1", nil), applyOptions()); err != nil {
+	if _, err := deployments.Apply(ctx, viewDeploymentAC("img:1", nil), apply.ApplyOptions()); err != nil {
 		t.Fatal(err)
 	}
 	d, _ = deployments.Get(ctx, "demo", metav1.GetOptions{})
@@ -118,16 +122,16 @@ func TestChildViewDeployment(t *testing.T) {
 	if owns, err := ownsReplicas(knownDeployment(t, out)); err != nil || owns {
 		t.Errorf("ownsReplicas after dropping replicas = %v, %v; want false", owns, err)
 	}
-	if owns, err := ownsReplicas(known[*appsv1.Deployment]{obj: d}); err != nil || owns {
+	if owns, err := ownsReplicas(apply.Known[*appsv1.Deployment]{Obj: d}); err != nil || owns {
 		t.Errorf("ownsReplicas(whole) after dropping replicas = %v, %v; want false", owns, err)
 	}
 }
 
 // knownDeployment reads a cache entry of the Deployment cache as the
 // applier does.
-func knownDeployment(t *testing.T, entry any) known[*appsv1.Deployment] {
+func knownDeployment(t *testing.T, entry any) apply.Known[*appsv1.Deployment] {
 	t.Helper()
-	k, err := knownOf[*appsv1.Deployment]("Deployment", entry)
+	k, err := apply.KnownOf[*appsv1.Deployment]("Deployment", entry)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +146,7 @@ func TestViewWithoutAnnotationsHasNoMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := out.(*cachedChild)
+	v := out.(*apply.CachedChild)
 	if a := v.Object.GetAnnotations(); a != nil {
 		t.Errorf("annotations %v", a)
 	}
@@ -165,10 +169,10 @@ func TestChildViewTakeoverKeepsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, out.(*cachedChild).Object); diff != "" {
+	if diff := cmp.Diff(want, out.(*apply.CachedChild).Object); diff != "" {
 		t.Errorf("object with a takeover entry changed (-want +got):\n%s", diff)
 	}
-	if d := out.(*cachedChild).OwnedDigest; d != "" {
+	if d := out.(*apply.CachedChild).OwnedDigest; d != "" {
 		t.Errorf("a whole object carries a digest %q", d)
 	}
 }
@@ -183,13 +187,13 @@ func TestChildViewOtherKinds(t *testing.T) {
 	svcAC := corev1ac.Service("demo-service", "team-a").WithOwnerReferences(owner).
 		WithSpec(corev1ac.ServiceSpec().WithSelector(map[string]string{"app": "ogx"}).
 			WithPorts(corev1ac.ServicePort().WithName("http").WithPort(8321)))
-	if _, err := kube.CoreV1().Services("team-a").Apply(ctx, svcAC, applyOptions()); err != nil {
+	if _, err := kube.CoreV1().Services("team-a").Apply(ctx, svcAC, apply.ApplyOptions()); err != nil {
 		t.Fatal(err)
 	}
 	svc, _ := kube.CoreV1().Services("team-a").Get(ctx, "demo-service", metav1.GetOptions{})
 	npAC := networkingv1ac.NetworkPolicy("demo-network-policy", "team-a").WithOwnerReferences(owner).
 		WithSpec(networkingv1ac.NetworkPolicySpec().WithPodSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "ogx"})))
-	if _, err := kube.NetworkingV1().NetworkPolicies("team-a").Apply(ctx, npAC, applyOptions()); err != nil {
+	if _, err := kube.NetworkingV1().NetworkPolicies("team-a").Apply(ctx, npAC, apply.ApplyOptions()); err != nil {
 		t.Fatal(err)
 	}
 	np, _ := kube.NetworkingV1().NetworkPolicies("team-a").Get(ctx, "demo-network-policy", metav1.GetOptions{})
@@ -200,17 +204,17 @@ func TestChildViewOtherKinds(t *testing.T) {
 		desired any
 		spec    func(any) bool
 	}{
-		{"Service", svc, svcAC, func(o any) bool { return len(o.(*cachedChild).Object.(*corev1.Service).Spec.Ports) == 0 }},
+		{"Service", svc, svcAC, func(o any) bool { return len(o.(*apply.CachedChild).Object.(*corev1.Service).Spec.Ports) == 0 }},
 		{"NetworkPolicy", np, npAC, func(o any) bool {
-			return o.(*cachedChild).Object.(*networkingv1.NetworkPolicy).Spec.PodSelector.MatchLabels == nil
+			return o.(*apply.CachedChild).Object.(*networkingv1.NetworkPolicy).Spec.PodSelector.MatchLabels == nil
 		}},
 	} {
 		out, err := testViews().transform(tc.obj)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := digestOf(tc.desired)
-		if got := out.(*cachedChild).OwnedDigest; got != want {
+		want, _ := apply.DigestOf(tc.desired)
+		if got := out.(*apply.CachedChild).OwnedDigest; got != want {
 			t.Errorf("%s: view digest %q, want %q", tc.name, got, want)
 		}
 		if !tc.spec(out) {
@@ -225,16 +229,10 @@ func TestChildViewOtherKinds(t *testing.T) {
 		if diff := cmp.Diff(out, again); diff != "" {
 			t.Errorf("%s: a second transform changed the view (-once +twice):\n%s", tc.name, diff)
 		}
-		if got := again.(*cachedChild).OwnedDigest; got != want {
+		if got := again.(*apply.CachedChild).OwnedDigest; got != want {
 			t.Errorf("%s: view digest after a second transform %q, want %q", tc.name, got, want)
 		}
 	}
-}
-
-func newTestDeploymentChild() *deploymentChild {
-	return &deploymentChild{extract: func(d *appsv1.Deployment) (*appsv1ac.DeploymentApplyConfiguration, error) {
-		return appsv1ac.ExtractDeployment(d, render.FieldManager)
-	}}
 }
 
 // TestChildViewsKeepWhatReadersUse runs the readers of cached children on
@@ -252,7 +250,7 @@ func TestChildViewsKeepWhatReadersUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := *externalURL(s, view.(*cachedChild).Object.(*networkingv1.Ingress)); got != want || want != "https://1.2.3.4" {
+	if got := *externalURL(s, view.(*apply.CachedChild).Object.(*networkingv1.Ingress)); got != want || want != "https://1.2.3.4" {
 		t.Errorf("external URL from the view %q, from the whole Ingress %q", got, want)
 	}
 
@@ -268,7 +266,7 @@ func TestChildViewsKeepWhatReadersUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	protected := map[string]bool{}
-	markMounted(protected, knownDeployment(t, out).obj.Spec.Template.Spec.Volumes)
+	markMounted(protected, knownDeployment(t, out).Obj.Spec.Template.Spec.Volumes)
 	if diff := cmp.Diff(map[string]bool{"demo-config-abc": true}, protected); diff != "" {
 		t.Errorf("retention from the view (-want +got):\n%s", diff)
 	}
@@ -312,7 +310,7 @@ func TestDeploymentViewKeepsFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := knownDeployment(t, out).obj
+	view := knownDeployment(t, out).Obj
 	if got, want := deploymentFailure(view), deploymentFailure(d); got != want || want == "" {
 		t.Errorf("failure from the view %q, from the whole Deployment %q", got, want)
 	}
@@ -321,7 +319,7 @@ func TestDeploymentViewKeepsFailures(t *testing.T) {
 	}
 	d.Status.Conditions = d.Status.Conditions[:1]
 	out, _ = testViews().transform(d.DeepCopy())
-	if c := knownDeployment(t, out).obj.Status.Conditions; c != nil {
+	if c := knownDeployment(t, out).Obj.Status.Conditions; c != nil {
 		t.Errorf("healthy Deployment's view keeps conditions %v", c)
 	}
 }

@@ -52,9 +52,9 @@ func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXSer
 	c.d.events.WarnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
 		b.Data == "" && b.Explicit)
 	if b.Data == "" {
-		res, err = c.d.children.configMaps.remove(ctx, s, name)
+		res, err = c.d.children.configMaps.Remove(ctx, s, name)
 	} else {
-		res, err = c.d.children.configMaps.converge(ctx, s, name, render.CABundleConfigMap(s, b.Data))
+		res, err = c.d.children.configMaps.Converge(ctx, s, name, render.CABundleConfigMap(s, b.Data))
 	}
 	if err != nil {
 		return err
@@ -79,7 +79,7 @@ func (c *ConfigMapController) generated(ctx context.Context, s *ogxv1beta1.OGXSe
 	if _, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
 		return name, nil
 	}
-	res, err := c.d.children.configMaps.converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
+	res, err := c.d.children.configMaps.Converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
 	if err != nil {
 		return "", err
 	}

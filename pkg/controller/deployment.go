@@ -16,6 +16,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -73,13 +74,13 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	if err := c.configMapsReady(s, in); err != nil {
 		return worker.Result{}, err
 	}
-	res, err := c.children.serviceAccounts.converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
+	res, err := c.children.serviceAccounts.Converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
 	if err != nil {
 		return worker.Result{}, err
 	}
 	c.events.Written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
 	if in.OpenShiftSecurityServed {
-		res, err := c.children.roleBindings.converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
+		res, err := c.children.roleBindings.Converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
 		if roleRefChanged(err) {
 			return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
 				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
@@ -102,7 +103,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		return worker.Result{}, err
 	}
 	onCreate := createReplicas(s, desired)
-	res, err = c.children.deployments.convergeCreating(ctx, s, s.Name, desired, onCreate)
+	res, err = c.children.deployments.ConvergeCreating(ctx, s, s.Name, desired, onCreate)
 	if err != nil {
 		return worker.Result{}, err
 	}
@@ -148,7 +149,7 @@ func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyCo
 // Should either write fail, the retried pass finds the count still ours and
 // hands it over before its apply, as for any Deployment.
 func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
-	live, ok := c.children.deployments.current(s.Namespace, s.Name)
+	live, ok := c.children.deployments.Current(s.Namespace, s.Name)
 	if !ok {
 		return fmt.Errorf("Deployment %s/%s vanished right after its create; retrying", s.Namespace, s.Name)
 	}
@@ -159,7 +160,7 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 	if err := c.handOverReplicas(ctx, live, desired, false); err != nil {
 		return err
 	}
-	_, err := c.children.deployments.converge(ctx, s, s.Name, desired)
+	_, err := c.children.deployments.Converge(ctx, s, s.Name, desired)
 	return err
 }
 
@@ -186,11 +187,11 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 // Ready anyway. Only the create waits: an existing Deployment is never held
 // back by its Service, so a deleted Service cannot stop a rollout.
 func (c *DeploymentController) serviceFirst(s *ogxv1beta1.OGXServer) error {
-	if _, exists := c.children.deployments.current(s.Namespace, s.Name); exists {
+	if _, exists := c.children.deployments.Current(s.Namespace, s.Name); exists {
 		return nil
 	}
 	name := render.ServiceName(s.Name)
-	if _, exists := c.children.services.current(s.Namespace, name); exists {
+	if _, exists := c.children.services.Current(s.Namespace, name); exists {
 		return nil
 	}
 	return &deferredError{message: fmt.Sprintf("waiting for Service %s to be created first", name)}
@@ -203,14 +204,14 @@ func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in rende
 	sc := c.caches.For(s.Namespace)
 	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeGenerated {
 		if _, err := sc.configMaps.ConfigMaps(s.Namespace).Get(in.RuntimeConfig.ConfigMapName); err != nil {
-			return &WaitingError{Message: fmt.Sprintf("waiting for generated ConfigMap %s", in.RuntimeConfig.ConfigMapName)}
+			return &worker.WaitingError{Message: fmt.Sprintf("waiting for generated ConfigMap %s", in.RuntimeConfig.ConfigMapName)}
 		}
 	}
 	if in.CABundleHash != "" {
 		name := render.CABundleName(s.Name)
 		cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name)
 		if err != nil || contenthash.H16([]byte(cm.Data[render.CABundleKey])) != in.CABundleHash {
-			return &WaitingError{Message: fmt.Sprintf("waiting for ConfigMap %s to hold the current CA bundle", name)}
+			return &worker.WaitingError{Message: fmt.Sprintf("waiting for ConfigMap %s to hold the current CA bundle", name)}
 		}
 	}
 	return nil
@@ -225,22 +226,22 @@ func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in rende
 func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
 	// Our own latest write counts too: a pass right after the create of an
 	// autoscaled Deployment must see the count it still owns.
-	live, found := c.children.deployments.current(s.Namespace, s.Name)
+	live, found := c.children.deployments.Current(s.Namespace, s.Name)
 	if !found {
 		return nil // absent (or not yet cached): the apply creates it
 	}
-	if guard(s, "Deployment", live.obj) != nil {
+	if apply.Guard(s, "Deployment", live.Obj) != nil {
 		return nil // converge reports the guard's verdict
 	}
 	// The takeover comes first: it can make the replica count ours (the
 	// upstream operator owned it), and only then does the hand-over check
 	// see that the count must be handed to the HPA before the apply drops
 	// it.
-	live, err := c.children.deployments.takeOverKnown(ctx, s, live)
+	live, err := c.children.deployments.TakeOverKnown(ctx, s, live)
 	if err != nil {
 		return err
 	}
-	if err := c.switchStrategy(ctx, live.obj, desired); err != nil {
+	if err := c.switchStrategy(ctx, live.Obj, desired); err != nil {
 		return err
 	}
 	return c.handOverReplicas(ctx, live, desired, true)
@@ -271,7 +272,7 @@ func (c *DeploymentController) switchStrategy(ctx context.Context, live *appsv1.
 	_, err = c.kube.AppsV1().Deployments(live.Namespace).Patch(ctx, live.Name, types.MergePatchType, body,
 		metav1.PatchOptions{FieldManager: strategyFieldManager})
 	if err != nil {
-		return classifyWriteError("Deployment", live.Name, err)
+		return apply.ClassifyWriteError("Deployment", live.Name, err)
 	}
 	return nil
 }
@@ -282,12 +283,12 @@ func (c *DeploymentController) switchStrategy(ctx context.Context, live *appsv1.
 // manager that keeps owning it for the HPA. With pinned the apply carries
 // live's resourceVersion, so a count read from a stale cache is never forced
 // over a newer one.
-func (c *DeploymentController) handOverReplicas(ctx context.Context, known known[*appsv1.Deployment], desired *appsv1ac.DeploymentApplyConfiguration, pinned bool) error {
+func (c *DeploymentController) handOverReplicas(ctx context.Context, known apply.Known[*appsv1.Deployment], desired *appsv1ac.DeploymentApplyConfiguration, pinned bool) error {
 	if desired.Spec != nil && desired.Spec.Replicas != nil {
 		return nil
 	}
 	owns, err := ownsReplicas(known)
-	live := known.obj
+	live := known.Obj
 	if err != nil || !owns || live.Spec.Replicas == nil {
 		return err
 	}
@@ -303,9 +304,9 @@ func (c *DeploymentController) handOverReplicas(ctx context.Context, known known
 	klog.FromContext(ctx).Info("Handing Deployment replicas over to the HPA", "name", live.Name, "replicas", *live.Spec.Replicas)
 	out, err := c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: handoverFieldManager, Force: true})
 	if err != nil {
-		return classifyWriteError("Deployment", live.Name, err)
+		return apply.ClassifyWriteError("Deployment", live.Name, err)
 	}
-	c.children.deployments.recent.remember(out)
+	c.children.deployments.Recent.Remember(out)
 	return nil
 }
 

@@ -17,6 +17,8 @@ import (
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 )
 
 // applyPreconditions makes a fake clientset honour the resourceVersion of a
@@ -61,7 +63,7 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // isCreateOnly reports whether a is a create-only apply (resourceVersion
-// absentResourceVersion): against an existing object the API server refuses
+// apply.AbsentResourceVersion): against an existing object the API server refuses
 // it, so it can never change what it guards.
 func isCreateOnly(a clienttesting.Action) bool {
 	p, ok := a.(clienttesting.PatchAction)
@@ -73,7 +75,7 @@ func isCreateOnly(a clienttesting.Action) bool {
 			ResourceVersion string `json:"resourceVersion"`
 		} `json:"metadata"`
 	}
-	return json.Unmarshal(p.GetPatch(), &body) == nil && body.Metadata.ResourceVersion == absentResourceVersion
+	return json.Unmarshal(p.GetPatch(), &body) == nil && body.Metadata.ResourceVersion == apply.AbsentResourceVersion
 }
 
 // withoutCreateOnly drops the create-only applies from actions.
@@ -113,11 +115,11 @@ func TestSetTypedResourceVersion(t *testing.T) {
 			}
 			return v.(string)
 		}
-		setTypedResourceVersion(ac, absentResourceVersion)
-		if got := rv(); got != absentResourceVersion {
-			t.Errorf("%T: resourceVersion %q after setting it, want %q", ac, got, absentResourceVersion)
+		apply.SetTypedResourceVersion(ac, apply.AbsentResourceVersion)
+		if got := rv(); got != apply.AbsentResourceVersion {
+			t.Errorf("%T: resourceVersion %q after setting it, want %q", ac, got, apply.AbsentResourceVersion)
 		}
-		setTypedResourceVersion(ac, "")
+		apply.SetTypedResourceVersion(ac, "")
 		if got := rv(); got != "<unset>" {
 			t.Errorf("%T: resourceVersion %q after clearing it, want it unset", ac, got)
 		}

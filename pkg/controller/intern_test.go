@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 )
 
 // fresh returns a copy of s in memory of its own, as a decoder makes.
@@ -123,7 +124,7 @@ func TestChildViewsShareLabels(t *testing.T) {
 	labels := func() map[string]string { return map[string]string{"app.kubernetes.io/managed-by": "ogx-operator"} }
 	a, _ := v.transform(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "a-sa", Namespace: "ns", Labels: labels()}})
 	b, _ := v.transform(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "b-sa", Namespace: "ns", Labels: labels()}})
-	if mapPointer(a.(*cachedChild).Object.GetLabels()) != mapPointer(b.(*cachedChild).Object.GetLabels()) {
+	if mapPointer(a.(*apply.CachedChild).Object.GetLabels()) != mapPointer(b.(*apply.CachedChild).Object.GetLabels()) {
 		t.Errorf("equal label maps not shared")
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -33,7 +34,7 @@ var (
 
 // unstructuredChild is the applier of a monitoring kind: the generic applier
 // of every child, on unstructured objects.
-type unstructuredChild = child[*unstructured.Unstructured, *unstructured.Unstructured]
+type unstructuredChild = apply.Child[*unstructured.Unstructured, *unstructured.Unstructured]
 
 // MonitoringController converges the ServiceMonitor N-service-monitor and the
 // PrometheusRule N-prometheus-rules of every OGXServer while the monitoring
@@ -151,9 +152,9 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 			err error
 		)
 		if want {
-			res, err = it.child.converge(ctx, s, it.name, it.desired())
+			res, err = it.child.Converge(ctx, s, it.name, it.desired())
 		} else {
-			res, err = it.child.remove(ctx, s, it.name)
+			res, err = it.child.Remove(ctx, s, it.name)
 		}
 		if errors.Is(err, errMonitoringGoing) {
 			// Not served any more; look again until discovery agrees.
@@ -176,29 +177,29 @@ func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynami
 ) *unstructuredChild {
 	client := func(ns string) dynamic.ResourceInterface { return dyn.Resource(gvr).Namespace(ns) }
 	return &unstructuredChild{
-		kind:       kind,
-		apiVersion: render.MonitoringAPIVersion,
-		metrics:    d.caches.metrics,
-		takeover:   d.opts.TakeoverManagers,
-		cached: func(ns, name string) (known[*unstructured.Unstructured], error) {
+		Kind:       kind,
+		APIVersion: render.MonitoringAPIVersion,
+		Metrics:    d.caches.metrics,
+		Takeover:   d.opts.TakeoverManagers,
+		Cached: func(ns, name string) (apply.Known[*unstructured.Unstructured], error) {
 			obj, err := mc.get(gvr, ns, name)
-			return known[*unstructured.Unstructured]{obj: obj}, err
+			return apply.Known[*unstructured.Unstructured]{Obj: obj}, err
 		},
-		live: func(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
+		Live: func(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
 			return client(ns).Get(ctx, name, metav1.GetOptions{})
 		},
-		extract: schemas.extract,
-		setResourceVersion: func(obj *unstructured.Unstructured, rv string) {
+		Extract: schemas.extract,
+		SetResourceVersion: func(obj *unstructured.Unstructured, rv string) {
 			obj.SetResourceVersion(rv)
 		},
-		apply: func(ctx context.Context, ns string, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-			out, err := client(ns).Apply(ctx, obj.GetName(), obj, applyOptions())
+		Apply: func(ctx context.Context, ns string, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			out, err := client(ns).Apply(ctx, obj.GetName(), obj, apply.ApplyOptions())
 			return out, kindGone(err)
 		},
-		delete: func(ctx context.Context, ns, name string, opts metav1.DeleteOptions) error {
+		Delete: func(ctx context.Context, ns, name string, opts metav1.DeleteOptions) error {
 			return client(ns).Delete(ctx, name, opts)
 		},
-		patch: func(ctx context.Context, ns, name string, data []byte) (*unstructured.Unstructured, error) {
+		Patch: func(ctx context.Context, ns, name string, data []byte) (*unstructured.Unstructured, error) {
 			out, err := client(ns).Patch(ctx, name, types.JSONPatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
 			return out, kindGone(err)
 		},

@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -774,8 +775,8 @@ func TestMonitoringClientsFromClientset(t *testing.T) {
 		t.Errorf("got %v", obj.Object)
 	}
 	_, err = dyn.Resource(serviceMonitorsGVR).Namespace("ns").Apply(context.Background(), "y",
-		render.ServiceMonitor(sfServer("ns", "y", "u"), nil, false), applyOptions())
-	if err == nil || apierrors.IsNotFound(kindGone(err)) || resolve.IsUserError(classifyWriteError("ServiceMonitor", "y", kindGone(err))) {
+		render.ServiceMonitor(sfServer("ns", "y", "u"), nil, false), apply.ApplyOptions())
+	if err == nil || apierrors.IsNotFound(kindGone(err)) || resolve.IsUserError(apply.ClassifyWriteError("ServiceMonitor", "y", kindGone(err))) {
 		t.Errorf("a 404 answer to an apply must become a transient error, got %v", kindGone(err))
 	}
 	types, err := openAPIV3Loader(kube)(context.Background())

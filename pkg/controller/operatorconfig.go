@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -31,7 +32,7 @@ func (m *Manager) ensureOperatorConfigMap(ctx context.Context) {
 		}
 		ac := corev1ac.ConfigMap(render.OperatorConfigMapName, m.opts.OperatorNamespace).
 			WithLabels(map[string]string{ogxv1beta1.WatchLabel: "true"})
-		if _, err := m.kube.CoreV1().ConfigMaps(m.opts.OperatorNamespace).Apply(ctx, ac, applyOptions()); err != nil {
+		if _, err := m.kube.CoreV1().ConfigMaps(m.opts.OperatorNamespace).Apply(ctx, ac, apply.ApplyOptions()); err != nil {
 			logger.Error(err, "Could not apply the operator ConfigMap; will retry", "name", render.OperatorConfigMapName)
 			return
 		}

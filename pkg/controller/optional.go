@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -15,7 +16,7 @@ import (
 // while want holds and deleted (only if this OGXServer controls it) when it
 // does not. watched picks the informers whose events start its passes: its
 // kind's, and for the ingress controller also the adopted Ingresses'.
-func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, c *child[O, AC],
+func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, c *apply.Child[O, AC],
 	watched func(*watchSources) []*watchSource,
 	childName func(string) string,
 	want func(*ogxv1beta1.OGXServer) bool,
@@ -30,9 +31,9 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 		)
 		if want(s) {
 			in := render.Inputs{OperatorNamespace: d.opts.OperatorNamespace, ClusterDomain: d.opts.ClusterDomain}
-			res, err = c.converge(ctx, s, n, desired(s, &in))
+			res, err = c.Converge(ctx, s, n, desired(s, &in))
 		} else {
-			res, err = c.remove(ctx, s, n)
+			res, err = c.Remove(ctx, s, n)
 		}
 		if err != nil {
 			return worker.Result{}, err

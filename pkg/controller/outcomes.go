@@ -45,12 +45,6 @@ type Outcome struct {
 // legacy pods terminating, a ConfigMap not yet in the cache).
 const waitRequeue = 5 * time.Second
 
-// WaitingError means the pass cannot proceed yet and should look again
-// shortly; it is not a failure. Reason defaults to Progressing.
-type WaitingError struct{ Reason, Message string }
-
-func (e *WaitingError) Error() string { return e.Message }
-
 // deferredError means the pass has nothing to do until an object it
 // watches appears, whose event enqueues it. Unlike a wait it is neither
 // recorded nor requeued: the controller has not had its pass yet, and the

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -100,7 +101,7 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		}
 		return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
 	}
-	return worker.Result{}, classifyWriteError("PersistentVolumeClaim", name, err)
+	return worker.Result{}, apply.ClassifyWriteError("PersistentVolumeClaim", name, err)
 }
 
 // keepStorageAdopted keeps showing a completed storage adoption after the

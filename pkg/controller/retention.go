@@ -81,8 +81,8 @@ func (c *ConfigMapController) protectedByCache(s *ogxv1beta1.OGXServer, current 
 	if g := s.Status.ConfigGeneration; g != nil && g.ConfigMapName != "" {
 		protected[g.ConfigMapName] = true
 	}
-	if d, ok := c.d.children.deployments.current(s.Namespace, s.Name); ok {
-		markMounted(protected, d.obj.Spec.Template.Spec.Volumes)
+	if d, ok := c.d.children.deployments.Current(s.Namespace, s.Name); ok {
+		markMounted(protected, d.Obj.Spec.Template.Spec.Volumes)
 	}
 	return protected
 }

@@ -44,7 +44,7 @@ func serviceWatches(w *watchSources) []*watchSource {
 
 func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	name := render.ServiceName(s.Name)
-	res, err := c.children.services.converge(ctx, s, name, render.Service(s, &render.Inputs{}))
+	res, err := c.children.services.Converge(ctx, s, name, render.Service(s, &render.Inputs{}))
 	if err != nil {
 		return worker.Result{}, err
 	}

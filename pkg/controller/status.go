@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -82,7 +83,7 @@ func (c *StatusController) latest(s *ogxv1beta1.OGXServer) *ogxv1beta1.OGXServer
 	c.writes.Update(s.UID, func(w statusWrite, ok bool) (statusWrite, bool) {
 		switch {
 		case w.written == nil:
-		case w.written.ResourceVersion == s.ResourceVersion || newerRV(s.ResourceVersion, w.written.ResourceVersion):
+		case w.written.ResourceVersion == s.ResourceVersion || apply.NewerRV(s.ResourceVersion, w.written.ResourceVersion):
 			w.written = nil
 		default:
 			newer = w.written
@@ -90,15 +91,6 @@ func (c *StatusController) latest(s *ogxv1beta1.OGXServer) *ogxv1beta1.OGXServer
 		return w, ok
 	})
 	return newer
-}
-
-// newerRV compares resourceVersions numerically where they are numbers (as
-// with etcd); resourceVersions are otherwise opaque, and then the cache wins.
-func newerRV(a, b string) bool {
-	if len(a) != len(b) {
-		return len(a) > len(b)
-	}
-	return a > b
 }
 
 func (c *StatusController) sync(ctx context.Context, key string) (worker.Result, error) {

@@ -25,14 +25,14 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	in.pvcName, _ = c.resolver.EffectivePVCName(s)
 	in.facts = c.board.Facts(s.UID)
 	sc := c.caches.For(s.Namespace)
-	if d, ok := c.children.deployments.current(s.Namespace, s.Name); ok && controlledBy(d.obj, s) {
-		in.deployment = d.obj
+	if d, ok := c.children.deployments.Current(s.Namespace, s.Name); ok && controlledBy(d.Obj, s) {
+		in.deployment = d.Obj
 	}
-	if svc, ok := c.children.services.current(s.Namespace, render.ServiceName(s.Name)); ok && controlledBy(svc.obj, s) {
+	if svc, ok := c.children.services.Current(s.Namespace, render.ServiceName(s.Name)); ok && controlledBy(svc.Obj, s) {
 		in.serviceExists = true
 	}
-	if ing, ok := c.children.ingresses.current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.obj, s) {
-		in.ingress = ing.obj
+	if ing, ok := c.children.ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.Obj, s) {
+		in.ingress = ing.Obj
 	}
 	in.pvc = sc.pvc(s.Namespace, in.pvcName)
 	if img, err := c.resolver.Image(s); err == nil {

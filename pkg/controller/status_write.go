@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -95,7 +96,7 @@ func normalizeStatus(s ogxv1beta1.OGXServerStatus) ogxv1beta1.OGXServerStatus {
 // subresource are ignored, so the patch goes to the main resource. A failure
 // is logged and retried on the next pass; it never blocks the status apply.
 func (c *StatusController) takeOverStatus(ctx context.Context, s *ogxv1beta1.OGXServer) {
-	patch, err := takeoverPatch(s, ogxv1beta1.SchemeGroupVersion.String(), c.takeover, "status", c.now())
+	patch, err := apply.TakeoverPatch(s, ogxv1beta1.SchemeGroupVersion.String(), c.takeover, "status", c.now())
 	if err != nil || patch == nil {
 		return
 	}
@@ -116,7 +117,7 @@ func (c *StatusController) write(ctx context.Context, s *ogxv1beta1.OGXServer, s
 	}
 	c.takeOverStatus(ctx, s)
 	ac := ogxv1beta1ac.OGXServer(s.Name, s.Namespace).WithStatus(statusAC)
-	out, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, applyOptions())
+	out, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, apply.ApplyOptions())
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil

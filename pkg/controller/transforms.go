@@ -6,6 +6,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 )
 
 // The cache transforms of the OGXServer, adopted and watched caches, and
@@ -36,7 +37,7 @@ func newManagedFieldsFilter(ours, takeover []string) managedFieldsFilter {
 }
 
 // takeoverPending reports whether m has an entry the takeover would merge
-// (see takeoverPatch): an Apply or Update entry of a takeover manager on the
+// (see apply.TakeoverPatch): an Apply or Update entry of a takeover manager on the
 // given subresource ("" for a child, "status" for an OGXServer). Entries a
 // takeover never touches (say, a status writer that happens to be called
 // "manager") must not keep an object whole for good.
@@ -110,7 +111,7 @@ func stripUserManagedFields(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	if ref := metav1.GetControllerOfNoCopy(m); ref != nil && ref.Kind == "OGXServer" && isOGXGroup(ref.APIVersion) {
+	if ref := metav1.GetControllerOfNoCopy(m); ref != nil && ref.Kind == "OGXServer" && apply.IsOGXGroup(ref.APIVersion) {
 		return obj, nil
 	}
 	m.SetManagedFields(nil)

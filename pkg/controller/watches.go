@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -65,10 +66,10 @@ func watchesOf(enqueue func(string), sources ...*watchSource) []watchEntry {
 func (m *Manager) scopeSources(sc *scope) *watchSources {
 	f, w, ch := sc.childFactory, sc.watchedFactory, m.children
 	return &watchSources{
-		deployments:     &watchSource{informer: f.Apps().V1().Deployments().Informer(), keys: byOwner, observe: ch.deployments.observe},
-		serviceAccounts: &watchSource{informer: f.Core().V1().ServiceAccounts().Informer(), keys: byOwner, observe: ch.serviceAccounts.observe},
-		roleBindings:    &watchSource{informer: f.Rbac().V1().RoleBindings().Informer(), keys: byOwner, observe: ch.roleBindings.observe},
-		services:        &watchSource{informer: f.Core().V1().Services().Informer(), keys: byOwner, observe: ch.services.observe},
+		deployments:     &watchSource{informer: f.Apps().V1().Deployments().Informer(), keys: byOwner, observe: ch.deployments.Observe},
+		serviceAccounts: &watchSource{informer: f.Core().V1().ServiceAccounts().Informer(), keys: byOwner, observe: ch.serviceAccounts.Observe},
+		roleBindings:    &watchSource{informer: f.Rbac().V1().RoleBindings().Informer(), keys: byOwner, observe: ch.roleBindings.Observe},
+		services:        &watchSource{informer: f.Core().V1().Services().Informer(), keys: byOwner, observe: ch.services.Observe},
 		pvcs:            &watchSource{informer: f.Core().V1().PersistentVolumeClaims().Informer(), keys: m.pvcOwners},
 		// A pod's ogx container turning ready or reporting its image
 		// digest changes status.resolvedDistribution.image.
@@ -78,14 +79,14 @@ func (m *Manager) scopeSources(sc *scope) *watchSources {
 		// their release is decided from this cache, so its events start it.
 		adoptedServices:  &watchSource{informer: sc.adoptedFactory.Core().V1().Services().Informer(), keys: byOwner},
 		adoptedIngresses: &watchSource{informer: sc.adoptedFactory.Networking().V1().Ingresses().Informer(), keys: byOwner},
-		networkPolicies:  &watchSource{informer: f.Networking().V1().NetworkPolicies().Informer(), keys: byOwner, observe: ch.networkPolicies.observe},
-		ingresses:        &watchSource{informer: f.Networking().V1().Ingresses().Informer(), keys: byOwner, observe: ch.ingresses.observe},
-		hpas:             &watchSource{informer: f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), keys: byOwner, observe: ch.hpas.observe},
-		pdbs:             &watchSource{informer: f.Policy().V1().PodDisruptionBudgets().Informer(), keys: byOwner, observe: ch.pdbs.observe},
+		networkPolicies:  &watchSource{informer: f.Networking().V1().NetworkPolicies().Informer(), keys: byOwner, observe: ch.networkPolicies.Observe},
+		ingresses:        &watchSource{informer: f.Networking().V1().Ingresses().Informer(), keys: byOwner, observe: ch.ingresses.Observe},
+		hpas:             &watchSource{informer: f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), keys: byOwner, observe: ch.hpas.Observe},
+		pdbs:             &watchSource{informer: f.Policy().V1().PodDisruptionBudgets().Informer(), keys: byOwner, observe: ch.pdbs.Observe},
 		// Owned (generated, CA bundle) and referenced ConfigMaps, and
 		// referenced Secrets: content or label changes.
 		configMaps: &watchSource{informer: w.Core().V1().ConfigMaps().Informer(), keys: m.configMapOwners,
-			changed: dataOrLabelsChanged, observe: ch.configMaps.observe},
+			changed: dataOrLabelsChanged, observe: ch.configMaps.Observe},
 		secrets: &watchSource{informer: w.Core().V1().Secrets().Informer(), keys: m.secretOwners, changed: dataOrLabelsChanged},
 	}
 }
@@ -127,7 +128,7 @@ type watchWiring struct {
 // ownerKey returns the key of the OGXServer that controls obj, if any.
 func ownerKey(obj metav1.Object) (string, bool) {
 	ref := metav1.GetControllerOfNoCopy(obj)
-	if ref == nil || ref.Kind != "OGXServer" || !isOGXGroup(ref.APIVersion) {
+	if ref == nil || ref.Kind != "OGXServer" || !apply.IsOGXGroup(ref.APIVersion) {
 		return "", false
 	}
 	return Key(obj.GetNamespace(), ref.Name), true
@@ -142,7 +143,7 @@ func metaOf(obj any) (metav1.Object, bool) {
 	case metav1.Object:
 		return o, true
 	case metav1.ObjectMetaAccessor:
-		// A cachedChild.
+		// A apply.CachedChild.
 		m := o.GetObjectMeta()
 		return m, m != nil
 	}

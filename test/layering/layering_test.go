@@ -34,7 +34,7 @@ var layers = []struct {
 	{3, []string{"pkg/migrate", "pkg/resolve"}},
 	// The controllers' shared mechanism: the per-server record and the
 	// worker loop. They know no controller.
-	{4, []string{"pkg/controller/record", "pkg/controller/worker", "pkg/controller/events"}},
+	{4, []string{"pkg/controller/record", "pkg/controller/worker", "pkg/controller/events", "pkg/controller/apply"}},
 	// The controllers.
 	{5, []string{"pkg/controller"}},
 	// Programs.

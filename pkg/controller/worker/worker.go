@@ -172,3 +172,9 @@ func (q *Runner) processNext(stop, ctx context.Context) bool {
 	}
 	return true
 }
+
+// WaitingError means the pass cannot proceed yet and should look again
+// shortly; it is not a failure. Reason defaults to Progressing.
+type WaitingError struct{ Reason, Message string }
+
+func (e *WaitingError) Error() string { return e.Message }

@@ -1,4 +1,4 @@
-package controller
+package apply
 
 import (
 	"context"
@@ -14,19 +14,19 @@ import (
 // object differ from what it is about to apply. The caches keep only a
 // digest of those fields, so this reads the object live: one GET per write,
 // and only at this verbosity, which is for debugging.
-func (c *child[O, AC]) logDiff(ctx context.Context, namespace, name string, desired AC) {
+func (c *Child[O, AC]) logDiff(ctx context.Context, namespace, name string, desired AC) {
 	logger := klog.FromContext(ctx)
 	live, found, err := c.readLive(ctx, namespace, name)
 	if err != nil || !found {
-		logger.V(4).Info("Apply diff unavailable", "kind", c.kind, "name", name, "found", found, "err", err)
+		logger.V(4).Info("Apply diff unavailable", "kind", c.Kind, "name", name, "found", found, "err", err)
 		return
 	}
-	owned, err := c.extract(live)
+	owned, err := c.Extract(live)
 	if err != nil {
-		logger.V(4).Info("Apply diff unavailable", "kind", c.kind, "name", name, "err", err)
+		logger.V(4).Info("Apply diff unavailable", "kind", c.Kind, "name", name, "err", err)
 		return
 	}
-	logger.V(4).Info("Apply diff (-stored +desired)", "kind", c.kind, "name", name, "diff", jsonDiff(owned, desired))
+	logger.V(4).Info("Apply diff (-stored +desired)", "kind", c.Kind, "name", name, "diff", jsonDiff(owned, desired))
 }
 
 // jsonDiff compares two apply configurations as the JSON they are sent as:

@@ -1,4 +1,4 @@
-package controller
+package apply
 
 import (
 	"testing"
@@ -15,45 +15,45 @@ func rwSA(uid types.UID, rv string) *corev1.ServiceAccount {
 
 func TestRecentWrites(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	r := newRecentWrites[*corev1.ServiceAccount]()
+	r := NewRecentWrites[*corev1.ServiceAccount]()
 	r.now = func() time.Time { return now }
 	var none *corev1.ServiceAccount
 
 	// A write the cache has not delivered yet is what converge sees.
-	r.remember(rwSA("u1", "10"))
-	if got, ok := r.newer("ns", "sa", none, false); !ok || got.ResourceVersion != "10" {
+	r.Remember(rwSA("u1", "10"))
+	if got, ok := r.Newer("ns", "sa", none, false); !ok || got.ResourceVersion != "10" {
 		t.Fatalf("before the cache: got %v %v, want our write", got, ok)
 	}
 	// An older cached version loses; the informer delivering ours drops it.
-	if got, _ := r.newer("ns", "sa", rwSA("u1", "9"), true); got.ResourceVersion != "10" {
+	if got, _ := r.Newer("ns", "sa", rwSA("u1", "9"), true); got.ResourceVersion != "10" {
 		t.Errorf("older cache: got rv %s, want 10", got.ResourceVersion)
 	}
-	r.observe(rwSA("u1", "10"), false)
+	r.Observe(rwSA("u1", "10"), false)
 	if r.len() != 0 {
 		t.Errorf("entry kept after the informer delivered it")
 	}
 
 	// Deleted before the write returned: the write's result is not
 	// remembered, so the missing cache entry means missing.
-	r.observe(rwSA("u2", "20"), true)
-	r.remember(rwSA("u2", "20"))
-	if _, ok := r.newer("ns", "sa", none, false); ok {
+	r.Observe(rwSA("u2", "20"), true)
+	r.Remember(rwSA("u2", "20"))
+	if _, ok := r.Newer("ns", "sa", none, false); ok {
 		t.Error("a write the informer already reported deleted hides the deletion")
 	}
 	// A new incarnation (another UID) is remembered.
-	r.remember(rwSA("u3", "30"))
-	if got, ok := r.newer("ns", "sa", none, false); !ok || got.UID != "u3" {
+	r.Remember(rwSA("u3", "30"))
+	if got, ok := r.Newer("ns", "sa", none, false); !ok || got.UID != "u3" {
 		t.Errorf("new incarnation: got %v %v", got, ok)
 	}
 	// Past the TTL nothing remembered counts.
 	now = now.Add(recentTTL + time.Second)
-	if _, ok := r.newer("ns", "sa", none, false); ok {
+	if _, ok := r.Newer("ns", "sa", none, false); ok {
 		t.Error("an entry older than recentTTL is still used")
 	}
 }
 
 // len is the number of remembered writes.
-func (r *recentWrites[O]) len() int {
+func (r *RecentWrites[O]) len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.m)

@@ -1,4 +1,4 @@
-package controller
+package apply
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// takeoverPatch builds the JSON patch that hands the fields owned by the
+// TakeoverPatch builds the JSON patch that hands the fields owned by the
 // upstream operator's managers over to ogx-controller (docs/controllers.md,
 // Takeover): their non-status Apply and Update entries are merged into one
 // Apply entry of ogx-controller, so the next apply removes whatever they set
@@ -26,7 +26,7 @@ import (
 //
 // subresource selects the entries: "" for the object, "status" for the
 // status takeover of the OGXServer itself.
-func takeoverPatch(obj metav1.Object, apiVersion string, managers []string, subresource string, now time.Time) ([]byte, error) {
+func TakeoverPatch(obj metav1.Object, apiVersion string, managers []string, subresource string, now time.Time) ([]byte, error) {
 	entries := obj.GetManagedFields()
 	merged := &fieldpath.Set{}
 	var kept []metav1.ManagedFieldsEntry
@@ -70,23 +70,23 @@ func takeoverPatch(obj metav1.Object, apiVersion string, managers []string, subr
 // takeOver merges the field ownership of the upstream operator's managers
 // into ours, once per object: afterwards no listed manager owns anything, so
 // later passes find nothing to do here.
-func (c *child[O, AC]) takeOver(ctx context.Context, owner *ogxv1beta1.OGXServer, obj O) (O, error) {
-	if len(c.takeover) == 0 || c.patch == nil {
+func (c *Child[O, AC]) TakeOver(ctx context.Context, owner *ogxv1beta1.OGXServer, obj O) (O, error) {
+	if len(c.Takeover) == 0 || c.Patch == nil {
 		return obj, nil
 	}
-	patch, err := takeoverPatch(obj, c.apiVersion, c.takeover, "", time.Now())
+	patch, err := TakeoverPatch(obj, c.APIVersion, c.Takeover, "", time.Now())
 	if err != nil || patch == nil {
 		return obj, err
 	}
-	out, err := c.patch(ctx, obj.GetNamespace(), obj.GetName(), patch)
+	out, err := c.Patch(ctx, obj.GetNamespace(), obj.GetName(), patch)
 	if isStaleTakeover(err) {
-		return obj, fmt.Errorf("taking over %s %s: the cached object is older than the stored one (%w); retrying once the cache catches up", c.kind, obj.GetName(), err)
+		return obj, fmt.Errorf("taking over %s %s: the cached object is older than the stored one (%w); retrying once the cache catches up", c.Kind, obj.GetName(), err)
 	}
 	if err != nil {
-		return obj, classifyWriteError(c.kind, obj.GetName(), err)
+		return obj, ClassifyWriteError(c.Kind, obj.GetName(), err)
 	}
-	c.recent.remember(out)
-	c.journal.Add(Key(owner.Namespace, owner.Name), owner.UID, c.kind, obj.GetName(), events.TakenOver)
-	klog.FromContext(ctx).Info("Took over field ownership from the upstream operator", "kind", c.kind, "name", obj.GetName())
+	c.Recent.Remember(out)
+	c.Journal.Add(owner.Namespace+"/"+owner.Name, owner.UID, c.Kind, obj.GetName(), events.TakenOver)
+	klog.FromContext(ctx).Info("Took over field ownership from the upstream operator", "kind", c.Kind, "name", obj.GetName())
 	return out, nil
 }

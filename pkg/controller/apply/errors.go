@@ -1,4 +1,4 @@
-package controller
+package apply
 
 import (
 	"errors"
@@ -33,10 +33,10 @@ func isStaleTakeover(err error) bool {
 	return d == nil || len(d.Causes) == 0
 }
 
-// classifyWriteError turns a rejected write into a user error (a 4xx other
+// ClassifyWriteError turns a rejected write into a user error (a 4xx other
 // than 409 and 429: retrying the same request cannot succeed) or leaves it
 // transient.
-func classifyWriteError(kind, name string, err error) error {
+func ClassifyWriteError(kind, name string, err error) error {
 	if status, ok := err.(apierrors.APIStatus); ok {
 		code := status.Status().Code
 		if code >= 400 && code < 500 && code != 409 && code != 429 {

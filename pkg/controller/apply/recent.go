@@ -1,4 +1,4 @@
-package controller
+package apply
 
 import (
 	"sync"
@@ -13,7 +13,7 @@ import (
 // be one the informer will never supersede.
 const recentTTL = time.Minute
 
-// recentWrites remembers the object each of a kind's writes returned until
+// RecentWrites remembers the object each of a kind's writes returned until
 // the informer delivers that version (the "expectations" of
 // kube-controller-manager's controllers). A pass that runs before the cache
 // has caught up with our own write then compares against what we wrote,
@@ -26,7 +26,7 @@ const recentTTL = time.Minute
 // UID), because the informer may deliver an object's creation and deletion
 // before the write that created it has returned: that write's result must
 // then not be remembered, or it would hide the deletion.
-type recentWrites[O metav1.Object] struct {
+type RecentWrites[O metav1.Object] struct {
 	now func() time.Time
 
 	mu   sync.Mutex
@@ -35,7 +35,7 @@ type recentWrites[O metav1.Object] struct {
 }
 
 type recentEntry[O metav1.Object] struct {
-	obj O
+	Obj O
 	at  time.Time
 }
 
@@ -44,15 +44,15 @@ type tombstone struct {
 	at  time.Time
 }
 
-func newRecentWrites[O metav1.Object]() *recentWrites[O] {
-	return &recentWrites[O]{now: time.Now, m: map[string]recentEntry[O]{}, gone: map[string]tombstone{}}
+func NewRecentWrites[O metav1.Object]() *RecentWrites[O] {
+	return &RecentWrites[O]{now: time.Now, m: map[string]recentEntry[O]{}, gone: map[string]tombstone{}}
 }
 
 func recentKey(namespace, name string) string { return namespace + "/" + name }
 
 // remember records the object a write returned, unless the informer has
 // already reported it deleted.
-func (r *recentWrites[O]) remember(obj O) {
+func (r *RecentWrites[O]) Remember(obj O) {
 	if r == nil {
 		return
 	}
@@ -64,11 +64,11 @@ func (r *recentWrites[O]) remember(obj O) {
 	if t, ok := r.gone[key]; ok && t.uid == obj.GetUID() {
 		return
 	}
-	r.m[key] = recentEntry[O]{obj: obj, at: now}
+	r.m[key] = recentEntry[O]{Obj: obj, at: now}
 }
 
 // pruneLocked drops expired tombstones once there are enough to matter.
-func (r *recentWrites[O]) pruneLocked(now time.Time) {
+func (r *RecentWrites[O]) pruneLocked(now time.Time) {
 	if len(r.gone) < 64 {
 		return
 	}
@@ -81,7 +81,7 @@ func (r *recentWrites[O]) pruneLocked(now time.Time) {
 
 // newer returns the remembered object when it is newer than cached (or
 // cached is absent, found false).
-func (r *recentWrites[O]) newer(namespace, name string, cached O, found bool) (O, bool) {
+func (r *RecentWrites[O]) Newer(namespace, name string, cached O, found bool) (O, bool) {
 	if r == nil {
 		return cached, found
 	}
@@ -92,17 +92,17 @@ func (r *recentWrites[O]) newer(namespace, name string, cached O, found bool) (O
 	if !ok {
 		return cached, found
 	}
-	if r.now().Sub(w.at) > recentTTL || (found && !newerRV(w.obj.GetResourceVersion(), cached.GetResourceVersion())) {
+	if r.now().Sub(w.at) > recentTTL || (found && !NewerRV(w.Obj.GetResourceVersion(), cached.GetResourceVersion())) {
 		delete(r.m, key)
 		return cached, found
 	}
-	return w.obj, true
+	return w.Obj, true
 }
 
 // observe drops the entry an informer event supersedes: a deletion, or a
 // version at least as new as the one remembered. A deletion is kept as a
 // tombstone for remember.
-func (r *recentWrites[O]) observe(obj metav1.Object, deleted bool) {
+func (r *RecentWrites[O]) Observe(obj metav1.Object, deleted bool) {
 	if r == nil {
 		return
 	}
@@ -116,7 +116,16 @@ func (r *recentWrites[O]) observe(obj metav1.Object, deleted bool) {
 	if !ok {
 		return
 	}
-	if deleted || !newerRV(w.obj.GetResourceVersion(), obj.GetResourceVersion()) {
+	if deleted || !NewerRV(w.Obj.GetResourceVersion(), obj.GetResourceVersion()) {
 		delete(r.m, key)
 	}
+}
+
+// NewerRV compares resourceVersions numerically where they are numbers (as
+// with etcd); resourceVersions are otherwise opaque, and then the cache wins.
+func NewerRV(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return a > b
 }

@@ -1,4 +1,4 @@
-package controller
+package apply
 
 import (
 	"encoding/json"
@@ -120,7 +120,7 @@ func TestTakeoverPatch(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			obj := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", ResourceVersion: "42", ManagedFields: c.entries}}
-			patch, err := takeoverPatch(obj, "apps/v1", upstream, c.subresource, now)
+			patch, err := TakeoverPatch(obj, "apps/v1", upstream, c.subresource, now)
 			if c.wantErr {
 				if err == nil {
 					t.Fatalf("want an error, got patch %s", patch)

@@ -1,0 +1,346 @@
+// Package apply holds the rules every write of a child follows: the first
+// write of a child the cache does not show is a create-only apply (one
+// request; only a conflict reads live and asks the ownership guard), later
+// writes happen only when the digest of the fields ogx-controller owns
+// differs from the desired one (a converged fleet sends nothing), the
+// upstream operator's field ownership is merged into ours before the first
+// apply, and our own writes are remembered until the informer delivers them.
+// A Child binds these rules to one kind; the child caches hold a
+// CachedChild per object, which Known reads.
+package apply
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// Child is what the applier needs to know about one kind of child object:
+// where to read it (the cache; live only after a create conflict), how to
+// extract the fields ogx-controller owns, and how to apply and delete it.
+// The manager binds one per kind to its typed client and cache.
+type Child[O metav1.Object, AC any] struct {
+	Kind       string
+	APIVersion string
+	// Metrics counts writes and skipped applies; nil counts nothing.
+	Metrics *metrics.Metrics
+	// Takeover lists the field managers whose ownership is merged into
+	// ours before the first apply (--takeover-field-managers).
+	Takeover []string
+	// Journal notes takeovers for the server's next Event; nil notes none.
+	Journal *events.Journal
+	// Cached reads the child from the cache.
+	Cached func(namespace, name string) (Known[O], error)
+	// SetResourceVersion sets (or, with "", clears) the resourceVersion
+	// precondition of an apply configuration.
+	SetResourceVersion func(ac AC, rv string)
+	// Recent holds what our writes returned until the cache shows it; nil
+	// remembers nothing.
+	Recent *RecentWrites[O]
+	// taken holds the NS/names a create-only apply found taken by an
+	// object the cache cannot show.
+	taken   sync.Map
+	Live    func(ctx context.Context, namespace, name string) (O, error)
+	Extract func(obj O) (AC, error)
+	Apply   func(ctx context.Context, namespace string, ac AC) (O, error)
+	Delete  func(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) error
+	Patch   func(ctx context.Context, namespace, name string, jsonPatch []byte) (O, error)
+}
+
+// AbsentResourceVersion is the resourceVersion precondition of the first
+// write of a child the cache does not show. No stored object has it (etcd
+// numbers the first write 2), so the API server creates the object when the
+// name is free and answers 409 Conflict when anything already holds it,
+// labelled or not. That conflict is the only reason to read live: a new
+// child costs exactly one request, and the ownership guard still sees every
+// object whose name we would take.
+const AbsentResourceVersion = "1"
+
+// readLive reads the object with the child's name from the API server. It is
+// called only after a write was refused with a conflict, because the
+// label-filtered caches cannot show an unlabelled object with that name.
+func (c *Child[O, AC]) readLive(ctx context.Context, namespace, name string) (obj O, found bool, err error) {
+	obj, err = c.Live(ctx, namespace, name)
+	switch {
+	case err == nil:
+		return obj, true, nil
+	case apierrors.IsNotFound(err):
+		return obj, false, nil
+	}
+	return obj, false, fmt.Errorf("reading %s %s/%s: %w", c.Kind, namespace, name, err)
+}
+
+// converge writes desired unless the fields ogx-controller owns in the
+// existing object already equal it (no request at all then). Reads come
+// from the cache; a child the cache does not show is created with one
+// create-only apply, and only when the API server refuses it because the
+// name is taken is the object read live and put through the guard. A name
+// found taken that way is read live directly on later passes (a foreign
+// object keeps failing the guard; one request per retry, not two).
+func (c *Child[O, AC]) Converge(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (events.WriteResult, error) {
+	return c.ConvergeCreating(ctx, owner, name, desired, desired)
+}
+
+// convergeCreating is converge with another object for a create: onCreate
+// is sent when the child does not exist yet, desired otherwise. It serves
+// fields that only the first write may set and that ogx-controller then
+// hands to another owner (the replica count of an autoscaled Deployment,
+// docs/children.md).
+func (c *Child[O, AC]) ConvergeCreating(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired, onCreate AC) (events.WriteResult, error) {
+	cached, err := c.Cached(owner.Namespace, name)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return "", fmt.Errorf("reading %s %s/%s from cache: %w", c.Kind, owner.Namespace, name, err)
+	}
+	if existing, found := c.Newer(owner.Namespace, name, cached, err == nil); found {
+		return c.update(ctx, owner, name, existing, desired, false)
+	}
+	key := recentKey(owner.Namespace, name)
+	_, taken := c.taken.Load(key)
+	preconditionRefused := false
+	if !taken {
+		conflict, err := c.create(ctx, owner, name, onCreate)
+		switch {
+		case err == nil:
+			return events.Created, nil
+		case conflict:
+			c.taken.Store(key, true)
+		case isResourceVersionOnCreateRefused(err):
+			// An API server that refuses a resourceVersion on an apply
+			// that creates: read first, as before create-only applies.
+			preconditionRefused = true
+		default:
+			return "", err
+		}
+	}
+	// The name is taken by an object the cache cannot show (unlabelled, or
+	// the cache is behind): look at it and decide as for a cached one.
+	live, found, err := c.readLive(ctx, owner.Namespace, name)
+	if err != nil {
+		return "", err
+	}
+	if !found {
+		c.taken.Delete(key)
+		if preconditionRefused {
+			return c.createUnconditionally(ctx, owner, name, onCreate)
+		}
+		// Deleted in between: the next pass (from its delete event, or this
+		// retry) creates it.
+		return "", fmt.Errorf("%s %s/%s vanished after a create conflict; retrying", c.Kind, owner.Namespace, name)
+	}
+	res, err := c.update(ctx, owner, name, Known[O]{Obj: live}, desired, true)
+	if err == nil {
+		// Ours now, and labelled: the cache shows it from here on.
+		c.taken.Delete(key)
+	}
+	return res, err
+}
+
+// create sends the create-only apply. conflict reports that the API server
+// refused it because an object with the name exists.
+func (c *Child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (conflict bool, err error) {
+	c.SetResourceVersion(desired, AbsentResourceVersion)
+	defer c.SetResourceVersion(desired, "")
+	out, err := c.Apply(ctx, owner.Namespace, desired)
+	if err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+			return true, err
+		}
+		if isResourceVersionOnCreateRefused(err) {
+			return false, err
+		}
+		return false, ClassifyWriteError(c.Kind, name, err)
+	}
+	c.Recent.Remember(out)
+	klog.FromContext(ctx).Info("Applied child", "kind", c.Kind, "name", name, "result", events.Created)
+	return false, nil
+}
+
+// createUnconditionally applies desired without a precondition, after a
+// live read found no object with the name.
+func (c *Child[O, AC]) createUnconditionally(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (events.WriteResult, error) {
+	out, err := c.Apply(ctx, owner.Namespace, desired)
+	if err != nil {
+		return "", ClassifyWriteError(c.Kind, name, err)
+	}
+	c.Recent.Remember(out)
+	klog.FromContext(ctx).Info("Applied child", "kind", c.Kind, "name", name, "result", events.Created)
+	return events.Created, nil
+}
+
+// update checks that an existing object may be written, takes it over from
+// the upstream operator if needed and applies desired when what we own
+// differs from it. With pinned, the apply carries the resourceVersion of
+// existing as a precondition: the guard's verdict on a live read holds only
+// for that version.
+func (c *Child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, existing Known[O], desired AC, pinned bool) (events.WriteResult, error) {
+	logger := klog.FromContext(ctx)
+	if err := Guard(owner, c.Kind, existing.Obj); err != nil {
+		return "", err
+	}
+	existing, err := c.TakeOverKnown(ctx, owner, existing)
+	if err != nil {
+		return "", err
+	}
+	owned, err := c.ownedDigest(existing)
+	if err != nil {
+		return "", fmt.Errorf("extracting owned fields of %s %s: %w", c.Kind, name, err)
+	}
+	want, err := DigestOf(desired)
+	if err != nil {
+		return "", err
+	}
+	if owned == want {
+		c.Metrics.CountApplySkipped(c.Kind)
+		logger.V(4).Info("Apply skipped: no change", "kind", c.Kind, "name", name)
+		return events.Skipped, nil
+	}
+	if logger.V(4).Enabled() {
+		c.logDiff(ctx, owner.Namespace, name, desired)
+	}
+	if pinned {
+		c.SetResourceVersion(desired, existing.Obj.GetResourceVersion())
+		defer c.SetResourceVersion(desired, "")
+	}
+	out, err := c.Apply(ctx, owner.Namespace, desired)
+	if err != nil {
+		return "", ClassifyWriteError(c.Kind, name, err)
+	}
+	c.Recent.Remember(out)
+	logger.Info("Applied child", "kind", c.Kind, "name", name, "result", events.Updated)
+	return events.Updated, nil
+}
+
+// ownedDigest is the digest of the fields ogx-controller owns in k: the
+// cache's, else extracted from the whole object.
+func (c *Child[O, AC]) ownedDigest(k Known[O]) (string, error) {
+	if k.Digest != "" {
+		return k.Digest, nil
+	}
+	owned, err := c.Extract(k.Obj)
+	if err != nil {
+		return "", err
+	}
+	return DigestOf(owned)
+}
+
+// remove deletes the child when it exists and is controlled by this
+// OGXServer, with a UID precondition; anything else is left alone.
+func (c *Child[O, AC]) Remove(ctx context.Context, owner *ogxv1beta1.OGXServer, name string) (events.WriteResult, error) {
+	cached, err := c.Cached(owner.Namespace, name)
+	if apierrors.IsNotFound(err) {
+		return events.Absent, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	existing := cached.Obj
+	ref := metav1.GetControllerOfNoCopy(existing)
+	if ref == nil || ref.UID != owner.UID {
+		return events.Absent, nil
+	}
+	uid := existing.GetUID()
+	err = c.Delete(ctx, owner.Namespace, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	switch {
+	case apierrors.IsNotFound(err):
+		return events.Absent, nil
+	case err != nil:
+		return "", ClassifyWriteError(c.Kind, name, err)
+	}
+	c.Recent.Observe(existing, true)
+	klog.FromContext(ctx).Info("Deleted child", "kind", c.Kind, "name", name)
+	return events.Deleted, nil
+}
+
+// applyOptions are the options of every server-side apply.
+func ApplyOptions() metav1.ApplyOptions {
+	return metav1.ApplyOptions{FieldManager: render.FieldManager, Force: true}
+}
+
+// observe is the informer hook of recent: it runs for every event of the
+// kind before the event enqueues any key.
+func (c *Child[O, AC]) Observe(obj metav1.Object, deleted bool) { c.Recent.Observe(obj, deleted) }
+
+// known is a child as ogx-controller last knew it: from the cache
+// (trimmed, with the digest of the fields it owns; see CachedChild) or from
+// the answer to one of our writes or a live read (whole, digest empty).
+type Known[O metav1.Object] struct {
+	Obj          O
+	Digest       string
+	OwnsReplicas bool
+}
+
+// current returns the object with the child's name as ogx-controller last
+// knew it: the cache, or our own newer write the cache has not delivered
+// yet. The status controller reads children through it, so it never reports
+// a child missing or stale that a controller has just written.
+func (c *Child[O, AC]) Current(namespace, name string) (Known[O], bool) {
+	cached, err := c.Cached(namespace, name)
+	return c.Newer(namespace, name, cached, err == nil)
+}
+
+// newer returns our own write of the child when it is newer than cached
+// (found false: the cache does not hold it), else cached.
+func (c *Child[O, AC]) Newer(namespace, name string, cached Known[O], found bool) (Known[O], bool) {
+	obj, ok := c.Recent.Newer(namespace, name, cached.Obj, found)
+	switch {
+	case !ok:
+		return Known[O]{}, false
+	case found && obj.GetResourceVersion() == cached.Obj.GetResourceVersion():
+		return cached, true
+	}
+	return Known[O]{Obj: obj}, true
+}
+
+// takeOverKnown is takeOver on a known child: an object it patched is
+// known whole.
+func (c *Child[O, AC]) TakeOverKnown(ctx context.Context, owner *ogxv1beta1.OGXServer, k Known[O]) (Known[O], error) {
+	obj, err := c.TakeOver(ctx, owner, k.Obj)
+	if err != nil {
+		return k, err
+	}
+	if any(obj) != any(k.Obj) {
+		return Known[O]{Obj: obj}, nil
+	}
+	return k, nil
+}
+
+// SetTypedResourceVersion sets the resourceVersion of a generated apply
+// configuration, or removes it with "". Every generated apply configuration
+// embeds *ObjectMetaApplyConfiguration, but Go offers no generic access to
+// an embedded field, and the kinds' own WithResourceVersion cannot unset it.
+func SetTypedResourceVersion(ac any, rv string) {
+	v := reflect.ValueOf(ac)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	f := v.Elem().FieldByName("ObjectMetaApplyConfiguration")
+	if !f.IsValid() || f.Kind() != reflect.Pointer {
+		return
+	}
+	if f.IsNil() {
+		if rv == "" {
+			return
+		}
+		f.Set(reflect.New(f.Type().Elem()))
+	}
+	meta, ok := f.Interface().(*metav1ac.ObjectMetaApplyConfiguration)
+	if !ok {
+		return
+	}
+	if rv == "" {
+		meta.ResourceVersion = nil
+		return
+	}
+	meta.ResourceVersion = &rv
+}
