@@ -125,7 +125,7 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	fs.IntVar(&o.statusWorkers, "status-workers", 16, "workers of the status controller")
 	// The caches are most of the heap and change little once a fleet has
 	// converged, so a lower collection target costs little CPU and keeps
-	// the heap closer to what is live (docs/performance.md, Profiles).
+	// the heap closer to what is live (docs/performance.md, Client limits and workers).
 	fs.IntVar(&o.gcPercent, "gc-percent", 50,
 		"garbage collection target (Go's GOGC: the heap grows this many percent over the live heap between collections); the GOGC environment variable, when set, wins")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "cluster DNS suffix")

@@ -68,13 +68,15 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 	return c
 }
 
-// watches: status is computed again on events of every kind that shows in
-// status (docs/status.md): the children, PVCs adopted or not, the pods of
-// the Deployment and the ConfigMaps and Secrets it reads. ServiceAccounts
-// and RoleBindings do not show.
+// watches: status is computed again on events of every kind it reads
+// (status_gather.go, docs/status.md): the Deployment, Service and Ingress,
+// PVCs adopted or not, the Deployment's pods and the ConfigMaps and Secrets
+// it reads. The other children do not show in status: what their
+// controllers do reaches status through the per-server record (an outcome,
+// a journaled write), so their own events need no status pass.
 func (c *StatusController) watches(w *watchSources) []watchEntry {
 	return watchesOf(c.Enqueue, w.deployments, w.services, w.pvcs, w.pods, w.adoptedPVCs,
-		w.networkPolicies, w.ingresses, w.hpas, w.pdbs, w.configMaps, w.secrets)
+		w.ingresses, w.configMaps, w.secrets)
 }
 
 // latest returns the newer of the cached object and our last write.

@@ -223,8 +223,8 @@ func TestDeclaredWatches(t *testing.T) {
 		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"}, "RoleBinding": {"deployment"},
 		"Service": {"service", "deployment", "status"}, "PVC": {"pvc", "deployment", "status"}, "Pod": {"status"},
 		"adopted PVC": {"pvc", "deployment", "status"}, "adopted Service": {"service"},
-		"adopted Ingress": {"ingress"}, "NetworkPolicy": {"networkpolicy", "status"},
-		"Ingress": {"ingress", "status"}, "HPA": {"hpa", "status"}, "PDB": {"pdb", "status"},
+		"adopted Ingress": {"ingress"}, "NetworkPolicy": {"networkpolicy"},
+		"Ingress": {"ingress", "status"}, "HPA": {"hpa"}, "PDB": {"pdb"},
 		"ConfigMap": {"configmap", "deployment", "status"}, "Secret": {"configmap", "deployment", "monitoring", "status"},
 	}
 	if d := cmp.Diff(want, got); d != "" {

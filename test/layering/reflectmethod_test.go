@@ -20,7 +20,7 @@ import (
 // informer of every API group and every apply configuration. That made
 // the binary half as large again (text 31 MB instead of 20) and its
 // resident memory at idle too (63 MiB instead of 41), with no code of ours changed; a diff library used
-// to log one debug line was the cause (docs/performance.md, Profiles).
+// to log one debug line was the cause (docs/performance.md, Memory).
 func TestBinaryKeepsDeadMethodElimination(t *testing.T) {
 	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", os.DevNull, module+"cmd/ogx-controller")
 	var deps bytes.Buffer

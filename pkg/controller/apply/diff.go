@@ -39,7 +39,7 @@ func (c *Child[O, AC]) logDiff(ctx context.Context, namespace, name string, desi
 // general-purpose ones walk method sets through reflection, and linking
 // such a call makes the Go linker keep every exported method of every type
 // that reaches an interface: half again the binary's text and its idle
-// resident memory (docs/performance.md, Profiles).
+// resident memory (docs/performance.md, Memory).
 func jsonDiff(a, b any) string {
 	from, to := jsonLeaves(a), jsonLeaves(b)
 	paths := make([]string, 0, len(from)+len(to))
