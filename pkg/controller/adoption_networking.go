@@ -100,7 +100,7 @@ func classifyWriteErrorOrNil(kind, name string, err error) error {
 // records no second one. With nothing adopted nothing is reported; status
 // keeps showing a released state by itself (adoptedConditions).
 func releaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXServer, kind string, cached []O,
-	del func(context.Context, string, metav1.DeleteOptions) error, events *events.Sink) ([]metav1.Condition, error) {
+	del func(context.Context, string, metav1.DeleteOptions) error, sink *events.Sink) ([]metav1.Condition, error) {
 	released, found := false, false
 	for _, o := range cached {
 		if !adoptedBy(o, s) {
@@ -120,7 +120,7 @@ func releaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXSe
 		return nil, nil
 	}
 	if released {
-		events.Normal(s, "NetworkingReleased", "Released adopted "+kind)
+		sink.Normal(s, "NetworkingReleased", "Released adopted "+kind)
 	}
 	return networkingReleased(), nil
 }

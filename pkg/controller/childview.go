@@ -21,7 +21,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// The child caches hold a apply.CachedChild per child, not the whole object. The
+// The child caches hold an apply.CachedChild per child, not the whole object. The
 // applier compares only the fields ogx-controller owns with what it would
 // apply, so the cache transform computes that comparison's input once, as
 // a digest, from the whole object's managedFields and values, and keeps
@@ -57,7 +57,7 @@ type childView struct {
 
 func (v childView) transform(obj any) (any, error) {
 	// client-go may hand an object to the transform again (the streaming
-	// list of the WatchListClient feature does): a apply.CachedChild is returned
+	// list of the WatchListClient feature does): an apply.CachedChild is returned
 	// as it is.
 	if _, done := obj.(*apply.CachedChild); done {
 		return obj, nil
@@ -202,7 +202,7 @@ func setViewMeta(view, from metav1.Object, labels *mapSharer) {
 }
 
 // ownsReplicas reports whether ogx-controller owns spec.replicas of d, a
-// Deployment as last known (see known).
+// Deployment as last known (apply.Known).
 func ownsReplicas(d apply.Known[*appsv1.Deployment]) (bool, error) {
 	if d.Digest != "" {
 		return d.OwnsReplicas, nil

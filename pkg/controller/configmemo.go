@@ -68,18 +68,29 @@ func (m *configMemo) current(uid types.UID, generation int64) (resolve.Generated
 // last puts the older base back for a moment; the change's informer event
 // queued that pass's controller again while it ran, and the workqueue runs
 // it once more afterwards, on the new base, which puts that back.
-func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg resolve.GeneratedConfig) {
+//
+// For the same generation and base the first config put wins and put
+// returns it: two controllers that generated at once (after a restart, or
+// with a tag that moved between their two registry reads) then both use one
+// config, so the deployment controller never waits for a ConfigMap the
+// configmap controller did not write.
+func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg resolve.GeneratedConfig) resolve.GeneratedConfig {
 	var changed bool
+	kept := cfg
 	m.Update(uid, func(e memoEntry, ok bool) (memoEntry, bool) {
-		if ok && e.key.generation > key.generation {
+		if ok && (e.key.generation > key.generation || e.key == key) {
+			if e.key == key {
+				kept = e.cfg
+			}
 			return e, true
 		}
-		changed = !ok || e.key != key
+		changed = true
 		return memoEntry{key: key, cfg: cfg}, true
 	})
 	if changed {
 		m.record.Changed(serverKey)
 	}
+	return kept
 }
 
 // Generated implements resolve.Memo: generate runs only when the memo has
@@ -93,6 +104,5 @@ func (m *configMemo) Generated(s *ogxv1beta1.OGXServer, base string, generate fu
 	if err != nil {
 		return resolve.GeneratedConfig{}, err
 	}
-	m.put(s.UID, Key(s.Namespace, s.Name), key, g)
-	return g, nil
+	return m.put(s.UID, Key(s.Namespace, s.Name), key, g), nil
 }

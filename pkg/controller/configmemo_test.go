@@ -161,3 +161,22 @@ func TestKeepReportedConfigOnlyForTheSameSource(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigMemoFirstPutWins: two controllers that generated the same
+// generation and base at once get the first config put, so they never
+// disagree on the ConfigMap's name.
+func TestConfigMemoFirstPutWins(t *testing.T) {
+	m := newConfigMemo(record.New())
+	key := memoKey{generation: 1, base: "image:tag"}
+	first := m.put("u", "ns/s", key, resolve.GeneratedConfig{Hash: "a"})
+	second := m.put("u", "ns/s", key, resolve.GeneratedConfig{Hash: "b"})
+	if first.Hash != "a" || second.Hash != "a" {
+		t.Errorf("puts returned %q and %q, want the first config twice", first.Hash, second.Hash)
+	}
+	s := &ogxv1beta1.OGXServer{}
+	s.UID, s.Generation = "u", 1
+	g, err := m.Generated(s, "image:tag", func() (resolve.GeneratedConfig, error) { return resolve.GeneratedConfig{Hash: "c"}, nil })
+	if err != nil || g.Hash != "a" {
+		t.Errorf("Generated = %q, %v; want the stored config", g.Hash, err)
+	}
+}

@@ -185,12 +185,12 @@ func withDefaults(opts Options, kube kubernetes.Interface) Options {
 // records the children's takeovers.
 func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *Caches, opts Options) deps {
 	records := record.New()
-	events := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
+	sink := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
 	return deps{
-		events: events, specs: newSpecMemo(records), records: records,
+		events: sink, specs: newSpecMemo(records), records: records,
 		kube: kube, ogx: ogx, caches: caches, opts: opts,
 		board:    NewOutcomeBoard(records),
-		children: newChildren(kube, caches, opts.TakeoverManagers, events.Journal()),
+		children: newChildren(kube, caches, opts.TakeoverManagers, sink.Journal()),
 		resolver: newResolver(caches, kube, opts, records),
 	}
 }

@@ -122,17 +122,6 @@ func (b *OutcomeBoard) RecordCause(key string, uid types.UID, controller string,
 	return changed, changed && newCause
 }
 
-// Outcome returns one controller's outcome for uid, if it has recorded one.
-func (b *OutcomeBoard) Outcome(uid types.UID, controller string) (Outcome, bool) {
-	list, _ := b.outcomes.Get(uid)
-	for _, r := range list {
-		if r.controller == controller {
-			return r.Outcome, true
-		}
-	}
-	return Outcome{}, false
-}
-
 // Get returns a copy of the outcomes recorded for uid.
 func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
 	var out map[string]Outcome

@@ -4,14 +4,17 @@ package controller
 // after its Service (DeploymentController.serviceFirst).
 
 import (
+	"sync/atomic"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
 
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 )
 
@@ -71,7 +74,12 @@ func drainQueue(q *worker.Runner) {
 func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, nil, s)
+	var refusing atomic.Bool
+	refusing.Store(true)
 	e.kube.PrependReactor("patch", "services", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if !refusing.Load() {
+			return false, nil, nil
+		}
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, sfName+"-service", nil)
 	})
 	for _, c := range e.m.childControllers {
@@ -91,9 +99,30 @@ func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	if len(e.ogxWrites()) == 0 {
-		t.Fatal("status waited for the deferred deployment controller; want the Service failure written")
+	got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	ready := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionReady)
+	svc := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionServiceReady)
+	if got.Status.Phase != ogxv1beta1.PhaseFailed || ready == nil || ready.Reason != ogxv1beta1.ReasonApplyFailed ||
+		svc == nil || svc.Status != metav1.ConditionFalse {
+		t.Fatalf("status = phase %q, Ready %+v, ServiceReady %+v; want Failed with ApplyFailed and ServiceReady False",
+			got.Status.Phase, ready, svc)
+	}
+
+	// Once the Service can be created, its add event starts the pass that
+	// creates the Deployment.
+	refusing.Store(false)
+	drainQueue(e.m.deployment.Runner)
+	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+		t.Fatal(err)
+	}
+	e.waitCaught()
+	if n := e.m.deployment.Queue().Len(); n != 1 {
+		t.Fatalf("deployment queue holds %d keys after the Service was created, want 1", n)
+	}
+	expectDeploymentCreated(t, e, "after the Service was no longer refused")
 }
 
 // expectDeploymentCreated runs a Deployment pass that must not be deferred

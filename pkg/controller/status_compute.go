@@ -83,14 +83,15 @@ func computeStatus(in statusInputs) statusResult {
 // before the phase may change (after a restart the board starts empty).
 // One exception: a new server's deployment controller reports nothing
 // until the Service exists (DeploymentController.serviceFirst), so while
-// the service controller reports a failure of this generation, status shows
-// that failure rather than wait for a Service that may never come.
+// there is no Deployment and the service controller's pass of this
+// generation did not end OK (a failure, or a wait), status shows that
+// rather than wait for a Service that may never come.
 func boardComplete(in statusInputs) bool {
 	if in.server.DeletionTimestamp != nil {
 		return true
 	}
 	for _, name := range in.controllers {
-		if _, ok := in.outcomes[name]; !ok && !(name == deploymentControllerName && serviceFailed(in)) {
+		if _, ok := in.outcomes[name]; !ok && !(name == deploymentControllerName && in.deployment == nil && serviceFailed(in)) {
 			return false
 		}
 	}

@@ -166,3 +166,42 @@ func scRun(t *testing.T, cases []scCase) {
 		})
 	}
 }
+
+// TestBoardCompleteExcusesOnlyADeferredDeployment: status does not wait for
+// the deployment controller's first outcome only while there is no
+// Deployment and the service controller's pass of this generation did not
+// end OK (DeploymentController.serviceFirst defers until the Service
+// exists); in every other case a missing outcome keeps status waiting.
+func TestBoardCompleteExcusesOnlyADeferredDeployment(t *testing.T) {
+	refused := func(gen int64) Outcome {
+		return Outcome{Generation: gen, Class: OutcomeTransient, Message: "refused"}
+	}
+	for _, tc := range []struct {
+		name       string
+		deployment bool
+		service    *Outcome
+		want       bool
+	}{
+		{"service failed this generation, no Deployment", false, ptrOutcome(refused(scGen)), true},
+		{"service failed an older generation", false, ptrOutcome(refused(scGen - 1)), false},
+		{"service OK, Deployment not created yet", false, ptrOutcome(scOK(scGen)), false},
+		{"service not reported", false, nil, false},
+		{"service failed, but the Deployment exists (after a restart)", true, ptrOutcome(refused(scGen)), false},
+	} {
+		in := scInputs(func(in *statusInputs) {
+			delete(in.outcomes, deploymentControllerName)
+			delete(in.outcomes, serviceControllerName)
+			if tc.service != nil {
+				in.outcomes[serviceControllerName] = *tc.service
+			}
+			if !tc.deployment {
+				in.deployment = nil
+			}
+		})
+		if got := boardComplete(in); got != tc.want {
+			t.Errorf("%s: boardComplete = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func ptrOutcome(o Outcome) *Outcome { return &o }

@@ -27,6 +27,6 @@ func (m *Manager) sweep(ctx context.Context) {
 	live := m.caches.hasServer
 	n := m.records.Sweep(live)
 	if n > 0 {
-		klog.FromContext(ctx).V(2).Info("Dropped the state of deleted servers", "entries", n)
+		klog.FromContext(ctx).V(2).Info("Dropped the state of deleted servers", "servers", n)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -252,4 +253,26 @@ func drained(q *worker.Runner, key string) bool {
 		q.Queue().Done(k)
 	}
 	return found
+}
+
+// TestHandlerUnwrapsCachedChildren: the child caches hand out
+// apply.CachedChild, also inside a delete tombstone; the handler maps its
+// object, and the applier's recent-writes hook sees the deletion.
+func TestHandlerUnwrapsCachedChildren(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: controlled(sfNamespace, "demo-service", "ogx.io/v1beta1", "OGXServer", "demo", true)}
+	cached := &apply.CachedChild{Object: svc, OwnedDigest: "d"}
+	var keys []string
+	var observed []string
+	h := observing(func(m metav1.Object, deleted bool) {
+		observed = append(observed, fmt.Sprintf("%s deleted=%v", m.GetName(), deleted))
+	},
+		handler(byOwner, nil, func(k string) { keys = append(keys, k) }))
+	h.OnAdd(cached, false)
+	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "team-a/demo-service", Obj: cached})
+	if d := cmp.Diff([]string{"team-a/demo", "team-a/demo"}, keys); d != "" {
+		t.Errorf("keys (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"demo-service deleted=false", "demo-service deleted=true"}, observed); d != "" {
+		t.Errorf("observed (-want +got):\n%s", d)
+	}
 }

@@ -32,8 +32,8 @@ var layers = []struct {
 	// The legacy migration, and the resolver of an OGXServer's inputs
 	// shared by the controllers and render.
 	{3, []string{"pkg/migrate", "pkg/resolve"}},
-	// The controllers' shared mechanism: the per-server record and the
-	// worker loop. They know no controller.
+	// The controllers' shared mechanism: the per-server record, the worker
+	// loop, Events and the applier. They know no controller.
 	{4, []string{"pkg/controller/record", "pkg/controller/worker", "pkg/controller/events", "pkg/controller/apply"}},
 	// The controllers.
 	{5, []string{"pkg/controller"}},

@@ -13,7 +13,8 @@ import (
 // CachedChild is what a child cache holds for one child.
 type CachedChild struct {
 	metav1.TypeMeta
-	// Object is the child, trimmed (see above) unless OwnedDigest is empty.
+	// Object is the child, trimmed to what its readers use (the child caches
+	// decide what) unless OwnedDigest is empty.
 	Object ChildObject
 	// OwnedDigest is DigestOf the fields ogx-controller owns in the whole
 	// object; empty when Object is whole.

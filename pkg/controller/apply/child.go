@@ -81,7 +81,7 @@ func (c *Child[O, AC]) readLive(ctx context.Context, namespace, name string) (ob
 	return obj, false, fmt.Errorf("reading %s %s/%s: %w", c.Kind, namespace, name, err)
 }
 
-// converge writes desired unless the fields ogx-controller owns in the
+// Converge writes desired unless the fields ogx-controller owns in the
 // existing object already equal it (no request at all then). Reads come
 // from the cache; a child the cache does not show is created with one
 // create-only apply, and only when the API server refuses it because the
@@ -92,7 +92,7 @@ func (c *Child[O, AC]) Converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 	return c.ConvergeCreating(ctx, owner, name, desired, desired)
 }
 
-// convergeCreating is converge with another object for a create: onCreate
+// ConvergeCreating is converge with another object for a create: onCreate
 // is sent when the child does not exist yet, desired otherwise. It serves
 // fields that only the first write may set and that ogx-controller then
 // hands to another owner (the replica count of an autoscaled Deployment,
@@ -234,7 +234,7 @@ func (c *Child[O, AC]) ownedDigest(k Known[O]) (string, error) {
 	return DigestOf(owned)
 }
 
-// remove deletes the child when it exists and is controlled by this
+// Remove deletes the child when it exists and is controlled by this
 // OGXServer, with a UID precondition; anything else is left alone.
 func (c *Child[O, AC]) Remove(ctx context.Context, owner *ogxv1beta1.OGXServer, name string) (events.WriteResult, error) {
 	cached, err := c.Cached(owner.Namespace, name)
@@ -262,16 +262,16 @@ func (c *Child[O, AC]) Remove(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	return events.Deleted, nil
 }
 
-// applyOptions are the options of every server-side apply.
+// ApplyOptions are the options of every server-side apply.
 func ApplyOptions() metav1.ApplyOptions {
 	return metav1.ApplyOptions{FieldManager: render.FieldManager, Force: true}
 }
 
-// observe is the informer hook of recent: it runs for every event of the
+// Observe is the informer hook of recent: it runs for every event of the
 // kind before the event enqueues any key.
 func (c *Child[O, AC]) Observe(obj metav1.Object, deleted bool) { c.Recent.Observe(obj, deleted) }
 
-// known is a child as ogx-controller last knew it: from the cache
+// Known is a child as ogx-controller last knew it: from the cache
 // (trimmed, with the digest of the fields it owns; see CachedChild) or from
 // the answer to one of our writes or a live read (whole, digest empty).
 type Known[O metav1.Object] struct {
@@ -280,7 +280,7 @@ type Known[O metav1.Object] struct {
 	OwnsReplicas bool
 }
 
-// current returns the object with the child's name as ogx-controller last
+// Current returns the object with the child's name as ogx-controller last
 // knew it: the cache, or our own newer write the cache has not delivered
 // yet. The status controller reads children through it, so it never reports
 // a child missing or stale that a controller has just written.
@@ -289,7 +289,7 @@ func (c *Child[O, AC]) Current(namespace, name string) (Known[O], bool) {
 	return c.Newer(namespace, name, cached, err == nil)
 }
 
-// newer returns our own write of the child when it is newer than cached
+// Newer returns our own write of the child when it is newer than cached
 // (found false: the cache does not hold it), else cached.
 func (c *Child[O, AC]) Newer(namespace, name string, cached Known[O], found bool) (Known[O], bool) {
 	obj, ok := c.Recent.Newer(namespace, name, cached.Obj, found)
@@ -302,7 +302,7 @@ func (c *Child[O, AC]) Newer(namespace, name string, cached Known[O], found bool
 	return Known[O]{Obj: obj}, true
 }
 
-// takeOverKnown is takeOver on a known child: an object it patched is
+// TakeOverKnown is takeOver on a known child: an object it patched is
 // known whole.
 func (c *Child[O, AC]) TakeOverKnown(ctx context.Context, owner *ogxv1beta1.OGXServer, k Known[O]) (Known[O], error) {
 	obj, err := c.TakeOver(ctx, owner, k.Obj)

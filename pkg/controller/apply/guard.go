@@ -12,7 +12,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// guard applies the ownership rules to an existing object with the child's
+// Guard applies the ownership rules to an existing object with the child's
 // name: nil means ogx-controller may write it.
 func Guard(owner *ogxv1beta1.OGXServer, kind string, obj metav1.Object) error {
 	ref := metav1.GetControllerOfNoCopy(obj)

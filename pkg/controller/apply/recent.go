@@ -50,7 +50,7 @@ func NewRecentWrites[O metav1.Object]() *RecentWrites[O] {
 
 func recentKey(namespace, name string) string { return namespace + "/" + name }
 
-// remember records the object a write returned, unless the informer has
+// Remember records the object a write returned, unless the informer has
 // already reported it deleted.
 func (r *RecentWrites[O]) Remember(obj O) {
 	if r == nil {
@@ -79,7 +79,7 @@ func (r *RecentWrites[O]) pruneLocked(now time.Time) {
 	}
 }
 
-// newer returns the remembered object when it is newer than cached (or
+// Newer returns the remembered object when it is newer than cached (or
 // cached is absent, found false).
 func (r *RecentWrites[O]) Newer(namespace, name string, cached O, found bool) (O, bool) {
 	if r == nil {
@@ -99,7 +99,7 @@ func (r *RecentWrites[O]) Newer(namespace, name string, cached O, found bool) (O
 	return w.Obj, true
 }
 
-// observe drops the entry an informer event supersedes: a deletion, or a
+// Observe drops the entry an informer event supersedes: a deletion, or a
 // version at least as new as the one remembered. A deletion is kept as a
 // tombstone for remember.
 func (r *RecentWrites[O]) Observe(obj metav1.Object, deleted bool) {

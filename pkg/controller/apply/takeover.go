@@ -67,7 +67,7 @@ func TakeoverPatch(obj metav1.Object, apiVersion string, managers []string, subr
 	})
 }
 
-// takeOver merges the field ownership of the upstream operator's managers
+// TakeOver merges the field ownership of the upstream operator's managers
 // into ours, once per object: afterwards no listed manager owns anything, so
 // later passes find nothing to do here.
 func (c *Child[O, AC]) TakeOver(ctx context.Context, owner *ogxv1beta1.OGXServer, obj O) (O, error) {

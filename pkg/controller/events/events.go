@@ -123,7 +123,7 @@ func NewSink(instance string, qps float64, burst int, m *metrics.Metrics, r *rec
 		holding: &heldWarnings{Slot: record.NewSlot[map[string]string](r)}}
 }
 
-// start makes the sink accept Events at once, before any worker runs, and
+// Start makes the sink accept Events at once, before any worker runs, and
 // sends them from a goroutine until ctx is done. Only the leader starts it,
 // so followers emit nothing.
 func (e *Sink) Start(ctx context.Context, kube kubernetes.Interface) {
@@ -182,7 +182,7 @@ func (e *Sink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note str
 	}, eventType, reason, action, note)
 }
 
-// emitFor queues an Event regarding any object and reports whether it did:
+// EmitFor queues an Event regarding any object and reports whether it did:
 // it drops the Event when the sink is not sending (not the leader yet), the
 // budget is spent or the queue is full.
 func (e *Sink) EmitFor(regarding corev1.ObjectReference, eventType, reason, action, note string) bool {
@@ -219,13 +219,13 @@ func (e *Sink) EmitFor(regarding corev1.ObjectReference, eventType, reason, acti
 	}
 }
 
-// written notes a child write (Created/Updated/Deleted) in the server's
+// Written notes a child write (Created/Updated/Deleted) in the server's
 // journal; the status controller's next flush reports it.
 func (e *Sink) Written(s *ogxv1beta1.OGXServer, kind, name string, r WriteResult) {
 	e.journal.Add(s.Namespace+"/"+s.Name, s.UID, kind, name, r)
 }
 
-// flush records at most one Event for a status pass: the phase transition
+// Flush records at most one Event for a status pass: the phase transition
 // (except a new server's first phase, which is no news, unless it is Ready)
 // together with the child writes journaled since the last flush. While a
 // server is Pending or Initializing its writes wait for the transition that
@@ -257,14 +257,14 @@ func (e *Sink) Flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.Phas
 	e.emit(s, corev1.EventTypeNormal, reason, action, note)
 }
 
-// warnWhile sends a Warning when a condition starts to hold (or holds with
+// WarnWhile sends a Warning when a condition starts to hold (or holds with
 // a new note) and nothing while it keeps holding; holds false ends it, so
 // it is reported again if it comes back.
 func (e *Sink) WarnWhile(s *ogxv1beta1.OGXServer, reason, note string, holds bool) {
 	e.While(s, corev1.EventTypeWarning, reason, note, note, holds)
 }
 
-// while sends an Event when a condition starts to hold or its cause
+// While sends an Event when a condition starts to hold or its cause
 // changes, and nothing while the same cause holds; the note may change
 // (a count) without a new Event. holds false ends the condition.
 func (e *Sink) While(s *ogxv1beta1.OGXServer, eventType, reason, cause, note string, holds bool) {
@@ -278,12 +278,12 @@ func (e *Sink) While(s *ogxv1beta1.OGXServer, eventType, reason, cause, note str
 	}
 }
 
-// warn records a Warning regarding an OGXServer.
+// Warn records a Warning regarding an OGXServer.
 func (e *Sink) Warn(s *ogxv1beta1.OGXServer, reason, note string) {
 	e.emit(s, corev1.EventTypeWarning, reason, "Reconcile", note)
 }
 
-// normal records a Normal event regarding an OGXServer.
+// Normal records a Normal event regarding an OGXServer.
 func (e *Sink) Normal(s *ogxv1beta1.OGXServer, reason, note string) {
 	e.emit(s, corev1.EventTypeNormal, reason, "Reconcile", note)
 }

@@ -39,7 +39,7 @@ func NewJournal(r *record.Store) *Journal {
 	return &Journal{Slot: record.NewSlot[*Entries](r), record: r}
 }
 
-// add notes a write of server key's child; skipped and absent results are
+// Add notes a write of server key's child; skipped and absent results are
 // no news.
 func (j *Journal) Add(key string, uid types.UID, kind, name string, r WriteResult) {
 	if j == nil || (r != Created && r != Updated && r != Deleted && r != TakenOver) {
@@ -59,7 +59,7 @@ func (j *Journal) Add(key string, uid types.UID, kind, name string, r WriteResul
 	j.record.Changed(key)
 }
 
-// take returns and clears a server's entries.
+// Take returns and clears a server's entries.
 func (j *Journal) Take(uid types.UID) Entries {
 	if j == nil {
 		return Entries{}
@@ -76,7 +76,7 @@ func (j *Journal) Take(uid types.UID) Entries {
 
 func (e Entries) Empty() bool { return len(e.lines) == 0 && e.omitted == 0 }
 
-// summary is the reason, action and note of an Event reporting the writes:
+// Summary is the reason, action and note of an Event reporting the writes:
 // "Created ServiceAccount s-sa, Deployment s; updated Service s-service".
 // The reason and action are those of the first write's verb.
 func (e Entries) Summary() (reason, action, note string) {

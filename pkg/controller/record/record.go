@@ -57,7 +57,9 @@ func NewSlot[V any](s *Store) Slot[V] {
 	return Slot[V]{store: s, index: s.slots - 1}
 }
 
-// Get returns uid's value and whether there is one.
+// Get returns uid's value and whether there is one. A map, slice or
+// pointer value is shared with the store, whose Update may change it in
+// place: read such values inside Update instead.
 func (sl Slot[V]) Get(uid types.UID) (V, bool) {
 	sl.store.mu.Lock()
 	defer sl.store.mu.Unlock()
@@ -125,14 +127,21 @@ func (s *Store) Forget(uid types.UID) {
 // Sweep forgets every server that is not live and returns how many it
 // forgot. A pass that was running when its server was deleted may record a
 // value after Forget; without a sweep that value would stay for the life of
-// the process. live must not call the store.
+// the process.
+//
+// live is asked without the store's lock held, so a sweep stalls no pass;
+// a server's UID is never reused, so one found dead stays dead.
 func (s *Store) Sweep(live func(types.UID) bool) int {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
+	uids := make([]types.UID, 0, len(s.servers))
 	for uid := range s.servers {
+		uids = append(uids, uid)
+	}
+	s.mu.Unlock()
+	n := 0
+	for _, uid := range uids {
 		if !live(uid) {
-			delete(s.servers, uid)
+			s.Forget(uid)
 			n++
 		}
 	}

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,5 +96,44 @@ func TestChangedReachesEveryHandler(t *testing.T) {
 	s.Changed("ns/a")
 	if diff := cmp.Diff([]string{"1:ns/a", "2:ns/a"}, got); diff != "" {
 		t.Errorf("handlers (-want +got):\n%s", diff)
+	}
+}
+
+// TestUpdateIsAtomic: concurrent read-modify-writes of one server, through
+// two slots, lose none of them.
+func TestUpdateIsAtomic(t *testing.T) {
+	const workers, each = 8, 200
+	s := New()
+	a, b := NewSlot[int](s), NewSlot[int](s)
+	var wg sync.WaitGroup
+	for i := range workers {
+		sl := a
+		if i%2 == 1 {
+			sl = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				sl.Update("u", func(v int, _ bool) (int, bool) { return v + 1, true })
+			}
+		}()
+	}
+	wg.Wait()
+	va, _ := a.Get("u")
+	vb, _ := b.Get("u")
+	if va+vb != workers*each || va != vb {
+		t.Errorf("after %d updates the values are %d and %d", workers*each, va, vb)
+	}
+}
+
+// TestUpdateNotKeepingAddsNothing: an update that keeps no value, on a
+// server without one, stores no server.
+func TestUpdateNotKeepingAddsNothing(t *testing.T) {
+	s := New()
+	a := NewSlot[int](s)
+	a.Update("u", func(int, bool) (int, bool) { return 0, false })
+	if s.Has("u") || s.Len() != 0 {
+		t.Errorf("an update keeping nothing stored server u (Len %d)", s.Len())
 	}
 }

@@ -1,0 +1,68 @@
+package apply
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+)
+
+// TestCurrentKeepsTheDigestOnlyForTheCachedVersion: the cache's digest
+// describes the cached version alone; our own newer write is known whole,
+// so the applier extracts from it.
+func TestCurrentKeepsTheDigestOnlyForTheCachedVersion(t *testing.T) {
+	sa := func(rv string) *corev1.ServiceAccount {
+		return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "s-sa", Namespace: "ns", UID: "u", ResourceVersion: rv}}
+	}
+	cachedRV := "5"
+	c := &Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{
+		Kind: "ServiceAccount", Recent: NewRecentWrites[*corev1.ServiceAccount](),
+		Cached: func(string, string) (Known[*corev1.ServiceAccount], error) {
+			return Known[*corev1.ServiceAccount]{Obj: sa(cachedRV), Digest: "cached-digest"}, nil
+		},
+	}
+	if k, ok := c.Current("ns", "s-sa"); !ok || k.Digest != "cached-digest" {
+		t.Fatalf("Current without a write = %+v, %v; want the cache's digest", k, ok)
+	}
+	c.Recent.Remember(sa("5"))
+	if k, _ := c.Current("ns", "s-sa"); k.Digest != "cached-digest" {
+		t.Errorf("our write at the cached version: digest %q, want the cache's", k.Digest)
+	}
+	c.Recent.Remember(sa("6"))
+	k, ok := c.Current("ns", "s-sa")
+	if !ok || k.Obj.ResourceVersion != "6" || k.Digest != "" {
+		t.Errorf("our newer write: %+v, %v; want version 6 known whole (no digest)", k, ok)
+	}
+	cachedRV = "7"
+	if k, _ := c.Current("ns", "s-sa"); k.Obj.ResourceVersion != "7" || k.Digest != "cached-digest" {
+		t.Errorf("cache ahead of our write: %+v; want the cache with its digest", k)
+	}
+}
+
+// TestTakeOverKnownDropsTheDigestOfAPatchedObject: without anything to take
+// over the known child is kept as it is; an object the takeover patched is
+// known whole.
+func TestTakeOverKnownDropsTheDigestOfAPatchedObject(t *testing.T) {
+	owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
+	cached := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "s-sa", Namespace: "ns", ResourceVersion: "5",
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "ogx-operator", Operation: metav1.ManagedFieldsOperationUpdate,
+			APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)}}}}}
+	patched := cached.DeepCopy()
+	patched.ResourceVersion = "6"
+	c := &Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{Kind: "ServiceAccount", APIVersion: "v1",
+		Recent: NewRecentWrites[*corev1.ServiceAccount](),
+		Patch:  func(context.Context, string, string, []byte) (*corev1.ServiceAccount, error) { return patched, nil }}
+	k := Known[*corev1.ServiceAccount]{Obj: cached, Digest: "d"}
+	if got, err := c.TakeOverKnown(context.Background(), owner, k); err != nil || got.Digest != "d" || got.Obj != cached {
+		t.Errorf("no takeover managers: %+v, %v; want the known child unchanged", got, err)
+	}
+	c.Takeover = []string{"ogx-operator"}
+	got, err := c.TakeOverKnown(context.Background(), owner, k)
+	if err != nil || got.Obj != patched || got.Digest != "" {
+		t.Errorf("after a takeover patch: %+v, %v; want the patched object, no digest", got, err)
+	}
+}
