@@ -143,7 +143,7 @@ func metaOf(obj any) (metav1.Object, bool) {
 	case metav1.Object:
 		return o, true
 	case metav1.ObjectMetaAccessor:
-		// A apply.CachedChild.
+		// An apply.CachedChild.
 		m := o.GetObjectMeta()
 		return m, m != nil
 	}
