@@ -313,13 +313,7 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 		t.Errorf("invalid spec sent requests:%s", sfDescribe(a))
 	}
 
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
-		t.Fatal(err)
-	}
-	got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := e.syncStatus()
 	ready := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionReady)
 	stalled := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionStalled)
 	if got.Status.Phase != ogxv1beta1.PhaseFailed || ready == nil || ready.Status != metav1.ConditionFalse ||

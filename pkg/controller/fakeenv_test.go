@@ -403,3 +403,17 @@ func (e *sfEnv) renderInputs(s *ogxv1beta1.OGXServer) render.Inputs {
 	}
 	return in
 }
+
+// syncStatus runs one status pass over the server sfKey and returns the
+// server as stored afterwards.
+func (e *sfEnv) syncStatus() *ogxv1beta1.OGXServer {
+	e.tb.Helper()
+	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+		e.tb.Fatal(err)
+	}
+	got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	return got
+}

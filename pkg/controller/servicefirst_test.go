@@ -96,13 +96,7 @@ func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 			t.Fatalf("Deployment written while its Service is refused:%s", sfDescribe(e.kubeWrites()))
 		}
 	}
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
-		t.Fatal(err)
-	}
-	got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := e.syncStatus()
 	ready := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionReady)
 	svc := apimeta.FindStatusCondition(got.Status.Conditions, ogxv1beta1.ConditionServiceReady)
 	if got.Status.Phase != ogxv1beta1.PhaseFailed || ready == nil || ready.Reason != ogxv1beta1.ReasonApplyFailed ||
