@@ -38,15 +38,7 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 		t.Errorf("outcome while deferred = %+v, want none (the pass has not happened)", o)
 	}
 
-	drainQueue(e.m.deployment.Runner)
-	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
-		t.Fatal(err)
-	}
-	e.waitCaught()
-	if n := e.m.deployment.Queue().Len(); n != 1 {
-		t.Fatalf("deployment queue holds %d keys after the Service was created, want 1 (its watch of Services)", n)
-	}
-	expectDeploymentCreated(t, e, "after the Service")
+	expectServiceWakesDeployment(t, e, "after the Service")
 
 	if err := e.kube.CoreV1().Services(sfNamespace).Delete(e.ctx, sfName+"-service", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -108,15 +100,24 @@ func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 	// Once the Service can be created, its add event starts the pass that
 	// creates the Deployment.
 	refusing.Store(false)
+	expectServiceWakesDeployment(t, e, "after the Service was no longer refused")
+}
+
+// expectServiceWakesDeployment runs the service controller's pass, which
+// creates the Service; its add event, which the deployment controller
+// watches, must put the key in that controller's queue, and the next
+// Deployment pass must create the ServiceAccount and the Deployment.
+func expectServiceWakesDeployment(t *testing.T, e *sfEnv, when string) {
+	t.Helper()
 	drainQueue(e.m.deployment.Runner)
 	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	e.waitCaught()
 	if n := e.m.deployment.Queue().Len(); n != 1 {
-		t.Fatalf("deployment queue holds %d keys after the Service was created, want 1", n)
+		t.Fatalf("deployment queue holds %d keys %s, want 1 (its watch of Services)", n, when)
 	}
-	expectDeploymentCreated(t, e, "after the Service was no longer refused")
+	expectDeploymentCreated(t, e, when)
 }
 
 // expectDeploymentCreated runs a Deployment pass that must not be deferred
