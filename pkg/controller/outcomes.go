@@ -126,12 +126,11 @@ func (b *OutcomeBoard) RecordCause(key string, uid types.UID, controller string,
 func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
 	var out map[string]Outcome
 	// Read under the record's lock: RecordCause changes entries in place.
-	b.outcomes.Update(uid, func(list []recordedOutcome, ok bool) ([]recordedOutcome, bool) {
+	b.outcomes.View(uid, func(list []recordedOutcome, _ bool) {
 		out = make(map[string]Outcome, len(list))
 		for _, r := range list {
 			out[r.controller] = r.Outcome
 		}
-		return list, ok
 	})
 	return out
 }
@@ -161,11 +160,10 @@ func (b *OutcomeBoard) SetFacts(key string, uid types.UID, controller string, co
 // Facts returns every condition reported for uid.
 func (b *OutcomeBoard) Facts(uid types.UID) []metav1.Condition {
 	var out []metav1.Condition
-	b.facts.Update(uid, func(m map[string][]metav1.Condition, ok bool) (map[string][]metav1.Condition, bool) {
+	b.facts.View(uid, func(m map[string][]metav1.Condition, _ bool) {
 		for _, name := range slices.Sorted(maps.Keys(m)) {
 			out = append(out, m[name]...)
 		}
-		return m, ok
 	})
 	return out
 }

@@ -59,7 +59,7 @@ func NewSlot[V any](s *Store) Slot[V] {
 
 // Get returns uid's value and whether there is one. A map, slice or
 // pointer value is shared with the store, whose Update may change it in
-// place: read such values inside Update instead.
+// place: read such values inside View instead.
 func (sl Slot[V]) Get(uid types.UID) (V, bool) {
 	sl.store.mu.Lock()
 	defer sl.store.mu.Unlock()
@@ -74,6 +74,15 @@ func (sl Slot[V]) getLocked(uid types.UID) (V, bool) {
 	}
 	v, ok := values[sl.index].(V)
 	return v, ok
+}
+
+// View calls f with uid's value (ok: there is one) under the store's lock,
+// for reading a value that Update changes in place; f must not keep it,
+// change it or call the store.
+func (sl Slot[V]) View(uid types.UID, f func(v V, ok bool)) {
+	sl.store.mu.Lock()
+	defer sl.store.mu.Unlock()
+	f(sl.getLocked(uid))
 }
 
 // Set replaces uid's value.

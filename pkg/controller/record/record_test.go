@@ -137,3 +137,24 @@ func TestUpdateNotKeepingAddsNothing(t *testing.T) {
 		t.Errorf("an update keeping nothing stored server u (Len %d)", s.Len())
 	}
 }
+
+// TestViewReadsWithoutStoring: View sees the value, and a server without
+// one gets no entry from being viewed.
+func TestViewReadsWithoutStoring(t *testing.T) {
+	s := New()
+	a := NewSlot[[]int](s)
+	a.Set("u", []int{1, 2})
+	var got []int
+	a.View("u", func(v []int, ok bool) { got = append(got, v...) })
+	if len(got) != 2 {
+		t.Errorf("View saw %v", got)
+	}
+	a.View("missing", func(v []int, ok bool) {
+		if ok {
+			t.Error("View of a missing server reports a value")
+		}
+	})
+	if s.Has("missing") {
+		t.Error("View stored a server")
+	}
+}
