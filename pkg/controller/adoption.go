@@ -18,6 +18,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -213,7 +214,7 @@ func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer
 
 // cachedAdoptedPVCs are the PVCs of the adopted-PVC cache labelled as
 // adopted for the instance.
-func cachedAdoptedPVCs(caches *Caches, ns, instance string) ([]*corev1.PersistentVolumeClaim, error) {
+func cachedAdoptedPVCs(caches *caches.Caches, ns, instance string) ([]*corev1.PersistentVolumeClaim, error) {
 	sc, err := adoptedScope(caches, ns)
 	if err != nil {
 		return nil, err
@@ -221,7 +222,7 @@ func cachedAdoptedPVCs(caches *Caches, ns, instance string) ([]*corev1.Persisten
 	// The cache holds only PVCs with the adopted-from label, a handful per
 	// namespace at most: filtering them here is cheaper than parsing a
 	// selector on every status pass.
-	all, err := sc.adoptedPVCs.PersistentVolumeClaims(ns).List(labels.Everything())
+	all, err := sc.AdoptedPVCs.PersistentVolumeClaims(ns).List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -143,7 +144,7 @@ func networkingReleased() []metav1.Condition {
 }
 
 // adoptedScope is the scope caching ns, or an error when ns is not watched.
-func adoptedScope(caches *Caches, ns string) (*scope, error) {
+func adoptedScope(caches *caches.Caches, ns string) (*caches.Scope, error) {
 	sc := caches.For(ns)
 	if sc == nil {
 		return nil, fmt.Errorf("namespace %q is not watched", ns)
@@ -155,7 +156,7 @@ func adoptedScope(caches *Caches, ns string) (*scope, error) {
 // selector to change) and releases it when the annotation goes.
 func ingressAdoption(d *deps) func(context.Context, *ogxv1beta1.OGXServer) error {
 	return func(ctx context.Context, s *ogxv1beta1.OGXServer) error {
-		key := Key(s.Namespace, s.Name)
+		key := caches.Key(s.Namespace, s.Name)
 		ings := d.kube.NetworkingV1().Ingresses(s.Namespace)
 		legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
 		if legacy == "" {
@@ -163,7 +164,7 @@ func ingressAdoption(d *deps) func(context.Context, *ogxv1beta1.OGXServer) error
 			if err != nil {
 				return err
 			}
-			cached, err := sc.adoptedIngresses.Ingresses(s.Namespace).List(labels.Everything())
+			cached, err := sc.AdoptedIngresses.Ingresses(s.Namespace).List(labels.Everything())
 			if err != nil {
 				return err
 			}

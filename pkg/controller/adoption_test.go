@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -409,10 +410,10 @@ func TestIngressAdoption(t *testing.T) {
 // hold what the label-selected informers would list from objs: only those
 // labelled ogx.io/adopted-from. The informers are not started; their
 // indexers are filled directly.
-func adoptedCaches(t *testing.T, objs ...runtime.Object) *Caches {
+func adoptedCaches(t *testing.T, objs ...runtime.Object) *caches.Caches {
 	t.Helper()
-	c := NewCaches(kubefake.NewClientset(), ogxfake.NewSimpleClientset(), []string{sfNamespace}, sfOperator, nil, nil)
-	f := c.For(sfNamespace).adoptedFactory
+	c := caches.NewCaches(kubefake.NewClientset(), ogxfake.NewSimpleClientset(), []string{sfNamespace}, sfOperator, nil, nil)
+	f := c.For(sfNamespace).AdoptedFactory
 	for _, o := range objs {
 		var inf cache.SharedIndexInformer
 		switch o.(type) {

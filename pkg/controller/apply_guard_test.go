@@ -30,6 +30,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -277,11 +278,11 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 	s2 := sfServer(sfNamespace, "second", "uid-second", sfWithStorage(""))
 	e2 := newSFEnv(t, Options{}, []runtime.Object{labelled}, s2)
 	// Hide the claim from the cache, as if the informer had not delivered it.
-	sc := e2.m.caches.all
-	if err := sc.childFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().Delete(labelled); err != nil {
+	sc := e2.m.caches.For(sfNamespace)
+	if err := sc.ChildFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().Delete(labelled); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e2.m.pvc.syncKey(e2.ctx, Key(sfNamespace, "second")); err != nil {
+	if _, err := e2.m.pvc.syncKey(e2.ctx, caches.Key(sfNamespace, "second")); err != nil {
 		t.Errorf("labelled claim missing from the cache: err %v, want nil", err)
 	}
 	if o, _ := e2.outcome(s2, "pvc"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -12,6 +11,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -33,25 +33,25 @@ type childController struct {
 	// specs shares the validator's verdict per generation between the child
 	// controllers; nil validates on every pass.
 	specs     *specMemo
-	caches    *Caches
+	caches    *caches.Caches
 	board     *OutcomeBoard
 	reconcile reconcileFunc
 	// watched names the sources whose events start its passes; each
 	// controller declares them in its own file (watches.go).
-	watched func(*watchSources) []*watchSource
+	watched func(*caches.Sources) []*caches.Source
 }
 
 // watches are the entries that enqueue into this controller.
-func (c *childController) watches(w *watchSources) []watchEntry {
+func (c *childController) watches(w *caches.Sources) []caches.Watch {
 	if c.watched == nil {
 		return nil
 	}
-	return watchesOf(c.Enqueue, c.watched(w)...)
+	return caches.WatchesOf(c.Enqueue, c.watched(w)...)
 }
 
-func newChildController(name string, caches *Caches, board *OutcomeBoard, reconcile reconcileFunc) *childController {
+func newChildController(name string, caches *caches.Caches, board *OutcomeBoard, reconcile reconcileFunc) *childController {
 	c := &childController{caches: caches, board: board, reconcile: reconcile}
-	c.Runner = worker.NewRunner(name, c.syncKey, caches.metrics)
+	c.Runner = worker.NewRunner(name, c.syncKey, caches.Metrics)
 	return c
 }
 
@@ -133,9 +133,4 @@ func specErrorsEvent(errs field.ErrorList) string {
 		}
 	}
 	return resolve.EventUnknownDistribution
-}
-
-// Key returns the workqueue key of an OGXServer.
-func Key(namespace, name string) string {
-	return fmt.Sprintf("%s/%s", namespace, name)
 }

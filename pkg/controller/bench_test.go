@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 )
 
 const benchFleetSize = 1000
@@ -93,7 +94,7 @@ func newBenchFleet(tb testing.TB, n int) *benchFleet {
 		ns := fmt.Sprintf("bench-%d", i%namespaces)
 		name := fmt.Sprintf("server-%04d", i)
 		servers[i] = sfServer(ns, name, types.UID(fmt.Sprintf("uid-%04d", i)), func(s *ogxv1beta1.OGXServerSpec) { benchSpec(i, s) })
-		keys[i] = Key(ns, name)
+		keys[i] = caches.Key(ns, name)
 	}
 	e := newSFEnv(tb, Options{OperatorVersion: "v1.0.0"}, kubeObjs, servers...)
 	// Only errors are logged: the first pass writes thousands of objects.

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -39,7 +40,7 @@ type typedClient[O any, AC any] interface {
 
 // newChild binds one kind: its typed client, its cache and client-go's
 // Extract function for the fields a manager owns.
-func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches, takeover []string, journal *events.Journal,
+func newChild[O metav1.Object, AC any](kind, apiVersion string, c *caches.Caches, takeover []string, journal *events.Journal,
 	client func(ns string) typedClient[O, AC],
 	extract func(O, string) (AC, error),
 ) *apply.Child[O, AC] {
@@ -52,7 +53,7 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches, takeo
 	return &apply.Child[O, AC]{
 		Kind:       kind,
 		APIVersion: apiVersion,
-		Metrics:    c.metrics,
+		Metrics:    c.Metrics,
 		Takeover:   takeover,
 		Journal:    journal,
 		Cached: func(ns, name string) (apply.Known[O], error) {
@@ -60,7 +61,7 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *Caches, takeo
 			if sc == nil {
 				return apply.Known[O]{}, fmt.Errorf("namespace %q is not watched", ns)
 			}
-			idx := sc.childIndexers[kind]
+			idx := sc.ChildIndexers[kind]
 			if idx == nil {
 				return apply.Known[O]{}, fmt.Errorf("no cache of %s", kind)
 			}
@@ -119,7 +120,7 @@ type children struct {
 
 // newChildren wires the child kinds to their clients and caches; takeovers
 // from the managers in takeover are noted in journal.
-func newChildren(kube kubernetes.Interface, c *Caches, takeover []string, journal *events.Journal) *children {
+func newChildren(kube kubernetes.Interface, c *caches.Caches, takeover []string, journal *events.Journal) *children {
 	return &children{
 		deployments: newChild("Deployment", "apps/v1", c, takeover, journal,
 			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -28,7 +29,9 @@ func newConfigMapController(d *deps) *ConfigMapController {
 
 // configMapWatches: the generated ConfigMap's pass starts on owned and
 // referenced ConfigMaps and on referenced Secrets, its generation's inputs.
-func configMapWatches(w *watchSources) []*watchSource { return []*watchSource{w.configMaps, w.secrets} }
+func configMapWatches(w *caches.Sources) []*caches.Source {
+	return []*caches.Source{w.ConfigMaps, w.Secrets}
+}
 
 func (c *ConfigMapController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	if err := c.caBundle(ctx, s); err != nil {
@@ -76,7 +79,7 @@ func (c *ConfigMapController) generated(ctx context.Context, s *ogxv1beta1.OGXSe
 	sc := c.d.caches.For(s.Namespace)
 	// The resolver has refused a cached ConfigMap of this name with other
 	// content (a hash collision): one that is cached holds this config.
-	if _, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
+	if _, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
 		return name, nil
 	}
 	res, err := c.d.children.configMaps.Converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -104,5 +105,5 @@ func (m *configMemo) Generated(s *ogxv1beta1.OGXServer, base string, generate fu
 	if err != nil {
 		return resolve.GeneratedConfig{}, err
 	}
-	return m.put(s.UID, Key(s.Namespace, s.Name), key, g), nil
+	return m.put(s.UID, caches.Key(s.Namespace, s.Name), key, g), nil
 }

@@ -26,7 +26,7 @@ type countingGenerator struct {
 
 func (g *countingGenerator) Generate(_ context.Context, s *ogxv1beta1.OGXServer) (resolve.GeneratedConfig, error) {
 	g.calls.Add(1)
-	cm, err := g.env.m.caches.For(s.Namespace).configMaps.ConfigMaps(s.Namespace).Get(s.Spec.BaseConfig.Name)
+	cm, err := g.env.m.caches.For(s.Namespace).ConfigMaps.ConfigMaps(s.Namespace).Get(s.Spec.BaseConfig.Name)
 	if err != nil {
 		return resolve.GeneratedConfig{}, err
 	}

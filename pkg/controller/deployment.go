@@ -17,18 +17,11 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
-)
-
-// Field managers of the two targeted writes that precede the main apply of a
-// Deployment: the strategy switch and the replica hand-over to the HPA
-// (docs/children.md, Before the apply).
-const (
-	strategyFieldManager = "ogx-controller-strategy"
-	handoverFieldManager = "ogx-controller-hpa-handover"
 )
 
 // deploymentControllerName names the deployment controller's outcomes.
@@ -40,7 +33,7 @@ const deploymentControllerName = "deployment"
 type DeploymentController struct {
 	*childController
 	kube     kubernetes.Interface
-	caches   *Caches
+	caches   *caches.Caches
 	children *children
 	resolver *resolver
 	events   *events.Sink
@@ -58,8 +51,8 @@ func newDeploymentController(d *deps) *DeploymentController {
 // not, on the ConfigMaps and Secrets whose content its pod template hashes
 // (and whose appearance a waiting pass needs, configMapsReady), and on
 // Services, whose creation a new server's Deployment follows (serviceFirst).
-func deploymentWatches(w *watchSources) []*watchSource {
-	return []*watchSource{w.deployments, w.serviceAccounts, w.roleBindings, w.services, w.pvcs, w.adoptedPVCs, w.configMaps, w.secrets}
+func deploymentWatches(w *caches.Sources) []*caches.Source {
+	return []*caches.Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.AdoptedPVCs, w.ConfigMaps, w.Secrets}
 }
 
 func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
@@ -203,13 +196,13 @@ func (c *DeploymentController) serviceFirst(s *ogxv1beta1.OGXServer) error {
 func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) error {
 	sc := c.caches.For(s.Namespace)
 	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeGenerated {
-		if _, err := sc.configMaps.ConfigMaps(s.Namespace).Get(in.RuntimeConfig.ConfigMapName); err != nil {
+		if _, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(in.RuntimeConfig.ConfigMapName); err != nil {
 			return &worker.WaitingError{Message: fmt.Sprintf("waiting for generated ConfigMap %s", in.RuntimeConfig.ConfigMapName)}
 		}
 	}
 	if in.CABundleHash != "" {
 		name := render.CABundleName(s.Name)
-		cm, err := sc.configMaps.ConfigMaps(s.Namespace).Get(name)
+		cm, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(name)
 		if err != nil || contenthash.H16([]byte(cm.Data[render.CABundleKey])) != in.CABundleHash {
 			return &worker.WaitingError{Message: fmt.Sprintf("waiting for ConfigMap %s to hold the current CA bundle", name)}
 		}
@@ -258,7 +251,7 @@ func (c *DeploymentController) switchStrategy(ctx context.Context, live *appsv1.
 	switch {
 	case wantRecreate && !isRecreate:
 		patch = map[string]any{"spec": map[string]any{"strategy": map[string]any{"type": "Recreate", "rollingUpdate": nil}}}
-	case !wantRecreate && isRecreate && hasManagerEntry(live.ManagedFields, strategyFieldManager):
+	case !wantRecreate && isRecreate && hasManagerEntry(live.ManagedFields, render.StrategyFieldManager):
 		patch = map[string]any{"spec": map[string]any{"strategy": map[string]any{"type": "RollingUpdate"}}}
 	default:
 		return nil
@@ -270,7 +263,7 @@ func (c *DeploymentController) switchStrategy(ctx context.Context, live *appsv1.
 	}
 	klog.FromContext(ctx).Info("Switching Deployment strategy", "name", live.Name, "recreate", wantRecreate)
 	_, err = c.kube.AppsV1().Deployments(live.Namespace).Patch(ctx, live.Name, types.MergePatchType, body,
-		metav1.PatchOptions{FieldManager: strategyFieldManager})
+		metav1.PatchOptions{FieldManager: render.StrategyFieldManager})
 	if err != nil {
 		return apply.ClassifyWriteError("Deployment", live.Name, err)
 	}
@@ -287,7 +280,7 @@ func (c *DeploymentController) handOverReplicas(ctx context.Context, known apply
 	if desired.Spec != nil && desired.Spec.Replicas != nil {
 		return nil
 	}
-	owns, err := ownsReplicas(known)
+	owns, err := caches.OwnsReplicas(known)
 	live := known.Obj
 	if err != nil || !owns || live.Spec.Replicas == nil {
 		return err
@@ -302,7 +295,7 @@ func (c *DeploymentController) handOverReplicas(ctx context.Context, known apply
 		ac.WithUID(live.UID)
 	}
 	klog.FromContext(ctx).Info("Handing Deployment replicas over to the HPA", "name", live.Name, "replicas", *live.Spec.Replicas)
-	out, err := c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: handoverFieldManager, Force: true})
+	out, err := c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: render.HandoverFieldManager, Force: true})
 	if err != nil {
 		return apply.ClassifyWriteError("Deployment", live.Name, err)
 	}

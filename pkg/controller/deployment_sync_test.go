@@ -173,7 +173,7 @@ func TestSyncFakeTakeoverBeforeHandOver(t *testing.T) {
 	// checked here. Without the order, there is no hand-over at all.
 	last := len(order) - 1
 	if len(order) < 3 || !strings.Contains(order[0], "json-patch") ||
-		!strings.Contains(order[1], fmt.Sprintf("manager %q", handoverFieldManager)) ||
+		!strings.Contains(order[1], fmt.Sprintf("manager %q", render.HandoverFieldManager)) ||
 		!strings.Contains(order[last], "apply-patch") || !strings.Contains(order[last], fmt.Sprintf("manager %q", render.FieldManager)) {
 		t.Fatalf("Deployment writes %q: want the takeover patch, the replica hand-over, then the apply", order)
 	}
@@ -221,7 +221,7 @@ func (e *sfEnv) sfReplicaOwners(t *testing.T) (replicas int32, ours, handover bo
 		}
 		return ac.Spec != nil && ac.Spec.Replicas != nil
 	}
-	return ptr.Deref(dep.Spec.Replicas, -1), owns(render.FieldManager), owns(handoverFieldManager)
+	return ptr.Deref(dep.Spec.Replicas, -1), owns(render.FieldManager), owns(render.HandoverFieldManager)
 }
 
 // TestSyncFakeAutoscaledDeploymentStartsAtMinimum: the create of an
@@ -256,7 +256,7 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 			// The create-only apply with the count, the hand-over, and the
 			// apply of the rendered object, which has no count.
 			if len(deps) != 3 || !isCreateOnly(deps[0]) ||
-				!strings.Contains(sfActionString(deps[1]), fmt.Sprintf("manager %q", handoverFieldManager)) {
+				!strings.Contains(sfActionString(deps[1]), fmt.Sprintf("manager %q", render.HandoverFieldManager)) {
 				t.Fatalf("Deployment writes:%s\nwant the create, the hand-over, then the apply", sfDescribe(deps))
 			}
 			sfExpectApply(t, deps[0], gvrDeployments, sfName)

@@ -15,13 +15,15 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 func TestSwitchStrategy(t *testing.T) {
 	recreate := appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
 	rolling := appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType}
 	strategyEntry := func(subresource string) []metav1.ManagedFieldsEntry {
-		return []metav1.ManagedFieldsEntry{{Manager: strategyFieldManager, Operation: metav1.ManagedFieldsOperationUpdate, Subresource: subresource}}
+		return []metav1.ManagedFieldsEntry{{Manager: render.StrategyFieldManager, Operation: metav1.ManagedFieldsOperationUpdate, Subresource: subresource}}
 	}
 	wantRecreate := appsv1ac.Deployment(sfName, sfNamespace).WithSpec(appsv1ac.DeploymentSpec().
 		WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RecreateDeploymentStrategyType)))
@@ -56,7 +58,7 @@ func TestSwitchStrategy(t *testing.T) {
 			var patches []string
 			for _, a := range sfWrites(kube.Actions()) {
 				p, ok := a.(clienttesting.PatchActionImpl)
-				if !ok || p.GetName() != sfName || p.GetResource() != gvrDeployments || p.PatchOptions.FieldManager != strategyFieldManager {
+				if !ok || p.GetName() != sfName || p.GetResource() != gvrDeployments || p.PatchOptions.FieldManager != render.StrategyFieldManager {
 					t.Errorf("unexpected write %s", sfActionString(a))
 					continue
 				}

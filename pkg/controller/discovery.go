@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 )
 
 // Group versions and resources of the optional APIs (docs/controllers.md,
@@ -185,7 +187,7 @@ func (m *Manager) checkOptionalAPIs(ctx context.Context) {
 	klog.FromContext(ctx).Info("Optional APIs changed",
 		"monitoring", m.resolver.apis.monitoring.Load(), "openshiftSecurity", m.resolver.apis.openshift.Load())
 	for _, s := range m.caches.Servers() {
-		key := Key(s.Namespace, s.Name)
+		key := caches.Key(s.Namespace, s.Name)
 		m.deployment.Enqueue(key)
 		m.status.Enqueue(key)
 	}

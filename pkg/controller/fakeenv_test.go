@@ -50,6 +50,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -289,14 +290,14 @@ type sfTrackedKind struct {
 }
 
 func (e *sfEnv) trackedKinds() []sfTrackedKind {
-	sc := e.m.caches.all
+	sc := e.m.caches.For(sfNamespace)
 	children := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue})
 	watched := labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"})
-	f, w := sc.childFactory, sc.watchedFactory
+	f, w := sc.ChildFactory, sc.WatchedFactory
 	kube := e.kube.Tracker()
-	views := childView{fields: e.m.caches.fields}.transform
+	views := e.m.caches.ChildTransform()
 	return []sfTrackedKind{
-		{gvrOGXServers, ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.ogx.Tracker(), sc.serverInformer, labels.Everything(), serverView(e.m.caches.fields)},
+		{gvrOGXServers, ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.ogx.Tracker(), sc.ServerInformer, labels.Everything(), e.m.caches.ServerTransform()},
 		{gvrDeployments, appsv1.SchemeGroupVersion.WithKind("Deployment"), kube, f.Apps().V1().Deployments().Informer(), children, views},
 		{gvrServices, corev1.SchemeGroupVersion.WithKind("Service"), kube, f.Core().V1().Services().Informer(), children, views},
 		{gvrServiceAccounts, corev1.SchemeGroupVersion.WithKind("ServiceAccount"), kube, f.Core().V1().ServiceAccounts().Informer(), children, views},
@@ -312,7 +313,7 @@ func (e *sfEnv) trackedKinds() []sfTrackedKind {
 		{rbacv1.SchemeGroupVersion.WithResource("rolebindings"), rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), kube,
 			f.Rbac().V1().RoleBindings().Informer(), children, views},
 		{corev1.SchemeGroupVersion.WithResource("configmaps"), corev1.SchemeGroupVersion.WithKind("ConfigMap"), kube,
-			w.Core().V1().ConfigMaps().Informer(), watched, stripUserManagedFields},
+			w.Core().V1().ConfigMaps().Informer(), watched, e.m.caches.WatchedTransform()},
 	}
 }
 
@@ -378,7 +379,7 @@ func (e *sfEnv) updateServer(s *ogxv1beta1.OGXServer) {
 }
 
 // sfKey is the key of the default test server.
-var sfKey = Key(sfNamespace, sfName)
+var sfKey = caches.Key(sfNamespace, sfName)
 
 // sfExpectApply checks one action is an SSA of resource/name by ogx-controller with force.
 func sfExpectApply(t *testing.T, a clienttesting.Action, gvr schema.GroupVersionResource, name string) {

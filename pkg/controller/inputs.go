@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -36,7 +37,7 @@ type resolver struct {
 }
 
 // newResolver builds the resolver of a Manager.
-func newResolver(caches *Caches, kube kubernetes.Interface, opts Options, records *record.Store) *resolver {
+func newResolver(caches *caches.Caches, kube kubernetes.Interface, opts Options, records *record.Store) *resolver {
 	apis := &optionalAPIs{}
 	memo := newConfigMemo(records)
 	src := &cacheSource{caches: caches, kube: kube, apis: apis, bases: opts.Generator, operatorNamespace: opts.OperatorNamespace}
@@ -52,7 +53,7 @@ func newResolver(caches *Caches, kube kubernetes.Interface, opts Options, record
 // live GET so the user learns whether the object does not exist or only
 // lacks the ogx.io/watch label: the two need different fixes.
 type cacheSource struct {
-	caches            *Caches
+	caches            *caches.Caches
 	kube              kubernetes.Interface
 	apis              *optionalAPIs
 	bases             *Generator
@@ -103,7 +104,7 @@ func (c *cacheSource) CachedConfigMap(ns, name string) (*corev1.ConfigMap, error
 	if sc == nil {
 		return nil, resolve.ErrNotFound
 	}
-	return cacheOutcome(sc.configMaps.ConfigMaps(ns).Get(name))
+	return cacheOutcome(sc.ConfigMaps.ConfigMaps(ns).Get(name))
 }
 
 func (c *cacheSource) CachedSecret(ns, name string) (*corev1.Secret, error) {
@@ -111,7 +112,7 @@ func (c *cacheSource) CachedSecret(ns, name string) (*corev1.Secret, error) {
 	if sc == nil {
 		return nil, resolve.ErrNotFound
 	}
-	return cacheOutcome(sc.secrets.Secrets(ns).Get(name))
+	return cacheOutcome(sc.Secrets.Secrets(ns).Get(name))
 }
 
 // GeneratedConfigMap reads the watched cache, which holds the generated
@@ -148,7 +149,7 @@ func (c *cacheSource) PVC(ctx context.Context, ns, name string) (*corev1.Persist
 // invalid entries are ignored here (the event is emitted where the
 // ConfigMap is watched).
 func (c *cacheSource) ImageOverrides() map[string]string {
-	cm, err := c.caches.operatorConfigMap.ConfigMaps(c.operatorNamespace).Get(render.OperatorConfigMapName)
+	cm, err := c.caches.OperatorConfigMap.ConfigMaps(c.operatorNamespace).Get(render.OperatorConfigMapName)
 	if err != nil {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -75,7 +76,7 @@ type Options struct {
 type deps struct {
 	kube     kubernetes.Interface
 	ogx      versioned.Interface
-	caches   *Caches
+	caches   *caches.Caches
 	board    *OutcomeBoard
 	children *children
 	resolver *resolver
@@ -113,9 +114,9 @@ type Manager struct {
 // Run.
 func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options) (*Manager, error) {
 	opts = withDefaults(opts, kube)
-	caches := NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
-		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, opts.TakeoverManagers)
-	caches.metrics = opts.Metrics
+	caches := caches.NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
+		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, opts.TakeoverManagers)
+	caches.Metrics = opts.Metrics
 	opts.Metrics.CountServersWith(caches.ServerPhases)
 	m := &Manager{deps: newDeps(kube, ogx, caches, opts)}
 	m.newControllers()
@@ -183,7 +184,7 @@ func withDefaults(opts Options, kube kubernetes.Interface) Options {
 // per-server record and the outcome board in it, the children's appliers,
 // the resolver and the event sink. The sink comes first: its journal also
 // records the children's takeovers.
-func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *Caches, opts Options) deps {
+func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *caches.Caches, opts Options) deps {
 	records := record.New()
 	sink := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
 	return deps{
@@ -263,7 +264,7 @@ func (m *Manager) Run(ctx context.Context) {
 	m.events.Start(events, m.opts.EventsClient)
 	// The operator ConfigMap's informer reported bad image overrides when
 	// it first saw them, possibly before this replica led: check again.
-	if cm, err := m.caches.operatorConfigMap.ConfigMaps(m.opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
+	if cm, err := m.caches.OperatorConfigMap.ConfigMaps(m.opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
 		m.checkImageOverrides(cm)
 	}
 	go m.watchOptionalAPIs(ctx, m.opts.DiscoveryInterval)
@@ -271,7 +272,7 @@ func (m *Manager) Run(ctx context.Context) {
 	go wait.UntilWithContext(ctx, m.sweep, sweepInterval)
 	// A new leader processes every key once.
 	for _, s := range m.caches.Servers() {
-		m.enqueueAll(Key(s.Namespace, s.Name))
+		m.enqueueAll(caches.Key(s.Namespace, s.Name))
 	}
 	var wg sync.WaitGroup
 	run := func(q *worker.Runner, workers int) {
@@ -316,23 +317,23 @@ func (m *Manager) registerHandlers() error {
 		}
 		m.handlersSynced = append(m.handlersSynced, reg.HasSynced)
 	}
-	m.caches.each(func(sc *scope) {
-		if err := sc.serverInformer.AddIndexers(referenceIndexers()); err != nil {
+	m.caches.Each(func(sc *caches.Scope) {
+		if err := sc.ServerInformer.AddIndexers(caches.ReferenceIndexers()); err != nil {
 			errs = append(errs, err)
 		}
-		if err := sc.serverInformer.AddIndexers(uidIndexers()); err != nil {
+		if err := sc.ServerInformer.AddIndexers(caches.UIDIndexers()); err != nil {
 			errs = append(errs, err)
 		}
-		add(sc.serverInformer, m.serverEvents())
+		add(sc.ServerInformer, m.serverEvents())
 		sources := m.scopeSources(sc)
-		for _, w := range mergeWatches(sources, m.watches(sources)) {
-			add(w.informer, w.handler)
+		for _, w := range caches.MergeWatches(sources, m.watches(sources)) {
+			add(w.Informer, w.Handler)
 		}
 	})
 	// ServiceMonitor and PrometheusRule events, on every informer the
 	// monitoring controller starts.
-	m.monitoring.AddEventHandler(handler(byOwner, nil, m.monitoring.Enqueue, m.status.Enqueue))
-	operator := m.caches.operatorFactory.Core().V1().ConfigMaps().Informer()
+	m.monitoring.AddEventHandler(caches.Handler(caches.ByOwner, nil, m.monitoring.Enqueue, m.status.Enqueue))
+	operator := m.caches.OperatorFactory.Core().V1().ConfigMaps().Informer()
 	for _, h := range m.operatorConfigEvents() {
 		add(operator, h)
 	}
@@ -345,8 +346,8 @@ func (m *Manager) registerHandlers() error {
 // watches collects the entries every controller declares in its own file,
 // the child controllers in their fixed order and status last: merged per
 // source, each handler enqueues in this order.
-func (m *Manager) watches(sources *watchSources) []watchEntry {
-	var entries []watchEntry
+func (m *Manager) watches(sources *caches.Sources) []caches.Watch {
+	var entries []caches.Watch
 	for _, c := range m.childControllers {
 		entries = append(entries, c.watches(sources)...)
 	}
@@ -362,7 +363,7 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 		AddFunc: func(obj any) {
 			if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
 				m.opts.Metrics.CountServerChange()
-				m.enqueueAll(Key(s.Namespace, s.Name))
+				m.enqueueAll(caches.Key(s.Namespace, s.Name))
 			}
 		},
 		UpdateFunc: func(old, cur any) {
@@ -373,17 +374,17 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 			if o.Generation != c.Generation || (o.DeletionTimestamp == nil) != (c.DeletionTimestamp == nil) ||
 				o.Annotations[ogxv1beta1.AnnotationAdoptStorage] != c.Annotations[ogxv1beta1.AnnotationAdoptStorage] ||
 				o.Annotations[ogxv1beta1.AnnotationAdoptNetworking] != c.Annotations[ogxv1beta1.AnnotationAdoptNetworking] {
-				m.enqueueAll(Key(c.Namespace, c.Name))
+				m.enqueueAll(caches.Key(c.Namespace, c.Name))
 			}
 		},
 		DeleteFunc: func(obj any) {
-			mo, ok := metaOf(obj)
+			mo, ok := caches.MetaOf(obj)
 			if !ok {
 				return
 			}
 			m.opts.Metrics.CountServerChange()
 			m.records.Forget(mo.GetUID())
-			m.enqueueAll(Key(mo.GetNamespace(), mo.GetName()))
+			m.enqueueAll(caches.Key(mo.GetNamespace(), mo.GetName()))
 		},
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -85,7 +86,7 @@ func newMonitoringControllerFor(d *deps, dyn dynamic.Interface, load schemaLoade
 // monitoringWatches: besides its own informers' events (AddEventHandler),
 // the monitoring pass starts on referenced Secrets: the server TLS Secret's
 // ca.crt decides whether the scrape verifies.
-func monitoringWatches(w *watchSources) []*watchSource { return []*watchSource{w.secrets} }
+func monitoringWatches(w *caches.Sources) []*caches.Source { return []*caches.Source{w.Secrets} }
 
 // SetAPIServed starts the dynamic informers (a new factory each time, with
 // its own stop channel, children of ctx) when served turns true and stops
@@ -115,7 +116,7 @@ func (c *MonitoringController) served() bool {
 
 func (c *MonitoringController) enqueueAll() {
 	for _, s := range c.d.caches.Servers() {
-		c.Enqueue(Key(s.Namespace, s.Name))
+		c.Enqueue(caches.Key(s.Namespace, s.Name))
 	}
 }
 
@@ -179,7 +180,7 @@ func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynami
 	return &unstructuredChild{
 		Kind:       kind,
 		APIVersion: render.MonitoringAPIVersion,
-		Metrics:    d.caches.metrics,
+		Metrics:    d.caches.Metrics,
 		Takeover:   d.opts.TakeoverManagers,
 		Cached: func(ns, name string) (apply.Known[*unstructured.Unstructured], error) {
 			obj, err := mc.get(gvr, ns, name)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -50,9 +51,9 @@ type monitoringRun struct {
 	hasSynced atomic.Bool
 }
 
-func newMonitoringCaches(dyn dynamic.Interface, c *Caches, onChange func()) *monitoringCaches {
+func newMonitoringCaches(dyn dynamic.Interface, c *caches.Caches, onChange func()) *monitoringCaches {
 	mc := &monitoringCaches{dyn: dyn, onChange: onChange}
-	c.each(func(sc *scope) { mc.namespaces = append(mc.namespaces, sc.namespace) })
+	c.Each(func(sc *caches.Scope) { mc.namespaces = append(mc.namespaces, sc.Namespace) })
 	return mc
 }
 

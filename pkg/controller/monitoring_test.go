@@ -39,6 +39,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -238,7 +239,7 @@ func (e *monEnv) setServed(served bool) {
 // pass runs one monitoring pass for s.
 func (e *monEnv) pass(s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	e.tb.Helper()
-	return e.c.syncKey(e.ctx, Key(s.Namespace, s.Name))
+	return e.c.syncKey(e.ctx, caches.Key(s.Namespace, s.Name))
 }
 
 // writes returns (and clears) the write actions of the dynamic fake.
@@ -687,12 +688,12 @@ func TestMonitoringEventHandlers(t *testing.T) {
 	e := newMonEnv(t, false, nil, nil, s)
 	var mu sync.Mutex
 	got := map[string]int{}
-	e.c.AddEventHandler(handler(byOwner, nil, func(k string) { mu.Lock(); got[k]++; mu.Unlock() }))
+	e.c.AddEventHandler(caches.Handler(caches.ByOwner, nil, func(k string) { mu.Lock(); got[k]++; mu.Unlock() }))
 	e.setServed(true)
 	if _, err := e.pass(s); err != nil {
 		t.Fatal(err)
 	}
-	key := Key(sfNamespace, sfName)
+	key := caches.Key(sfNamespace, sfName)
 	sfEventually(t, "owner events", func() (bool, string) {
 		mu.Lock()
 		defer mu.Unlock()

@@ -14,6 +14,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -26,7 +27,7 @@ import (
 func (m *Manager) ensureOperatorConfigMap(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		cm, err := m.caches.operatorConfigMap.ConfigMaps(m.opts.OperatorNamespace).Get(render.OperatorConfigMapName)
+		cm, err := m.caches.OperatorConfigMap.ConfigMaps(m.opts.OperatorNamespace).Get(render.OperatorConfigMapName)
 		if err == nil && cm.Labels[ogxv1beta1.WatchLabel] == "true" {
 			return
 		}
@@ -48,18 +49,18 @@ func (m *Manager) operatorConfigEvents() []cache.ResourceEventHandler {
 		cache.ResourceEventHandlerFuncs{
 			AddFunc: func(obj any) { m.checkImageOverrides(obj) },
 			UpdateFunc: func(old, cur any) {
-				if dataOrLabelsChanged(old, cur) {
+				if caches.DataOrLabelsChanged(old, cur) {
 					m.checkImageOverrides(cur)
 				}
 			},
 		},
-		handler(func(metav1.Object) []string {
+		caches.Handler(func(metav1.Object) []string {
 			var keys []string
 			for _, s := range m.caches.Servers() {
-				keys = append(keys, Key(s.Namespace, s.Name))
+				keys = append(keys, caches.Key(s.Namespace, s.Name))
 			}
 			return keys
-		}, dataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.status.Enqueue),
+		}, caches.DataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.status.Enqueue),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -17,7 +18,7 @@ import (
 // does not. watched picks the informers whose events start its passes: its
 // kind's, and for the ingress controller also the adopted Ingresses'.
 func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, c *apply.Child[O, AC],
-	watched func(*watchSources) []*watchSource,
+	watched func(*caches.Sources) []*caches.Source,
 	childName func(string) string,
 	want func(*ogxv1beta1.OGXServer) bool,
 	desired func(*ogxv1beta1.OGXServer, *render.Inputs) AC,
@@ -54,9 +55,11 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 // The optional children start their controllers' passes by their own
 // events; the ingress controller's also by those of adopted legacy Ingresses,
 // whose release it decides from their cache (adoption.go).
-func networkPolicyWatches(w *watchSources) []*watchSource { return []*watchSource{w.networkPolicies} }
-func hpaWatches(w *watchSources) []*watchSource           { return []*watchSource{w.hpas} }
-func pdbWatches(w *watchSources) []*watchSource           { return []*watchSource{w.pdbs} }
-func ingressWatches(w *watchSources) []*watchSource {
-	return []*watchSource{w.ingresses, w.adoptedIngresses}
+func networkPolicyWatches(w *caches.Sources) []*caches.Source {
+	return []*caches.Source{w.NetworkPolicies}
+}
+func hpaWatches(w *caches.Sources) []*caches.Source { return []*caches.Source{w.HPAs} }
+func pdbWatches(w *caches.Sources) []*caches.Source { return []*caches.Source{w.PDBs} }
+func ingressWatches(w *caches.Sources) []*caches.Source {
+	return []*caches.Source{w.Ingresses, w.AdoptedIngresses}
 }

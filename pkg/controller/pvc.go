@@ -16,6 +16,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -29,7 +30,7 @@ import (
 type PVCController struct {
 	*childController
 	kube   kubernetes.Interface
-	caches *Caches
+	caches *caches.Caches
 	events *events.Sink
 }
 
@@ -42,10 +43,10 @@ func newPVCController(d *deps) *PVCController {
 
 // pvcWatches: the PVC's pass starts on events of the PVCs it creates and of
 // those it adopts.
-func pvcWatches(w *watchSources) []*watchSource { return []*watchSource{w.pvcs, w.adoptedPVCs} }
+func pvcWatches(w *caches.Sources) []*caches.Source { return []*caches.Source{w.PVCs, w.AdoptedPVCs} }
 
 func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
-	key := Key(s.Namespace, s.Name)
+	key := caches.Key(s.Namespace, s.Name)
 	// The pvc controller runs for every server, so it reports unusable
 	// adoption annotations (storage and networking) once while they last.
 	problems := adoptionAnnotationProblems(s)
@@ -77,7 +78,7 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		return worker.Result{}, nil
 	}
 	name := render.PVCName(s.Name)
-	if _, err := c.caches.For(s.Namespace).pvcs.PersistentVolumeClaims(s.Namespace).Get(name); err == nil {
+	if _, err := c.caches.For(s.Namespace).PVCs.PersistentVolumeClaims(s.Namespace).Get(name); err == nil {
 		return worker.Result{}, nil
 	}
 	pvc, err := asObject[corev1.PersistentVolumeClaim](render.PVC(s, &render.Inputs{}))

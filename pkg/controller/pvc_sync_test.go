@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -70,7 +71,7 @@ func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 	// Without storage the pvc controller does nothing at all.
 	s2 := sfServer(sfNamespace, "plain", "uid-plain")
 	e2 := newSFEnv(t, Options{}, nil, s2)
-	if _, err := e2.m.pvc.syncKey(e2.ctx, Key(sfNamespace, "plain")); err != nil {
+	if _, err := e2.m.pvc.syncKey(e2.ctx, caches.Key(sfNamespace, "plain")); err != nil {
 		t.Fatal(err)
 	}
 	if w := e2.kubeWrites(); len(w) != 0 {
@@ -127,8 +128,8 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 		e.kube.ClearActions()
 		e.waitCaught()
 	}
-	otherKey := Key(sfNamespace, "other")
-	pass("create", sfKey, otherKey, Key(sfNamespace, "third"))
+	otherKey := caches.Key(sfNamespace, "other")
+	pass("create", sfKey, otherKey, caches.Key(sfNamespace, "third"))
 	if got, err := e.kube.CoreV1().PersistentVolumeClaims(sfNamespace).Get(e.ctx, "legacy-pvc", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	} else {

@@ -58,7 +58,7 @@ func (c *ConfigMapController) collectGenerated(ctx context.Context, s *ogxv1beta
 // generatedOf lists the cached generated ConfigMaps this OGXServer controls.
 func (c *ConfigMapController) generatedOf(s *ogxv1beta1.OGXServer) []*corev1.ConfigMap {
 	sel := labels.SelectorFromSet(labels.Set{render.LabelGeneratedConfig: "true", render.LabelInstance: s.Name})
-	cached, err := c.d.caches.For(s.Namespace).configMaps.ConfigMaps(s.Namespace).List(sel)
+	cached, err := c.d.caches.For(s.Namespace).ConfigMaps.ConfigMaps(s.Namespace).List(sel)
 	if err != nil {
 		return nil
 	}

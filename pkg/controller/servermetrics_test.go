@@ -3,30 +3,12 @@ package controller
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
-
-func TestCountPhases(t *testing.T) {
-	withPhase := func(name string, p ogxv1beta1.Phase) *ogxv1beta1.OGXServer {
-		s := sfServer(sfNamespace, name, types.UID(name))
-		s.Status.Phase = p
-		return s
-	}
-	got := countPhases([]*ogxv1beta1.OGXServer{
-		withPhase("a", ogxv1beta1.PhaseReady), withPhase("b", ogxv1beta1.PhaseReady),
-		withPhase("c", ogxv1beta1.PhaseFailed), withPhase("d", ""),
-	})
-	want := map[string]int{"Pending": 0, "Initializing": 0, "Ready": 2, "Failed": 1, "Terminating": 0, metrics.PhaseUnknown: 1}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("countPhases (-want +got):\n%s", diff)
-	}
-}
 
 // TestServerChangesCounted drives the OGXServer event handlers of a real
 // Manager: creations, deletions and new generations count; status-only

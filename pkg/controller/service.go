@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -21,7 +22,7 @@ import (
 type ServiceController struct {
 	*childController
 	kube     kubernetes.Interface
-	caches   *Caches
+	caches   *caches.Caches
 	children *children
 	events   *events.Sink
 }
@@ -38,8 +39,8 @@ func newServiceController(d *deps) *ServiceController {
 
 // serviceWatches: the Service's pass starts on events of Services and of
 // adopted legacy Services, whose release it decides from their cache.
-func serviceWatches(w *watchSources) []*watchSource {
-	return []*watchSource{w.services, w.adoptedServices}
+func serviceWatches(w *caches.Sources) []*caches.Source {
+	return []*caches.Source{w.Services, w.AdoptedServices}
 }
 
 func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
@@ -55,7 +56,7 @@ func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServ
 // adoptNetworking takes over Service L-service for adopt-networking:
 // ownership transferred and the selector pointed at our pods, ports kept.
 func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.OGXServer) error {
-	key := Key(s.Namespace, s.Name)
+	key := caches.Key(s.Namespace, s.Name)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
 	svcs := c.kube.CoreV1().Services(s.Namespace)
 	if legacy == "" {
@@ -63,7 +64,7 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 		if err != nil {
 			return err
 		}
-		cached, err := sc.adoptedServices.Services(s.Namespace).List(labels.Everything())
+		cached, err := sc.AdoptedServices.Services(s.Namespace).List(labels.Everything())
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -22,7 +23,7 @@ import (
 type StatusController struct {
 	*worker.Runner
 	ogx      versioned.Interface
-	caches   *Caches
+	caches   *caches.Caches
 	children *children
 	board    *OutcomeBoard
 	resolver *resolver
@@ -31,7 +32,7 @@ type StatusController struct {
 	probes   *probeState
 	// probeSlots bounds the probes in flight.
 	probeSlots      chan struct{}
-	digests         *podDigests
+	digests         *PodDigests
 	probeEnabled    bool
 	operatorVersion string
 	controllers     []string
@@ -57,7 +58,7 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 	c := &StatusController{
 		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events, children: d.children,
 		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval, d.records), probeEnabled: d.opts.ProbeEnabled,
-		digests: newPodDigests(d.caches.podsOf, d.records), writes: record.NewSlot[statusWrite](d.records),
+		digests: NewPodDigests(d.caches.PodsOf, d.records), writes: record.NewSlot[statusWrite](d.records),
 		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
 		probeSlots: make(chan struct{}, maxConcurrentProbes),
 	}
@@ -74,9 +75,9 @@ func newStatusController(d *deps, controllers []string) *StatusController {
 // it reads. The other children do not show in status: what their
 // controllers do reaches status through the per-server record (an outcome,
 // a journaled write), so their own events need no status pass.
-func (c *StatusController) watches(w *watchSources) []watchEntry {
-	return watchesOf(c.Enqueue, w.deployments, w.services, w.pvcs, w.pods, w.adoptedPVCs,
-		w.ingresses, w.configMaps, w.secrets)
+func (c *StatusController) watches(w *caches.Sources) []caches.Watch {
+	return caches.WatchesOf(c.Enqueue, w.Deployments, w.Services, w.PVCs, w.Pods, w.AdoptedPVCs,
+		w.Ingresses, w.ConfigMaps, w.Secrets)
 }
 
 // latest returns the newer of the cached object and our last write.

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -198,19 +199,11 @@ func setStorage(cs *conditionSet, pvc *corev1.PersistentVolumeClaim, name string
 // the rollout cannot finish on its own, or "".
 func deploymentFailure(d *appsv1.Deployment) string {
 	for _, c := range d.Status.Conditions {
-		if isDeploymentFailure(c) {
+		if caches.IsDeploymentFailure(c) {
 			return c.Message
 		}
 	}
 	return ""
-}
-
-// isDeploymentFailure: the progress deadline passed, or replicas cannot be
-// created. The only Deployment conditions anything here reads (the cached
-// view keeps no others).
-func isDeploymentFailure(c appsv1.DeploymentCondition) bool {
-	return c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" ||
-		c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue
 }
 
 // rolloutComplete: the Deployment controller observed the current spec, and

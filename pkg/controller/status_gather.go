@@ -34,7 +34,7 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	if ing, ok := c.children.ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.Obj, s) {
 		in.ingress = ing.Obj
 	}
-	in.pvc = sc.pvc(s.Namespace, in.pvcName)
+	in.pvc = sc.PVC(s.Namespace, in.pvcName)
 	if img, err := c.resolver.Image(s); err == nil {
 		in.image = img
 	}
@@ -61,7 +61,7 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	// Without a digest from the reference or the base-config resolution, a
 	// ready pod tells which image it actually runs.
 	if in.image != "" && !strings.Contains(in.image, "@sha256:") && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
-		if digest := c.digests.lookup(s.UID, s.Namespace, s.Name, in.image); digest != "" {
+		if digest := c.digests.Lookup(s.UID, s.Namespace, s.Name, in.image); digest != "" {
 			in.image = oci.PinnedImage(in.image, digest)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -47,7 +48,7 @@ func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) ProbeTarget {
 		t.TLS = true
 		t.BaseURL = "https" + strings.TrimPrefix(t.BaseURL, "http")
 		t.ServerName = fmt.Sprintf("%s.%s.svc", render.ServiceName(s.Name), s.Namespace)
-		if sec, err := c.caches.For(s.Namespace).secrets.Secrets(s.Namespace).Get(tlsSpec.SecretName); err == nil {
+		if sec, err := c.caches.For(s.Namespace).Secrets.Secrets(s.Namespace).Get(tlsSpec.SecretName); err == nil {
 			t.CA = sec.Data["ca.crt"]
 		}
 	}
@@ -60,7 +61,7 @@ func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServ
 	if !c.probes.begin(s.UID) {
 		return
 	}
-	key, uid := Key(s.Namespace, s.Name), s.UID
+	key, uid := caches.Key(s.Namespace, s.Name), s.UID
 	logger := klog.FromContext(ctx)
 	go func() {
 		defer c.probes.end(uid)
@@ -75,9 +76,9 @@ func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServ
 			return
 		}
 		if r.Healthy {
-			c.caches.metrics.CountProbe(metrics.ProbeSuccess)
+			c.caches.Metrics.CountProbe(metrics.ProbeSuccess)
 		} else {
-			c.caches.metrics.CountProbe(metrics.ProbeFailure)
+			c.caches.Metrics.CountProbe(metrics.ProbeFailure)
 		}
 		c.probes.store(uid, trigger, c.now(), r)
 		logger.V(5).Info("Probed server", "ogxserver", key, "healthy", r.Healthy)

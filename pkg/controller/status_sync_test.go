@@ -15,6 +15,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -148,13 +149,13 @@ func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 		runners = append(runners, c.Runner)
 	}
 	runners = append(runners, e.m.status.Runner)
-	sentinelKey := Key(sfNamespace, sentinel.Name)
+	sentinelKey := caches.Key(sfNamespace, sentinel.Name)
 	// queued is, for every queue, the keys of the given servers in order.
 	queued := func(names ...string) map[string][]string {
 		out := map[string][]string{}
 		for _, q := range runners {
 			for _, n := range names {
-				out[q.Name()] = append(out[q.Name()], Key(sfNamespace, n))
+				out[q.Name()] = append(out[q.Name()], caches.Key(sfNamespace, n))
 			}
 		}
 		return out

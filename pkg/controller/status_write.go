@@ -15,6 +15,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -105,7 +106,7 @@ func (c *StatusController) takeOverStatus(ctx context.Context, s *ogxv1beta1.OGX
 		klog.FromContext(ctx).Error(err, "Could not take over status field ownership; will retry")
 		return
 	}
-	c.events.Journal().Add(Key(s.Namespace, s.Name), s.UID, "OGXServer", s.Name+" (status)", events.TakenOver)
+	c.events.Journal().Add(caches.Key(s.Namespace, s.Name), s.UID, "OGXServer", s.Name+" (status)", events.TakenOver)
 	klog.FromContext(ctx).Info("Took over status field ownership from the upstream operator")
 }
 

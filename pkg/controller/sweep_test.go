@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -42,7 +43,7 @@ func storeHolds(m *Manager, uid types.UID) []string {
 
 // recordAll puts state for s into every slot, as a pass over s would.
 func recordAll(m *Manager, s *ogxv1beta1.OGXServer) {
-	key := Key(s.Namespace, s.Name)
+	key := caches.Key(s.Namespace, s.Name)
 	m.board.Record(key, s.UID, "deployment", Outcome{Generation: s.Generation, Class: OutcomeOK})
 	m.board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue}})
 	m.status.writes.Set(s.UID, statusWrite{written: s, at: time.Now()})
@@ -91,14 +92,14 @@ func TestSweepDropsStateOfDeletedServers(t *testing.T) {
 func TestHasServerFollowsTheCache(t *testing.T) {
 	e := newSFEnv(t, Options{}, nil, sfServer(sfNamespace, sfName, sfUID))
 	late := sfServer(sfNamespace, "late", types.UID("3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"))
-	if e.m.caches.hasServer(late.UID) {
+	if e.m.caches.HasServer(late.UID) {
 		t.Fatal("hasServer is true before the server exists")
 	}
 	if _, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Create(e.ctx, late, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	sfEventually(t, "the new server in the UID index", func() (bool, string) {
-		return e.m.caches.hasServer(late.UID), "not indexed"
+		return e.m.caches.HasServer(late.UID), "not indexed"
 	})
 	recordAll(e.m, late)
 	e.m.sweep(e.ctx)
@@ -109,6 +110,6 @@ func TestHasServerFollowsTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	sfEventually(t, "the deleted server gone from the UID index", func() (bool, string) {
-		return !e.m.caches.hasServer(late.UID), "still indexed"
+		return !e.m.caches.HasServer(late.UID), "still indexed"
 	})
 }

@@ -7,6 +7,15 @@ import (
 // FieldManager is the server-side apply field manager of every write.
 const FieldManager = "ogx-controller"
 
+// Field managers of the two targeted writes that precede the main apply of a
+// Deployment: the strategy switch and the replica hand-over to the HPA
+// (docs/children.md, Before the apply). The caches keep their managedFields
+// entries beside FieldManager's.
+const (
+	StrategyFieldManager = "ogx-controller-strategy"
+	HandoverFieldManager = "ogx-controller-hpa-handover"
+)
+
 // RuntimeConfig says which config.yaml the server runs with.
 type RuntimeConfig struct {
 	// Mode is inactive, override or generated.

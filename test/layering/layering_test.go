@@ -34,7 +34,7 @@ var layers = []struct {
 	{3, []string{"pkg/migrate", "pkg/resolve"}},
 	// The controllers' shared mechanism: the per-server record, the worker
 	// loop, Events and the applier. They know no controller.
-	{4, []string{"pkg/controller/record", "pkg/controller/worker", "pkg/controller/events", "pkg/controller/apply"}},
+	{4, []string{"pkg/controller/record", "pkg/controller/worker", "pkg/controller/events", "pkg/controller/apply", "pkg/controller/caches"}},
 	// The controllers.
 	{5, []string{"pkg/controller"}},
 	// Programs.

@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"testing"
@@ -7,8 +7,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
 func managersOf(entries []metav1.ManagedFieldsEntry) []string {
@@ -70,5 +72,21 @@ func TestManagedFieldsFilter(t *testing.T) {
 	out, _ = serverView(f)(s)
 	if diff := cmp.Diff([]string{"kubectl-client-side-apply", "ogx-operator"}, managersOf(out.(*ogxv1beta1.OGXServer).ManagedFields)); diff != "" {
 		t.Errorf("managers with a takeover due (-want +got):\n%s", diff)
+	}
+}
+
+func TestCountPhases(t *testing.T) {
+	withPhase := func(name string, p ogxv1beta1.Phase) *ogxv1beta1.OGXServer {
+		s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name, UID: types.UID(name)}}
+		s.Status.Phase = p
+		return s
+	}
+	got := countPhases([]*ogxv1beta1.OGXServer{
+		withPhase("a", ogxv1beta1.PhaseReady), withPhase("b", ogxv1beta1.PhaseReady),
+		withPhase("c", ogxv1beta1.PhaseFailed), withPhase("d", ""),
+	})
+	want := map[string]int{"Pending": 0, "Initializing": 0, "Ready": 2, "Failed": 1, "Terminating": 0, metrics.PhaseUnknown: 1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("countPhases (-want +got):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"fmt"
@@ -139,7 +139,7 @@ func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*apply.CachedChild
 	// Available and Progressing ones every Deployment has are dropped.
 	out.Status.Conditions = nil
 	for _, c := range d.Status.Conditions {
-		if isDeploymentFailure(c) {
+		if IsDeploymentFailure(c) {
 			out.Status.Conditions = append(out.Status.Conditions, c)
 		}
 	}
@@ -201,9 +201,9 @@ func setViewMeta(view, from metav1.Object, labels *mapSharer) {
 	view.SetAnnotations(annotations)
 }
 
-// ownsReplicas reports whether ogx-controller owns spec.replicas of d, a
+// OwnsReplicas reports whether ogx-controller owns spec.replicas of d, a
 // Deployment as last known (apply.Known).
-func ownsReplicas(d apply.Known[*appsv1.Deployment]) (bool, error) {
+func OwnsReplicas(d apply.Known[*appsv1.Deployment]) (bool, error) {
 	if d.Digest != "" {
 		return d.OwnsReplicas, nil
 	}
@@ -212,4 +212,12 @@ func ownsReplicas(d apply.Known[*appsv1.Deployment]) (bool, error) {
 		return false, err
 	}
 	return owned.Spec != nil && owned.Spec.Replicas != nil, nil
+}
+
+// IsDeploymentFailure: the progress deadline passed, or replicas cannot be
+// created. The only Deployment conditions anything here reads (the cached
+// view keeps no others).
+func IsDeploymentFailure(c appsv1.DeploymentCondition) bool {
+	return c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" ||
+		c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue
 }

@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"context"
@@ -15,14 +15,13 @@ import (
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
-	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 func testViews() childView {
 	return childView{fields: newManagedFieldsFilter(
-		[]string{render.FieldManager, strategyFieldManager, handoverFieldManager}, []string{"ogx-operator"}), labels: &mapSharer{}}
+		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, []string{"ogx-operator"}), labels: &mapSharer{}}
 }
 
 func viewDeploymentAC(image string, replicas *int32) *appsv1ac.DeploymentApplyConfiguration {
@@ -97,7 +96,7 @@ func TestChildViewDeployment(t *testing.T) {
 			t.Errorf("view keeps the field set of %s", e.Manager)
 		}
 	}
-	if owns, err := ownsReplicas(cached); err != nil || !owns {
+	if owns, err := OwnsReplicas(cached); err != nil || !owns {
 		t.Errorf("ownsReplicas(view) = %v, %v; want true", owns, err)
 	}
 
@@ -119,10 +118,10 @@ func TestChildViewDeployment(t *testing.T) {
 	}
 	d, _ = deployments.Get(ctx, "demo", metav1.GetOptions{})
 	out, _ = testViews().transform(d.DeepCopy())
-	if owns, err := ownsReplicas(knownDeployment(t, out)); err != nil || owns {
+	if owns, err := OwnsReplicas(knownDeployment(t, out)); err != nil || owns {
 		t.Errorf("ownsReplicas after dropping replicas = %v, %v; want false", owns, err)
 	}
-	if owns, err := ownsReplicas(apply.Known[*appsv1.Deployment]{Obj: d}); err != nil || owns {
+	if owns, err := OwnsReplicas(apply.Known[*appsv1.Deployment]{Obj: d}); err != nil || owns {
 		t.Errorf("ownsReplicas(whole) after dropping replicas = %v, %v; want false", owns, err)
 	}
 }
@@ -235,43 +234,6 @@ func TestChildViewOtherKinds(t *testing.T) {
 	}
 }
 
-// TestChildViewsKeepWhatReadersUse runs the readers of cached children on
-// views: status's external URL (the Ingress's TLS and load balancer),
-// config retention (the Deployment template's user-config volume).
-func TestChildViewsKeepWhatReadersUse(t *testing.T) {
-	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "team-a"}}
-	s.Spec.Network = &ogxv1beta1.NetworkSpec{ExternalAccess: &ogxv1beta1.ExternalAccessSpec{Enabled: true}}
-	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "demo-ingress", Namespace: "team-a"},
-		Spec: networkingv1.IngressSpec{TLS: []networkingv1.IngressTLS{{SecretName: "tls"}}},
-		Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{
-			Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "1.2.3.4"}}}}}
-	want := *externalURL(s, ing)
-	view, err := testViews().transform(ing.DeepCopy())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := *externalURL(s, view.(*apply.CachedChild).Object.(*networkingv1.Ingress)); got != want || want != "https://1.2.3.4" {
-		t.Errorf("external URL from the view %q, from the whole Ingress %q", got, want)
-	}
-
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "team-a"}}
-	d.Spec.Template.Spec.Volumes = []corev1.Volume{
-		{Name: render.VolumeUserConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-			LocalObjectReference: corev1.LocalObjectReference{Name: "demo-config-abc"}}}},
-		{Name: "other", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-			LocalObjectReference: corev1.LocalObjectReference{Name: "unrelated"}}}},
-	}
-	out, err := testViews().transform(d.DeepCopy())
-	if err != nil {
-		t.Fatal(err)
-	}
-	protected := map[string]bool{}
-	markMounted(protected, knownDeployment(t, out).Obj.Spec.Template.Spec.Volumes)
-	if diff := cmp.Diff(map[string]bool{"demo-config-abc": true}, protected); diff != "" {
-		t.Errorf("retention from the view (-want +got):\n%s", diff)
-	}
-}
-
 // TestTakeoverPendingMatchesTakeover: only entries the takeover merges keep
 // an object whole; a status writer named like a takeover manager does not.
 func TestTakeoverPendingMatchesTakeover(t *testing.T) {
@@ -295,31 +257,5 @@ func TestTakeoverPendingMatchesTakeover(t *testing.T) {
 			e := tc.obj.GetManagedFields()[0]
 			t.Errorf("entry %s/%q, takeover of %q: pending = %v, want %v", e.Operation, e.Subresource, tc.subresource, got, tc.want)
 		}
-	}
-}
-
-// TestDeploymentViewKeepsFailures: the view keeps the conditions status
-// reads (a failed rollout) and drops the ones every Deployment carries.
-func TestDeploymentViewKeepsFailures(t *testing.T) {
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns"}}
-	d.Status.Conditions = []appsv1.DeploymentCondition{
-		{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability."},
-		{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "demo-1" has timed out progressing.`},
-	}
-	out, err := testViews().transform(d.DeepCopy())
-	if err != nil {
-		t.Fatal(err)
-	}
-	view := knownDeployment(t, out).Obj
-	if got, want := deploymentFailure(view), deploymentFailure(d); got != want || want == "" {
-		t.Errorf("failure from the view %q, from the whole Deployment %q", got, want)
-	}
-	if len(view.Status.Conditions) != 1 {
-		t.Errorf("view keeps %d conditions, want only the failure", len(view.Status.Conditions))
-	}
-	d.Status.Conditions = d.Status.Conditions[:1]
-	out, _ = testViews().transform(d.DeepCopy())
-	if c := knownDeployment(t, out).Obj.Status.Conditions; c != nil {
-		t.Errorf("healthy Deployment's view keeps conditions %v", c)
 	}
 }

@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"k8s.io/client-go/tools/cache"
@@ -10,8 +10,8 @@ import (
 // Index names on the OGXServer informer: NS/name of a ConfigMap or Secret to
 // the OGXServers referencing it (docs/controllers.md, Reference indexes).
 const (
-	indexConfigMaps = "configmaps"
-	indexSecrets    = "secrets"
+	IndexConfigMaps = "configmaps"
+	IndexSecrets    = "secrets"
 )
 
 // referencedConfigMaps lists the ConfigMaps an OGXServer reads. The
@@ -65,8 +65,8 @@ func referencedSecrets(s *ogxv1beta1.OGXServer) []string {
 	return names
 }
 
-// referenceIndexers builds the two indexes.
-func referenceIndexers() cache.Indexers {
+// ReferenceIndexers builds the two indexes.
+func ReferenceIndexers() cache.Indexers {
 	index := func(list func(*ogxv1beta1.OGXServer) []string) cache.IndexFunc {
 		return func(obj any) ([]string, error) {
 			s, ok := obj.(*ogxv1beta1.OGXServer)
@@ -85,21 +85,21 @@ func referenceIndexers() cache.Indexers {
 			return keys, nil
 		}
 	}
-	return cache.Indexers{indexConfigMaps: index(referencedConfigMaps), indexSecrets: index(referencedSecrets)}
+	return cache.Indexers{IndexConfigMaps: index(referencedConfigMaps), IndexSecrets: index(referencedSecrets)}
 }
 
-// indexInstance indexes the pod cache by NS/instance label, so the pods of
+// IndexInstance indexes the pod cache by NS/instance label, so the pods of
 // one server are found without scanning the namespace.
-const indexInstance = "instance"
+const IndexInstance = "instance"
 
-// instanceIndexers builds the instance index.
-func instanceIndexers() cache.Indexers {
-	return cache.Indexers{indexInstance: func(obj any) ([]string, error) {
-		m, ok := metaOf(obj)
+// InstanceIndexers builds the instance index.
+func InstanceIndexers() cache.Indexers {
+	return cache.Indexers{IndexInstance: func(obj any) ([]string, error) {
+		m, ok := MetaOf(obj)
 		if !ok {
 			return nil, nil
 		}
-		return byInstance(m), nil
+		return ByInstance(m), nil
 	}}
 }
 
@@ -108,10 +108,10 @@ func instanceIndexers() cache.Indexers {
 // it drops that server's state.
 const indexUID = "uid"
 
-// uidIndexers builds the UID index.
-func uidIndexers() cache.Indexers {
+// UIDIndexers builds the UID index.
+func UIDIndexers() cache.Indexers {
 	return cache.Indexers{indexUID: func(obj any) ([]string, error) {
-		m, ok := metaOf(obj)
+		m, ok := MetaOf(obj)
 		if !ok {
 			return nil, nil
 		}

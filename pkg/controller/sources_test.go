@@ -20,6 +20,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -60,17 +61,17 @@ func TestEventKeys(t *testing.T) {
 		want []string
 	}{
 		// Children: the controller owner reference.
-		{"child owned by an OGXServer", byOwner, cm(controlled(sfNamespace, "x", ogxAPI, "OGXServer", "demo", true)), []string{"team-a/demo"}},
-		{"owner of another ogx.io version", byOwner, cm(controlled(sfNamespace, "x", "ogx.io/v1", "OGXServer", "demo", true)), []string{"team-a/demo"}},
-		{"owner reference that is not the controller", byOwner, cm(controlled(sfNamespace, "x", ogxAPI, "OGXServer", "demo", false)), nil},
-		{"OGXServer kind of another group", byOwner, cm(controlled(sfNamespace, "x", "example.com/v1", "OGXServer", "demo", true)), nil},
-		{"controlled by another kind", byOwner, cm(controlled(sfNamespace, "x", "apps/v1", "Deployment", "demo", true)), nil},
-		{"no owner", byOwner, cm(named(sfNamespace, "x", nil)), nil},
+		{"child owned by an OGXServer", caches.ByOwner, cm(controlled(sfNamespace, "x", ogxAPI, "OGXServer", "demo", true)), []string{"team-a/demo"}},
+		{"owner of another ogx.io version", caches.ByOwner, cm(controlled(sfNamespace, "x", "ogx.io/v1", "OGXServer", "demo", true)), []string{"team-a/demo"}},
+		{"owner reference that is not the controller", caches.ByOwner, cm(controlled(sfNamespace, "x", ogxAPI, "OGXServer", "demo", false)), nil},
+		{"OGXServer kind of another group", caches.ByOwner, cm(controlled(sfNamespace, "x", "example.com/v1", "OGXServer", "demo", true)), nil},
+		{"controlled by another kind", caches.ByOwner, cm(controlled(sfNamespace, "x", "apps/v1", "Deployment", "demo", true)), nil},
+		{"no owner", caches.ByOwner, cm(named(sfNamespace, "x", nil)), nil},
 
 		// Pods: the instance label, kept on the pod view.
-		{"pod of an instance", byInstance, &podView{ObjectMeta: named(sfNamespace, "p", nil), Instance: "demo"}, []string{"team-a/demo"}},
-		{"pod without instance", byInstance, &podView{ObjectMeta: named(sfNamespace, "p", nil)}, nil},
-		{"a pod that is not a view", byInstance, &corev1.Pod{ObjectMeta: named(sfNamespace, "p", map[string]string{render.LabelInstance: "demo"})}, nil},
+		{"pod of an instance", caches.ByInstance, &caches.PodView{ObjectMeta: named(sfNamespace, "p", nil), Instance: "demo"}, []string{"team-a/demo"}},
+		{"pod without instance", caches.ByInstance, &caches.PodView{ObjectMeta: named(sfNamespace, "p", nil)}, nil},
+		{"a pod that is not a view", caches.ByInstance, &corev1.Pod{ObjectMeta: named(sfNamespace, "p", map[string]string{render.LabelInstance: "demo"})}, nil},
 
 		// PVCs: the instance label, else N-pvc of an existing server.
 		{"PVC with instance label", m.pvcOwners, &corev1.PersistentVolumeClaim{ObjectMeta: named(sfNamespace, "legacy-pvc",
@@ -112,7 +113,7 @@ func TestHandler(t *testing.T) {
 	owned := &corev1.ConfigMap{ObjectMeta: controlled(sfNamespace, "x", "ogx.io/v1beta1", "OGXServer", "demo", true)}
 	var a, b []string
 	unchanged := func(old, cur any) bool { return false }
-	h := handler(byOwner, unchanged, func(k string) { a = append(a, k) }, func(k string) { b = append(b, k) })
+	h := caches.Handler(caches.ByOwner, unchanged, func(k string) { a = append(a, k) }, func(k string) { b = append(b, k) })
 	h.OnAdd(owned, false)
 	h.OnUpdate(owned, owned)
 	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "team-a/x", Obj: owned})
@@ -126,7 +127,7 @@ func TestHandler(t *testing.T) {
 	}
 
 	var all []string
-	handler(byOwner, nil, func(k string) { all = append(all, k) }).OnUpdate(owned, owned)
+	caches.Handler(caches.ByOwner, nil, func(k string) { all = append(all, k) }).OnUpdate(owned, owned)
 	if d := cmp.Diff([]string{"team-a/demo"}, all); d != "" {
 		t.Errorf("without a filter every update counts (-want +got):\n%s", d)
 	}
@@ -154,7 +155,7 @@ func TestDataOrLabelsChanged(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := dataOrLabelsChanged(c.old, c.cur); got != c.want {
+			if got := caches.DataOrLabelsChanged(c.old, c.cur); got != c.want {
 				t.Errorf("dataOrLabelsChanged = %v, want %v", got, c.want)
 			}
 		})
@@ -168,26 +169,26 @@ func TestDataOrLabelsChanged(t *testing.T) {
 func TestMergeWatches(t *testing.T) {
 	var log []string
 	record := func(name string) func(string) { return func(k string) { log = append(log, name+" "+k) } }
-	observed := &watchSource{informer: cache.NewSharedIndexInformer(nil, &corev1.ConfigMap{}, 0, cache.Indexers{}),
-		keys:    func(metav1.Object) []string { return []string{"ns/a", "ns/b"} },
-		observe: func(o metav1.Object, deleted bool) { log = append(log, "observe "+o.GetName()) }}
-	plain := &watchSource{informer: cache.NewSharedIndexInformer(nil, &corev1.Secret{}, 0, cache.Indexers{}), keys: byOwner}
-	unwatched := &watchSource{informer: cache.NewSharedIndexInformer(nil, &corev1.Service{}, 0, cache.Indexers{}), keys: byOwner}
-	sources := &watchSources{configMaps: observed, secrets: plain, services: unwatched}
+	observed := &caches.Source{Informer: cache.NewSharedIndexInformer(nil, &corev1.ConfigMap{}, 0, cache.Indexers{}),
+		Keys:    func(metav1.Object) []string { return []string{"ns/a", "ns/b"} },
+		Observe: func(o metav1.Object, deleted bool) { log = append(log, "observe "+o.GetName()) }}
+	plain := &caches.Source{Informer: cache.NewSharedIndexInformer(nil, &corev1.Secret{}, 0, cache.Indexers{}), Keys: caches.ByOwner}
+	unwatched := &caches.Source{Informer: cache.NewSharedIndexInformer(nil, &corev1.Service{}, 0, cache.Indexers{}), Keys: caches.ByOwner}
+	sources := &caches.Sources{ConfigMaps: observed, Secrets: plain, Services: unwatched}
 	// ordered lists every field; the ones this test leaves nil must be
 	// skipped like an unwatched source.
-	entries := append(watchesOf(record("first"), observed, plain), watchesOf(record("second"), observed)...)
-	got := mergeWatches(sources, entries)
-	if len(got) != 2 || got[0].informer != observed.informer || got[1].informer != plain.informer {
+	entries := append(caches.WatchesOf(record("first"), observed, plain), caches.WatchesOf(record("second"), observed)...)
+	got := caches.MergeWatches(sources, entries)
+	if len(got) != 2 || got[0].Informer != observed.Informer || got[1].Informer != plain.Informer {
 		t.Fatalf("wirings %+v, want one for the ConfigMaps, then one for the Secrets", got)
 	}
-	got[0].handler.OnAdd(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, false)
+	got[0].Handler.OnAdd(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, false)
 	want := []string{"observe cm", "first ns/a", "second ns/a", "first ns/b", "second ns/b"}
 	if d := cmp.Diff(want, log); d != "" {
 		t.Errorf("observed source (-want +got):\n%s", d)
 	}
 	log = nil
-	got[1].handler.OnDelete(&corev1.Secret{ObjectMeta: controlled(sfNamespace, "s", "ogx.io/v1beta1", "OGXServer", "demo", true)})
+	got[1].Handler.OnDelete(&corev1.Secret{ObjectMeta: controlled(sfNamespace, "s", "ogx.io/v1beta1", "OGXServer", "demo", true)})
 	if d := cmp.Diff([]string{"first team-a/demo"}, log); d != "" {
 		t.Errorf("source without a hook (-want +got):\n%s", d)
 	}
@@ -203,20 +204,20 @@ func TestDeclaredWatches(t *testing.T) {
 	for _, c := range m.childControllers {
 		queues[c.Name()] = c.Runner
 	}
-	var sources *watchSources
-	m.caches.each(func(sc *scope) { sources = m.scopeSources(sc) })
-	names := map[*watchSource]string{sources.deployments: "Deployment", sources.serviceAccounts: "ServiceAccount",
-		sources.roleBindings: "RoleBinding", sources.services: "Service", sources.pvcs: "PVC", sources.pods: "Pod",
-		sources.adoptedPVCs: "adopted PVC", sources.adoptedServices: "adopted Service",
-		sources.adoptedIngresses: "adopted Ingress", sources.networkPolicies: "NetworkPolicy", sources.ingresses: "Ingress",
-		sources.hpas: "HPA", sources.pdbs: "PDB", sources.configMaps: "ConfigMap", sources.secrets: "Secret"}
+	var sources *caches.Sources
+	m.caches.Each(func(sc *caches.Scope) { sources = m.scopeSources(sc) })
+	names := map[*caches.Source]string{sources.Deployments: "Deployment", sources.ServiceAccounts: "ServiceAccount",
+		sources.RoleBindings: "RoleBinding", sources.Services: "Service", sources.PVCs: "PVC", sources.Pods: "Pod",
+		sources.AdoptedPVCs: "adopted PVC", sources.AdoptedServices: "adopted Service",
+		sources.AdoptedIngresses: "adopted Ingress", sources.NetworkPolicies: "NetworkPolicy", sources.Ingresses: "Ingress",
+		sources.HPAs: "HPA", sources.PDBs: "PDB", sources.ConfigMaps: "ConfigMap", sources.Secrets: "Secret"}
 	got := map[string][]string{}
 	for i, entry := range m.watches(sources) {
 		key := fmt.Sprintf("probe/%d", i)
-		entry.enqueue(key)
+		entry.Enqueue(key)
 		for name, q := range queues {
 			if q.Queue().Len() > 0 && drained(q, key) {
-				got[names[entry.source]] = append(got[names[entry.source]], name)
+				got[names[entry.Source]] = append(got[names[entry.Source]], name)
 			}
 		}
 	}
@@ -232,8 +233,8 @@ func TestDeclaredWatches(t *testing.T) {
 		t.Errorf("controllers per source (-want +got):\n%s", d)
 	}
 	var hooked []string
-	for _, s := range sources.ordered() {
-		if s.observe != nil {
+	for _, s := range sources.Ordered() {
+		if s.Observe != nil {
 			hooked = append(hooked, names[s])
 		}
 	}
@@ -263,10 +264,10 @@ func TestHandlerUnwrapsCachedChildren(t *testing.T) {
 	cached := &apply.CachedChild{Object: svc, OwnedDigest: "d"}
 	var keys []string
 	var observed []string
-	h := observing(func(m metav1.Object, deleted bool) {
+	h := caches.Observing(func(m metav1.Object, deleted bool) {
 		observed = append(observed, fmt.Sprintf("%s deleted=%v", m.GetName(), deleted))
 	},
-		handler(byOwner, nil, func(k string) { keys = append(keys, k) }))
+		caches.Handler(caches.ByOwner, nil, func(k string) { keys = append(keys, k) }))
 	h.OnAdd(cached, false)
 	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "team-a/demo-service", Obj: cached})
 	if d := cmp.Diff([]string{"team-a/demo", "team-a/demo"}, keys); d != "" {

@@ -1,0 +1,312 @@
+package caches
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	networkinglisters "k8s.io/client-go/listers/networking/v1"
+	"k8s.io/client-go/tools/cache"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	ogxinformers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions"
+	ogxlisters "github.com/ogx-k8s/ogx-controller/pkg/generated/listers/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// Scope is every cache of one namespace (or of all namespaces). A client-go
+// informer factory applies one namespace and one list filter to all its
+// informers, so a Scope holds one factory per filter: OGXServers (none),
+// children (managed-by label), referenced ConfigMaps and Secrets
+// (ogx.io/watch label), adopted PVCs, Services and Ingresses
+// (ogx.io/adopted-from label, which the upstream operator sets without
+// managed-by) and our pods (app=ogx with an instance label; only what the
+// image digest needs is kept).
+type Scope struct {
+	Namespace string
+
+	OGXFactory     ogxinformers.SharedInformerFactory
+	ChildFactory   informers.SharedInformerFactory
+	WatchedFactory informers.SharedInformerFactory
+	AdoptedFactory informers.SharedInformerFactory
+	PodFactory     informers.SharedInformerFactory
+	AdoptedPVCs    corelisters.PersistentVolumeClaimLister
+	// AdoptedServices and adoptedIngresses hold the legacy networking
+	// objects an adoption took over: whether one controlled by a server is
+	// cached is what releasing its networking decides on (adoption.go).
+	AdoptedServices  corelisters.ServiceLister
+	AdoptedIngresses networkinglisters.IngressLister
+	// PodIndexer holds our pods, indexed by instance (indexInstance).
+	PodIndexer cache.Indexer
+	// ChildIndexers are the caches of the applied child kinds by kind, for
+	// lookups that miss often (no formatted NotFound as listers make).
+	ChildIndexers  map[string]cache.Indexer
+	ServerLister   ogxlisters.OGXServerLister
+	ServerInformer cache.SharedIndexInformer
+	PVCs           corelisters.PersistentVolumeClaimLister
+	ConfigMaps     corelisters.ConfigMapLister
+	Secrets        corelisters.SecretLister
+
+	informers []cache.SharedIndexInformer
+}
+
+// Caches holds the scopes of every watched namespace and the operator
+// ConfigMap informer, and tells a controller which scope serves a namespace.
+type Caches struct {
+	all    *Scope
+	scopes map[string]*Scope
+
+	// Metrics records what the controllers do; nil records nothing.
+	Metrics *metrics.Metrics
+	// fields decides which managedFields entries the caches keep.
+	fields managedFieldsFilter
+
+	OperatorFactory   informers.SharedInformerFactory
+	OperatorConfigMap corelisters.ConfigMapLister
+	OperatorNamespace string
+}
+
+// NewCaches builds the informers (resync 0: drift is corrected by events,
+// never by periodic resync) for the given namespaces, or cluster-wide when
+// none is given, plus a name-filtered ConfigMap informer for the operator
+// ConfigMap in the operator namespace. ours are our own field managers, whose
+// managedFields entries the caches keep (the child views only as who has
+// one, see childview.go); takeover are the upstream operator's, whose
+// pending takeover makes a cache keep an object whole (see
+// managedFieldsFilter).
+func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string, ours, takeover []string) *Caches {
+	keep := newManagedFieldsFilter(ours, takeover)
+	c := &Caches{scopes: map[string]*Scope{}, OperatorNamespace: operatorNamespace, fields: keep}
+	if len(namespaces) == 0 {
+		c.all = newScope(kube, ogx, metav1.NamespaceAll, keep)
+	}
+	for _, ns := range namespaces {
+		c.scopes[ns] = newScope(kube, ogx, ns, keep)
+	}
+	c.OperatorFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(operatorNamespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", render.OperatorConfigMapName).String()
+		}))
+	c.OperatorConfigMap = c.OperatorFactory.Core().V1().ConfigMaps().Lister()
+	return c
+}
+
+func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, keep managedFieldsFilter) *Scope {
+	s := &Scope{Namespace: namespace}
+	s.OGXFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
+		ogxinformers.WithTransform(serverView(keep)))
+	filtered := func(selector string, transform cache.TransformFunc) informers.SharedInformerFactory {
+		return informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(namespace),
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }),
+			informers.WithTransform(transform))
+	}
+	s.ChildFactory = filtered(labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String(),
+		childView{fields: keep, labels: &mapSharer{}}.transform)
+	s.AdoptedFactory = filtered(render.LabelAdoptedFrom, managedFieldsFilter{}.transform)
+	s.PodFactory = filtered(render.LabelApp+"="+render.AppValue+","+render.LabelInstance, NewPodView)
+	s.WatchedFactory = filtered(labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"}).String(),
+		stripUserManagedFields)
+	s.bindInformers()
+	return s
+}
+
+// bindInformers creates the scope's informers in its factories (an
+// informer exists once asked for) and keeps their listers and indexers.
+func (s *Scope) bindInformers() {
+	srv := s.OGXFactory.Ogx().V1beta1().OGXServers()
+	s.ServerLister, s.ServerInformer = srv.Lister(), srv.Informer()
+	s.PVCs = s.ChildFactory.Core().V1().PersistentVolumeClaims().Lister()
+	s.ConfigMaps = s.WatchedFactory.Core().V1().ConfigMaps().Lister()
+	s.Secrets = s.WatchedFactory.Core().V1().Secrets().Lister()
+	s.AdoptedPVCs = s.AdoptedFactory.Core().V1().PersistentVolumeClaims().Lister()
+	s.AdoptedServices = s.AdoptedFactory.Core().V1().Services().Lister()
+	s.AdoptedIngresses = s.AdoptedFactory.Networking().V1().Ingresses().Lister()
+	s.ChildIndexers = map[string]cache.Indexer{
+		"Deployment":              s.ChildFactory.Apps().V1().Deployments().Informer().GetIndexer(),
+		"Service":                 s.ChildFactory.Core().V1().Services().Informer().GetIndexer(),
+		"ServiceAccount":          s.ChildFactory.Core().V1().ServiceAccounts().Informer().GetIndexer(),
+		"PersistentVolumeClaim":   s.ChildFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(),
+		"RoleBinding":             s.ChildFactory.Rbac().V1().RoleBindings().Informer().GetIndexer(),
+		"NetworkPolicy":           s.ChildFactory.Networking().V1().NetworkPolicies().Informer().GetIndexer(),
+		"Ingress":                 s.ChildFactory.Networking().V1().Ingresses().Informer().GetIndexer(),
+		"HorizontalPodAutoscaler": s.ChildFactory.Autoscaling().V2().HorizontalPodAutoscalers().Informer().GetIndexer(),
+		"PodDisruptionBudget":     s.ChildFactory.Policy().V1().PodDisruptionBudgets().Informer().GetIndexer(),
+		"ConfigMap":               s.WatchedFactory.Core().V1().ConfigMaps().Informer().GetIndexer(),
+	}
+	podInformer := s.PodFactory.Core().V1().Pods().Informer()
+	// Before the informer starts, adding an index cannot fail.
+	_ = podInformer.AddIndexers(InstanceIndexers())
+	s.PodIndexer = podInformer.GetIndexer()
+	s.informers = []cache.SharedIndexInformer{
+		s.ServerInformer,
+		s.ChildFactory.Apps().V1().Deployments().Informer(),
+		s.ChildFactory.Core().V1().Services().Informer(),
+		s.ChildFactory.Core().V1().ServiceAccounts().Informer(),
+		s.ChildFactory.Core().V1().PersistentVolumeClaims().Informer(),
+		s.ChildFactory.Networking().V1().NetworkPolicies().Informer(),
+		s.ChildFactory.Networking().V1().Ingresses().Informer(),
+		s.ChildFactory.Autoscaling().V2().HorizontalPodAutoscalers().Informer(),
+		s.ChildFactory.Policy().V1().PodDisruptionBudgets().Informer(),
+		s.ChildFactory.Rbac().V1().RoleBindings().Informer(),
+		s.WatchedFactory.Core().V1().ConfigMaps().Informer(),
+		s.WatchedFactory.Core().V1().Secrets().Informer(),
+		s.AdoptedFactory.Core().V1().PersistentVolumeClaims().Informer(),
+		s.AdoptedFactory.Core().V1().Services().Informer(),
+		s.AdoptedFactory.Networking().V1().Ingresses().Informer(),
+		s.PodFactory.Core().V1().Pods().Informer(),
+	}
+}
+
+// PVC returns the cached claim, or nil. Most servers have none, so the
+// lookup must not cost a formatted NotFound error as a lister's Get does.
+func (s *Scope) PVC(namespace, name string) *corev1.PersistentVolumeClaim {
+	obj, ok, err := s.ChildIndexers["PersistentVolumeClaim"].GetByKey(namespace + "/" + name)
+	if err != nil || !ok {
+		return nil
+	}
+	p, _ := obj.(*corev1.PersistentVolumeClaim)
+	return p
+}
+
+// For returns the scope holding namespace ns, or nil when ns is not watched.
+func (c *Caches) For(ns string) *Scope {
+	if c.all != nil {
+		return c.all
+	}
+	return c.scopes[ns]
+}
+
+// Each calls f for every scope.
+func (c *Caches) Each(f func(*Scope)) {
+	if c.all != nil {
+		f(c.all)
+	}
+	for _, s := range c.scopes {
+		f(s)
+	}
+}
+
+// Start starts every informer; they stop when ctx is done.
+func (c *Caches) Start(ctx context.Context) {
+	c.Each(func(s *Scope) {
+		s.OGXFactory.Start(ctx.Done())
+		s.ChildFactory.Start(ctx.Done())
+		s.WatchedFactory.Start(ctx.Done())
+		s.AdoptedFactory.Start(ctx.Done())
+		s.PodFactory.Start(ctx.Done())
+	})
+	c.OperatorFactory.Core().V1().ConfigMaps().Informer()
+	c.OperatorFactory.Start(ctx.Done())
+}
+
+// WaitForSync blocks until every informer has synced or the timeout passes.
+func (c *Caches) WaitForSync(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var synced []cache.InformerSynced
+	c.Each(func(s *Scope) {
+		for _, inf := range s.informers {
+			synced = append(synced, inf.HasSynced)
+		}
+	})
+	synced = append(synced, c.OperatorFactory.Core().V1().ConfigMaps().Informer().HasSynced)
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return fmt.Errorf("informer caches did not sync within %s", timeout)
+	}
+	return nil
+}
+
+// Server returns an OGXServer from the cache.
+func (c *Caches) Server(namespace, name string) (*ogxv1beta1.OGXServer, error) {
+	s := c.For(namespace)
+	if s == nil {
+		return nil, fmt.Errorf("namespace %q is not watched", namespace)
+	}
+	return s.ServerLister.OGXServers(namespace).Get(name)
+}
+
+// Servers lists every cached OGXServer.
+func (c *Caches) Servers() []*ogxv1beta1.OGXServer {
+	var out []*ogxv1beta1.OGXServer
+	c.Each(func(s *Scope) {
+		list, _ := s.ServerLister.List(labels.Everything())
+		out = append(out, list...)
+	})
+	return out
+}
+
+// HasServer says whether an OGXServer with uid is in the cache now.
+func (c *Caches) HasServer(uid types.UID) bool {
+	found := false
+	c.Each(func(s *Scope) {
+		if !found {
+			objs, err := s.ServerInformer.GetIndexer().ByIndex(indexUID, string(uid))
+			found = err == nil && len(objs) > 0
+		}
+	})
+	return found
+}
+
+// ServerPhases counts the cached OGXServers by status.phase, for
+// ogx_controller_servers (metrics.Metrics.CountServersWith).
+func (c *Caches) ServerPhases() map[string]int { return countPhases(c.Servers()) }
+
+// countPhases counts servers by status.phase: every phase of the API is
+// present, zero or not, so a phase's series stays when it empties, and a
+// server without a phase yet counts as metrics.PhaseUnknown.
+func countPhases(servers []*ogxv1beta1.OGXServer) map[string]int {
+	out := map[string]int{metrics.PhaseUnknown: 0}
+	for _, p := range []ogxv1beta1.Phase{ogxv1beta1.PhasePending, ogxv1beta1.PhaseInitializing,
+		ogxv1beta1.PhaseReady, ogxv1beta1.PhaseFailed, ogxv1beta1.PhaseTerminating} {
+		out[string(p)] = 0
+	}
+	for _, s := range servers {
+		phase := string(s.Status.Phase)
+		if phase == "" {
+			phase = metrics.PhaseUnknown
+		}
+		out[phase]++
+	}
+	return out
+}
+
+// PodsOf returns the cached pods of one OGXServer instance (podView),
+// found through the instance index.
+func (c *Caches) PodsOf(namespace, instance string) []*PodView {
+	sc := c.For(namespace)
+	if sc == nil {
+		return nil
+	}
+	objs, _ := sc.PodIndexer.ByIndex(IndexInstance, Key(namespace, instance))
+	pods := make([]*PodView, 0, len(objs))
+	for _, o := range objs {
+		if p, ok := o.(*PodView); ok {
+			pods = append(pods, p)
+		}
+	}
+	return pods
+}
+
+// ServerTransform, ChildTransform and WatchedTransform are the transforms
+// the OGXServer, child and watched-ConfigMap informers apply: what a cached
+// object is made of, for tests that compare the caches with stored objects.
+func (c *Caches) ServerTransform() cache.TransformFunc { return serverView(c.fields) }
+
+// ChildTransform: see ServerTransform.
+func (c *Caches) ChildTransform() cache.TransformFunc {
+	return childView{fields: c.fields, labels: &mapSharer{}}.transform
+}
+
+// WatchedTransform: see ServerTransform.
+func (c *Caches) WatchedTransform() cache.TransformFunc { return stripUserManagedFields }

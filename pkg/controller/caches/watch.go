@@ -1,0 +1,206 @@
+package caches
+
+import (
+	"fmt"
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+)
+
+// Watches: how informer events become queue keys (docs/controllers.md,
+// Enqueue rules). Each controller declares in its own file which sources
+// start its passes (the watched function its constructor sets on the
+// childController, StatusController.watches for status); a source
+// is one informer of a scope with how its objects map to OGXServer keys,
+// defined once here because every controller watching a kind maps it the
+// same way. The manager merges the entries of one source into one event
+// handler (mergeWatches).
+
+// Source is one informer of a scope, how its objects map to OGXServer
+// keys, which updates count (nil: all), and, for a kind the applier writes,
+// the applier's recent-writes hook (nil for kinds it does not write).
+type Source struct {
+	Informer cache.SharedIndexInformer
+	Keys     func(metav1.Object) []string
+	Changed  func(old, cur any) bool
+	Observe  func(metav1.Object, bool)
+}
+
+// Sources are the informers of one scope whose events start passes.
+type Sources struct {
+	Deployments, ServiceAccounts, RoleBindings, Services, PVCs, Pods, AdoptedPVCs,
+	AdoptedServices, AdoptedIngresses, NetworkPolicies, Ingresses, HPAs, PDBs, ConfigMaps, Secrets *Source
+}
+
+// Ordered lists the sources in the order their handlers are registered: a
+// fixed order, so registration does not depend on how entries were collected.
+func (w *Sources) Ordered() []*Source {
+	return []*Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.Pods,
+		w.AdoptedPVCs, w.AdoptedServices, w.AdoptedIngresses, w.NetworkPolicies, w.Ingresses, w.HPAs, w.PDBs, w.ConfigMaps, w.Secrets}
+}
+
+// Watch says that events of source start passes of the controller
+// whose queue enqueue adds to.
+type Watch struct {
+	Source  *Source
+	Enqueue func(string)
+}
+
+// WatchesOf gives each source the same enqueue.
+func WatchesOf(enqueue func(string), sources ...*Source) []Watch {
+	entries := make([]Watch, len(sources))
+	for i, s := range sources {
+		entries[i] = Watch{Source: s, Enqueue: enqueue}
+	}
+	return entries
+}
+
+// MergeWatches gives each source watched by any entry one handler that
+// enqueues, for every key, every interested controller in the order of
+// entries, wrapped once by observing when the source has a recent-writes
+// hook. One handler per informer, rather than one per controller, is what
+// keeps the order observing promises: handlers of one informer run on
+// separate goroutines, so a controller's handler registered beside the
+// observing one could enqueue a key processed before the applier had seen
+// the event. Sources come out in the order of ordered.
+func MergeWatches(sources *Sources, entries []Watch) []Wiring {
+	enqueues := map[*Source][]func(string){}
+	for _, e := range entries {
+		enqueues[e.Source] = append(enqueues[e.Source], e.Enqueue)
+	}
+	var out []Wiring
+	for _, s := range sources.Ordered() {
+		qs := enqueues[s]
+		if len(qs) == 0 {
+			continue
+		}
+		h := Handler(s.Keys, s.Changed, qs...)
+		if s.Observe != nil {
+			h = Observing(s.Observe, h)
+		}
+		out = append(out, Wiring{Informer: s.Informer, Handler: h})
+	}
+	return out
+}
+
+// Wiring is one handler to register on one informer.
+type Wiring struct {
+	Informer cache.SharedIndexInformer
+	Handler  cache.ResourceEventHandler
+}
+
+// OwnerKey returns the key of the OGXServer that controls obj, if any.
+func OwnerKey(obj metav1.Object) (string, bool) {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	if ref == nil || ref.Kind != "OGXServer" || !apply.IsOGXGroup(ref.APIVersion) {
+		return "", false
+	}
+	return Key(obj.GetNamespace(), ref.Name), true
+}
+
+// MetaOf unwraps informer event objects, tombstones included.
+func MetaOf(obj any) (metav1.Object, bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	switch o := obj.(type) {
+	case metav1.Object:
+		return o, true
+	case metav1.ObjectMetaAccessor:
+		// An apply.CachedChild.
+		m := o.GetObjectMeta()
+		return m, m != nil
+	}
+	return nil, false
+}
+
+// Handler builds event handlers that map an object to OGXServer keys and
+// enqueue them; update events are filtered by changed.
+func Handler(keys func(metav1.Object) []string, changed func(old, cur any) bool, enqueue ...func(string)) cache.ResourceEventHandlerFuncs {
+	do := func(obj any) {
+		m, ok := MetaOf(obj)
+		if !ok {
+			return
+		}
+		for _, k := range keys(m) {
+			for _, e := range enqueue {
+				e(k)
+			}
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { do(obj) },
+		UpdateFunc: func(old, cur any) {
+			if changed == nil || changed(old, cur) {
+				do(cur)
+			}
+		},
+		DeleteFunc: do,
+	}
+}
+
+// Observing runs observe (a child's recentWrites hook) for every event
+// before h, in the same handler, so a key h enqueues is never processed
+// before observe has seen the event.
+func Observing(observe func(metav1.Object, bool), h cache.ResourceEventHandlerFuncs) cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if m, ok := MetaOf(obj); ok {
+				observe(m, false)
+			}
+			h.OnAdd(obj, false)
+		},
+		UpdateFunc: func(old, cur any) {
+			if m, ok := MetaOf(cur); ok {
+				observe(m, false)
+			}
+			h.OnUpdate(old, cur)
+		},
+		DeleteFunc: func(obj any) {
+			if m, ok := MetaOf(obj); ok {
+				observe(m, true)
+			}
+			h.OnDelete(obj)
+		},
+	}
+}
+
+// ByOwner maps a child to the OGXServer that controls it.
+func ByOwner(m metav1.Object) []string {
+	if k, ok := OwnerKey(m); ok {
+		return []string{k}
+	}
+	return nil
+}
+
+// ByInstance maps a pod (a podView) to the OGXServer named by its instance
+// label.
+func ByInstance(o metav1.Object) []string {
+	if p, ok := o.(*PodView); ok && p.Instance != "" {
+		return []string{Key(p.Namespace, p.Instance)}
+	}
+	return nil
+}
+
+// DataOrLabelsChanged filters ConfigMap and Secret updates to those that can
+// change what we render: data, binaryData or labels.
+func DataOrLabelsChanged(old, cur any) bool {
+	switch o := old.(type) {
+	case *corev1.ConfigMap:
+		c := cur.(*corev1.ConfigMap)
+		return !reflect.DeepEqual(o.Data, c.Data) || !reflect.DeepEqual(o.BinaryData, c.BinaryData) || !reflect.DeepEqual(o.Labels, c.Labels)
+	case *corev1.Secret:
+		c := cur.(*corev1.Secret)
+		return !reflect.DeepEqual(o.Data, c.Data) || !reflect.DeepEqual(o.Labels, c.Labels)
+	}
+	return true
+}
+
+// Key returns the workqueue key of an OGXServer.
+func Key(namespace, name string) string {
+	return fmt.Sprintf("%s/%s", namespace, name)
+}

@@ -1,0 +1,91 @@
+package controller
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// The sources of one scope's events and how their objects map to OGXServer
+// keys that need the manager's state (caches.Sources, docs/controllers.md,
+// Enqueue rules).
+
+// scopeSources builds the sources of one scope. Children the applier writes
+// carry its recent-writes hook; PVCs (never rewritten once created), pods
+// and referenced Secrets do not.
+func (m *Manager) scopeSources(sc *caches.Scope) *caches.Sources {
+	f, w, ch := sc.ChildFactory, sc.WatchedFactory, m.children
+	return &caches.Sources{
+		Deployments:     &caches.Source{Informer: f.Apps().V1().Deployments().Informer(), Keys: caches.ByOwner, Observe: ch.deployments.Observe},
+		ServiceAccounts: &caches.Source{Informer: f.Core().V1().ServiceAccounts().Informer(), Keys: caches.ByOwner, Observe: ch.serviceAccounts.Observe},
+		RoleBindings:    &caches.Source{Informer: f.Rbac().V1().RoleBindings().Informer(), Keys: caches.ByOwner, Observe: ch.roleBindings.Observe},
+		Services:        &caches.Source{Informer: f.Core().V1().Services().Informer(), Keys: caches.ByOwner, Observe: ch.services.Observe},
+		PVCs:            &caches.Source{Informer: f.Core().V1().PersistentVolumeClaims().Informer(), Keys: m.pvcOwners},
+		// A pod's ogx container turning ready or reporting its image
+		// digest changes status.resolvedDistribution.image.
+		Pods:        &caches.Source{Informer: sc.PodFactory.Core().V1().Pods().Informer(), Keys: caches.ByInstance, Changed: caches.PodViewChanged},
+		AdoptedPVCs: &caches.Source{Informer: sc.AdoptedFactory.Core().V1().PersistentVolumeClaims().Informer(), Keys: m.pvcOwners},
+		// Adopted legacy Services and Ingresses (some without managed-by):
+		// their release is decided from this cache, so its events start it.
+		AdoptedServices:  &caches.Source{Informer: sc.AdoptedFactory.Core().V1().Services().Informer(), Keys: caches.ByOwner},
+		AdoptedIngresses: &caches.Source{Informer: sc.AdoptedFactory.Networking().V1().Ingresses().Informer(), Keys: caches.ByOwner},
+		NetworkPolicies:  &caches.Source{Informer: f.Networking().V1().NetworkPolicies().Informer(), Keys: caches.ByOwner, Observe: ch.networkPolicies.Observe},
+		Ingresses:        &caches.Source{Informer: f.Networking().V1().Ingresses().Informer(), Keys: caches.ByOwner, Observe: ch.ingresses.Observe},
+		HPAs:             &caches.Source{Informer: f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Keys: caches.ByOwner, Observe: ch.hpas.Observe},
+		PDBs:             &caches.Source{Informer: f.Policy().V1().PodDisruptionBudgets().Informer(), Keys: caches.ByOwner, Observe: ch.pdbs.Observe},
+		// Owned (generated, CA bundle) and referenced ConfigMaps, and
+		// referenced Secrets: content or label changes.
+		ConfigMaps: &caches.Source{Informer: w.Core().V1().ConfigMaps().Informer(), Keys: m.configMapOwners,
+			Changed: caches.DataOrLabelsChanged, Observe: ch.configMaps.Observe},
+		Secrets: &caches.Source{Informer: w.Core().V1().Secrets().Informer(), Keys: m.secretOwners, Changed: caches.DataOrLabelsChanged},
+	}
+}
+
+// pvcOwners maps a PVC to its OGXServer: the instance label, else a name
+// N-pvc where N is an OGXServer in the namespace.
+func (m *Manager) pvcOwners(o metav1.Object) []string {
+	if n := o.GetLabels()[render.LabelInstance]; n != "" {
+		return []string{caches.Key(o.GetNamespace(), n)}
+	}
+	if name := o.GetName(); len(name) > 4 && name[len(name)-4:] == "-pvc" {
+		if _, err := m.caches.Server(o.GetNamespace(), name[:len(name)-4]); err == nil {
+			return []string{caches.Key(o.GetNamespace(), name[:len(name)-4])}
+		}
+	}
+	return nil
+}
+
+// configMapOwners maps a watched ConfigMap to the OGXServers that own it or
+// reference it.
+func (m *Manager) configMapOwners(o metav1.Object) []string {
+	if k, ok := caches.OwnerKey(o); ok {
+		return []string{k}
+	}
+	return m.referencing(caches.IndexConfigMaps, o)
+}
+
+// secretOwners maps a watched Secret to the OGXServers referencing it.
+func (m *Manager) secretOwners(o metav1.Object) []string {
+	return m.referencing(caches.IndexSecrets, o)
+}
+
+// referencing looks o up in a reference index of the OGXServer informer.
+func (m *Manager) referencing(index string, o metav1.Object) []string {
+	sc := m.caches.For(o.GetNamespace())
+	if sc == nil {
+		return nil
+	}
+	objs, err := sc.ServerInformer.GetIndexer().ByIndex(index, caches.Key(o.GetNamespace(), o.GetName()))
+	if err != nil {
+		return nil
+	}
+	keys := make([]string, 0, len(objs))
+	for _, obj := range objs {
+		if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
+			keys = append(keys, caches.Key(s.Namespace, s.Name))
+		}
+	}
+	return keys
+}

@@ -1,0 +1,98 @@
+package controller
+
+import (
+	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// TestChildViewsKeepWhatReadersUse runs the readers of cached children on
+// views: status's external URL (the Ingress's TLS and load balancer),
+// config retention (the Deployment template's user-config volume).
+func TestChildViewsKeepWhatReadersUse(t *testing.T) {
+	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "team-a"}}
+	s.Spec.Network = &ogxv1beta1.NetworkSpec{ExternalAccess: &ogxv1beta1.ExternalAccessSpec{Enabled: true}}
+	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "demo-ingress", Namespace: "team-a"},
+		Spec: networkingv1.IngressSpec{TLS: []networkingv1.IngressTLS{{SecretName: "tls"}}},
+		Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{
+			Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "1.2.3.4"}}}}}
+	want := *externalURL(s, ing)
+	view, err := testViews()(ing.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *externalURL(s, view.(*apply.CachedChild).Object.(*networkingv1.Ingress)); got != want || want != "https://1.2.3.4" {
+		t.Errorf("external URL from the view %q, from the whole Ingress %q", got, want)
+	}
+
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "team-a"}}
+	d.Spec.Template.Spec.Volumes = []corev1.Volume{
+		{Name: render.VolumeUserConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "demo-config-abc"}}}},
+		{Name: "other", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "unrelated"}}}},
+	}
+	out, err := testViews()(d.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	protected := map[string]bool{}
+	markMounted(protected, knownDeployment(t, out).Obj.Spec.Template.Spec.Volumes)
+	if diff := cmp.Diff(map[string]bool{"demo-config-abc": true}, protected); diff != "" {
+		t.Errorf("retention from the view (-want +got):\n%s", diff)
+	}
+}
+
+// TestDeploymentViewKeepsFailures: the view keeps the conditions status
+// reads (a failed rollout) and drops the ones every Deployment carries.
+func TestDeploymentViewKeepsFailures(t *testing.T) {
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns"}}
+	d.Status.Conditions = []appsv1.DeploymentCondition{
+		{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability."},
+		{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "demo-1" has timed out progressing.`},
+	}
+	out, err := testViews()(d.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := knownDeployment(t, out).Obj
+	if got, want := deploymentFailure(view), deploymentFailure(d); got != want || want == "" {
+		t.Errorf("failure from the view %q, from the whole Deployment %q", got, want)
+	}
+	if len(view.Status.Conditions) != 1 {
+		t.Errorf("view keeps %d conditions, want only the failure", len(view.Status.Conditions))
+	}
+	d.Status.Conditions = d.Status.Conditions[:1]
+	out, _ = testViews()(d.DeepCopy())
+	if c := knownDeployment(t, out).Obj.Status.Conditions; c != nil {
+		t.Errorf("healthy Deployment's view keeps conditions %v", c)
+	}
+}
+
+// testViews is the child caches' transform, as NewManager builds it.
+func testViews() cache.TransformFunc {
+	return caches.NewCaches(kubefake.NewClientset(), ogxfake.NewSimpleClientset(), nil, sfOperator,
+		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, []string{"ogx-operator"}).ChildTransform()
+}
+
+func knownDeployment(t *testing.T, entry any) apply.Known[*appsv1.Deployment] {
+	t.Helper()
+	k, err := apply.KnownOf[*appsv1.Deployment]("Deployment", entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
