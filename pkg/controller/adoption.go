@@ -26,15 +26,15 @@ import (
 
 // The legacy resource that adoption takes over.
 const (
-	legacyGroup = "llamastack.io"
-	legacyKind  = "LlamaStackDistribution"
+	LegacyGroup = "llamastack.io"
+	LegacyKind  = "LlamaStackDistribution"
 )
 
-// adoptionAnnotationProblems words each A4/A5 failure of the adoption
+// AdoptionAnnotationProblems words each A4/A5 failure of the adoption
 // annotations for the AdoptionConfigInvalid condition and the
 // AdoptionInvalid Event: "<annotation>: value "<v>" ..."
 // (docs/controllers.md, Annotation validation).
-func adoptionAnnotationProblems(s *ogxv1beta1.OGXServer) []string {
+func AdoptionAnnotationProblems(s *ogxv1beta1.OGXServer) []string {
 	var problems []string
 	for _, e := range validation.ValidateAdoption(s) {
 		annotation := strings.TrimSuffix(strings.TrimPrefix(e.Field, "metadata.annotations["), "]")
@@ -47,24 +47,24 @@ func adoptionAnnotationProblems(s *ogxv1beta1.OGXServer) []string {
 	return problems
 }
 
-// legacyOwnerCheck reports whether obj has no controller owner, or only the
+// LegacyOwnerCheck reports whether obj has no controller owner, or only the
 // LlamaStackDistribution being adopted, or this OGXServer; anything else is
 // a clear error rather than a takeover.
-func legacyOwnerCheck(obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer) error {
+func LegacyOwnerCheck(obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer) error {
 	ref := metav1.GetControllerOfNoCopy(obj)
 	if ref == nil || ref.UID == s.UID {
 		return nil
 	}
 	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
-	if gv.Group == legacyGroup && ref.Kind == legacyKind && ref.Name == legacy {
+	if gv.Group == LegacyGroup && ref.Kind == LegacyKind && ref.Name == legacy {
 		return nil
 	}
 	return resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "failed to adopt %s: unexpected controller owner %s/%s", obj.GetName(), ref.Kind, ref.Name)
 }
 
-// withoutControllerRefs keeps the owner references that are not
+// WithoutControllerRefs keeps the owner references that are not
 // controllers: a merge patch replaces the list whole.
-func withoutControllerRefs(refs []metav1.OwnerReference) []metav1.OwnerReference {
+func WithoutControllerRefs(refs []metav1.OwnerReference) []metav1.OwnerReference {
 	out := []metav1.OwnerReference{}
 	for _, r := range refs {
 		if r.Controller == nil || !*r.Controller {
@@ -74,15 +74,15 @@ func withoutControllerRefs(refs []metav1.OwnerReference) []metav1.OwnerReference
 	return out
 }
 
-// ownerRefOf is the controller owner reference of an OGXServer.
-func ownerRefOf(s *ogxv1beta1.OGXServer) metav1.OwnerReference {
+// OwnerRefOf is the controller owner reference of an OGXServer.
+func OwnerRefOf(s *ogxv1beta1.OGXServer) metav1.OwnerReference {
 	t := true
 	return metav1.OwnerReference{APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer",
 		Name: s.Name, UID: s.UID, Controller: &t, BlockOwnerDeletion: &t}
 }
 
-// mergePatch marshals a merge patch with a resourceVersion precondition.
-func mergePatch(resourceVersion string, body map[string]any) ([]byte, error) {
+// MergePatch marshals a merge patch with a resourceVersion precondition.
+func MergePatch(resourceVersion string, body map[string]any) ([]byte, error) {
 	md, _ := body["metadata"].(map[string]any)
 	if md == nil {
 		md = map[string]any{}
@@ -92,7 +92,7 @@ func mergePatch(resourceVersion string, body map[string]any) ([]byte, error) {
 	return json.Marshal(body)
 }
 
-func adoptedAt(now time.Time) string { return now.UTC().Format(time.RFC3339) }
+func AdoptedAt(now time.Time) string { return now.UTC().Format(time.RFC3339) }
 
 // storageAdoption runs the storage adoption of the pvc controller
 // (docs/controllers.md, Storage adoption). It returns the conditions to show
@@ -118,7 +118,7 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 		c.events.While(s, corev1.EventTypeNormal, EventAdoptionWaiting, legacy, "", false)
 		return adopted, nil
 	}
-	if err := legacyOwnerCheck(pvc, legacy, s); err != nil {
+	if err := LegacyOwnerCheck(pvc, legacy, s); err != nil {
 		return nil, err
 	}
 	// Scale the legacy workload down and wait for its pods to be gone: our
@@ -129,11 +129,11 @@ func (c *PVCController) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXSe
 	if waiting, err := c.legacyPodsRunning(ctx, s, legacy); waiting != nil || err != nil {
 		return waiting, err
 	}
-	patch, err := mergePatch(pvc.ResourceVersion, map[string]any{"metadata": map[string]any{
-		"ownerReferences": withoutControllerRefs(pvc.OwnerReferences),
+	patch, err := MergePatch(pvc.ResourceVersion, map[string]any{"metadata": map[string]any{
+		"ownerReferences": WithoutControllerRefs(pvc.OwnerReferences),
 		"labels": map[string]string{render.LabelAdoptedFrom: legacy, render.LabelInstance: s.Name,
 			render.LabelManagedBy: render.ManagedByValue},
-		"annotations": map[string]string{render.AnnotationAdoptedAt: adoptedAt(time.Now())},
+		"annotations": map[string]string{render.AnnotationAdoptedAt: AdoptedAt(time.Now())},
 	}})
 	if err != nil {
 		return nil, err
@@ -157,7 +157,7 @@ func (c *PVCController) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXSe
 	case d.Spec.Replicas != nil && *d.Spec.Replicas == 0:
 		return nil
 	}
-	patch, _ := mergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
+	patch, _ := MergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
 	if _, err := c.kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		return apply.ClassifyWriteError("Deployment", legacy, err)
@@ -191,7 +191,7 @@ func (c *PVCController) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGX
 // adopted for this instance and adds the managed-by label to any that lack
 // it (adopted by the upstream operator), so the child cache sees them too.
 func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer) ([]string, error) {
-	list, err := cachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
+	list, err := CachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +201,7 @@ func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer
 		if p.Labels[render.LabelManagedBy] == render.ManagedByValue {
 			continue
 		}
-		patch, _ := mergePatch(p.ResourceVersion, map[string]any{"metadata": map[string]any{
+		patch, _ := MergePatch(p.ResourceVersion, map[string]any{"metadata": map[string]any{
 			"labels": map[string]string{render.LabelManagedBy: render.ManagedByValue}}})
 		if _, err := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch,
 			metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
@@ -212,10 +212,10 @@ func (c *PVCController) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer
 	return names, nil
 }
 
-// cachedAdoptedPVCs are the PVCs of the adopted-PVC cache labelled as
+// CachedAdoptedPVCs are the PVCs of the adopted-PVC cache labelled as
 // adopted for the instance.
-func cachedAdoptedPVCs(caches *caches.Caches, ns, instance string) ([]*corev1.PersistentVolumeClaim, error) {
-	sc, err := adoptedScope(caches, ns)
+func CachedAdoptedPVCs(caches *caches.Caches, ns, instance string) ([]*corev1.PersistentVolumeClaim, error) {
+	sc, err := AdoptedScope(caches, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -235,10 +235,10 @@ func cachedAdoptedPVCs(caches *caches.Caches, ns, instance string) ([]*corev1.Pe
 	return out, nil
 }
 
-// storageAdoptionGate keeps the Deployment untouched while a valid
+// StorageAdoptionGate keeps the Deployment untouched while a valid
 // adopt-storage names a PVC that is not adopted yet (legacy pods may still
 // use it).
-func storageAdoptionGate(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServer) error {
+func StorageAdoptionGate(ctx context.Context, r *Resolver, s *ogxv1beta1.OGXServer) error {
 	name, err := r.PendingStorageAdoption(ctx, s)
 	if err != nil || name == "" {
 		return err

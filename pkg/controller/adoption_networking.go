@@ -21,39 +21,39 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// networkingAdopted is the NetworkingAdopted condition of a pass.
-func networkingAdopted(legacy string) []metav1.Condition {
+// NetworkingAdopted is the NetworkingAdopted condition of a pass.
+func NetworkingAdopted(legacy string) []metav1.Condition {
 	return []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonNetworkingAdopted,
 		Message: fmt.Sprintf("Networking adopted from %s", legacy)}}
 }
 
-// adoptLegacy transfers a legacy Service or Ingress to this OGXServer with
+// AdoptLegacy transfers a legacy Service or Ingress to this OGXServer with
 // one merge patch: controller owner references replaced by ours (the whole
 // list is sent), the adopted-from and managed-by labels, the adopted-at
 // annotation and, for a Service, the selector pointed at our pods. absent
 // means there is nothing to adopt.
-func adoptLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string, obj metav1.Object, selector map[string]any,
+func AdoptLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string, obj metav1.Object, selector map[string]any,
 	patchFn func(ctx context.Context, name string, data []byte) error) (changed bool, err error) {
 	ref := metav1.GetControllerOfNoCopy(obj)
 	if ref != nil && ref.UID == s.UID && obj.GetLabels()[render.LabelAdoptedFrom] == legacy && selector == nil {
 		return false, nil
 	}
-	if err := legacyOwnerCheck(obj, legacy, s); err != nil {
+	if err := LegacyOwnerCheck(obj, legacy, s); err != nil {
 		return false, err
 	}
-	refs := append(withoutControllerRefs(obj.GetOwnerReferences()), ownerRefOf(s))
+	refs := append(WithoutControllerRefs(obj.GetOwnerReferences()), OwnerRefOf(s))
 	md := map[string]any{
 		"ownerReferences": refs,
 		"labels":          map[string]string{render.LabelAdoptedFrom: legacy, render.LabelManagedBy: render.ManagedByValue},
 	}
 	if obj.GetAnnotations()[render.AnnotationAdoptedAt] == "" {
-		md["annotations"] = map[string]string{render.AnnotationAdoptedAt: adoptedAt(time.Now())}
+		md["annotations"] = map[string]string{render.AnnotationAdoptedAt: AdoptedAt(time.Now())}
 	}
 	body := map[string]any{"metadata": md}
 	if selector != nil {
 		body["spec"] = map[string]any{"selector": selector}
 	}
-	patch, err := mergePatch(obj.GetResourceVersion(), body)
+	patch, err := MergePatch(obj.GetResourceVersion(), body)
 	if err != nil {
 		return false, err
 	}
@@ -81,15 +81,15 @@ func serviceSelectorPatch(s *ogxv1beta1.OGXServer, current map[string]string) ma
 	return out
 }
 
-// classifyWriteErrorOrNil is apply.ClassifyWriteError that passes nil through.
-func classifyWriteErrorOrNil(kind, name string, err error) error {
+// ClassifyWriteErrorOrNil is apply.ClassifyWriteError that passes nil through.
+func ClassifyWriteErrorOrNil(kind, name string, err error) error {
 	if err == nil {
 		return nil
 	}
 	return apply.ClassifyWriteError(kind, name, err)
 }
 
-// releaseNetworking handles an absent adopt-networking annotation. Whether
+// ReleaseNetworking handles an absent adopt-networking annotation. Whether
 // networking was adopted is a fact of the adopted-object cache, not of
 // status: cached lists the cached objects of kind labelled
 // ogx.io/adopted-from, and those this OGXServer controls are the adopted ones
@@ -100,7 +100,7 @@ func classifyWriteErrorOrNil(kind, name string, err error) error {
 // pass that runs before the cache has seen the deletions gets NotFound and
 // records no second one. With nothing adopted nothing is reported; status
 // keeps showing a released state by itself (adoptedConditions).
-func releaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXServer, kind string, cached []O,
+func ReleaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXServer, kind string, cached []O,
 	del func(context.Context, string, metav1.DeleteOptions) error, sink *events.Sink) ([]metav1.Condition, error) {
 	released, found := false, false
 	for _, o := range cached {
@@ -123,7 +123,7 @@ func releaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXSe
 	if released {
 		sink.Normal(s, "NetworkingReleased", "Released adopted "+kind)
 	}
-	return networkingReleased(), nil
+	return NetworkingReleased(), nil
 }
 
 // adoptedBy: o carries the ogx.io/adopted-from label and s controls it.
@@ -135,16 +135,16 @@ func adoptedBy(o metav1.Object, s *ogxv1beta1.OGXServer) bool {
 	return ref != nil && ref.UID == s.UID
 }
 
-// networkingReleased is the NetworkingAdopted condition once the annotation
+// NetworkingReleased is the NetworkingAdopted condition once the annotation
 // is gone: reported by the pass that releases, and kept by status after
 // that (adoptedConditions).
-func networkingReleased() []metav1.Condition {
+func NetworkingReleased() []metav1.Condition {
 	return []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionAnnotationRemoved,
 		Message: "Adoption annotation removed"}}
 }
 
-// adoptedScope is the scope caching ns, or an error when ns is not watched.
-func adoptedScope(caches *caches.Caches, ns string) (*caches.Scope, error) {
+// AdoptedScope is the scope caching ns, or an error when ns is not watched.
+func AdoptedScope(caches *caches.Caches, ns string) (*caches.Scope, error) {
 	sc := caches.For(ns)
 	if sc == nil {
 		return nil, fmt.Errorf("namespace %q is not watched", ns)
@@ -154,13 +154,13 @@ func adoptedScope(caches *caches.Caches, ns string) (*caches.Scope, error) {
 
 // ingressAdoption takes over Ingress L-ingress for adopt-networking (no
 // selector to change) and releases it when the annotation goes.
-func ingressAdoption(d *deps) func(context.Context, *ogxv1beta1.OGXServer) error {
+func ingressAdoption(d *Deps) func(context.Context, *ogxv1beta1.OGXServer) error {
 	return func(ctx context.Context, s *ogxv1beta1.OGXServer) error {
 		key := caches.Key(s.Namespace, s.Name)
-		ings := d.kube.NetworkingV1().Ingresses(s.Namespace)
+		ings := d.Kube.NetworkingV1().Ingresses(s.Namespace)
 		legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
 		if legacy == "" {
-			sc, err := adoptedScope(d.caches, s.Namespace)
+			sc, err := AdoptedScope(d.Caches, s.Namespace)
 			if err != nil {
 				return err
 			}
@@ -168,29 +168,29 @@ func ingressAdoption(d *deps) func(context.Context, *ogxv1beta1.OGXServer) error
 			if err != nil {
 				return err
 			}
-			facts, err := releaseNetworking(ctx, s, "Ingress", cached, ings.Delete, d.events)
-			d.board.SetFacts(key, s.UID, "ingress", facts)
+			facts, err := ReleaseNetworking(ctx, s, "Ingress", cached, ings.Delete, d.Events)
+			d.Board.SetFacts(key, s.UID, "ingress", facts)
 			return err
 		}
 		ing, err := ings.Get(ctx, render.IngressName(legacy), metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			d.board.SetFacts(key, s.UID, "ingress", nil)
+			d.Board.SetFacts(key, s.UID, "ingress", nil)
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		changed, err := adoptLegacy(ctx, s, legacy, ing, nil, func(ctx context.Context, name string, data []byte) error {
+		changed, err := AdoptLegacy(ctx, s, legacy, ing, nil, func(ctx context.Context, name string, data []byte) error {
 			_, err := ings.Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
-			return classifyWriteErrorOrNil("Ingress", name, err)
+			return ClassifyWriteErrorOrNil("Ingress", name, err)
 		})
 		if err != nil {
 			return err
 		}
 		if changed {
-			d.events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Ingress "+ing.Name+")")
+			d.Events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Ingress "+ing.Name+")")
 		}
-		d.board.SetFacts(key, s.UID, "ingress", networkingAdopted(legacy))
+		d.Board.SetFacts(key, s.UID, "ingress", NetworkingAdopted(legacy))
 		return nil
 	}
 }

@@ -104,7 +104,7 @@ func TestApplyGuardService(t *testing.T) {
 			}
 			e.clearActions()
 			for pass := range 2 {
-				res, err := e.m.service.syncKey(e.ctx, sfKey)
+				res, err := e.m.service.Sync(e.ctx, sfKey)
 				switch {
 				case tc.userErr && !resolve.IsUserError(err):
 					t.Errorf("pass %d: err = %v, want a user error", pass, err)
@@ -142,7 +142,7 @@ func TestApplyGuardService(t *testing.T) {
 func TestApplyGuardAdoptsLabelledOrphan(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, []runtime.Object{agService(agManagedLabels(), nil)}, s)
-	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	w := e.kubeWrites()
@@ -198,7 +198,7 @@ func TestApplyGuardDeploymentChildren(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("1Gi"))
 			e := newSFEnv(t, Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
 			e.serviceDone()
-			_, _ = e.m.deployment.syncKey(e.ctx, sfKey)
+			_, _ = e.m.deployment.Sync(e.ctx, sfKey)
 			want := tc.want
 			want.Generation = 1
 			if got, _ := e.outcome(s, "deployment"); got != want {
@@ -248,7 +248,7 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 	}
 	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""))
 	e := newSFEnv(t, Options{}, []runtime.Object{existing}, s)
-	_, err := e.m.pvc.syncKey(e.ctx, sfKey)
+	_, err := e.m.pvc.Sync(e.ctx, sfKey)
 	if !resolve.IsUserError(err) {
 		t.Errorf("err = %v, want a user error", err)
 	}
@@ -278,11 +278,11 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 	s2 := sfServer(sfNamespace, "second", "uid-second", sfWithStorage(""))
 	e2 := newSFEnv(t, Options{}, []runtime.Object{labelled}, s2)
 	// Hide the claim from the cache, as if the informer had not delivered it.
-	sc := e2.m.caches.For(sfNamespace)
+	sc := e2.m.Caches.For(sfNamespace)
 	if err := sc.ChildFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().Delete(labelled); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e2.m.pvc.syncKey(e2.ctx, caches.Key(sfNamespace, "second")); err != nil {
+	if _, err := e2.m.pvc.Sync(e2.ctx, caches.Key(sfNamespace, "second")); err != nil {
 		t.Errorf("labelled claim missing from the cache: err %v, want nil", err)
 	}
 	if o, _ := e2.outcome(s2, "pvc"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
@@ -299,7 +299,7 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 	})
 	e := newSFEnv(t, Options{}, nil, s)
 	for _, c := range e.m.childControllers {
-		_, err := c.syncKey(e.ctx, sfKey)
+		_, err := c.Sync(e.ctx, sfKey)
 		var ue *resolve.UserError
 		if !errors.As(err, &ue) || ue.Reason != ogxv1beta1.ReasonInvalidSpec {
 			t.Errorf("%s: err = %v, want a user error %s", c.Name(), err, ogxv1beta1.ReasonInvalidSpec)
@@ -323,7 +323,7 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 	}
 	// The first controller in the fixed order gives the reason and leads the
 	// message.
-	first := e.m.board.Get(sfUID)[e.m.childControllers[0].Name()]
+	first := e.m.Board.Get(sfUID)[e.m.childControllers[0].Name()]
 	if !strings.HasPrefix(ready.Message, first.Message) {
 		t.Errorf("Ready message = %q, want it to start with the %s controller's %q", ready.Message, e.m.childControllers[0].Name(), first.Message)
 	}
@@ -347,7 +347,7 @@ func TestStaleTakeoverIsTransient(t *testing.T) {
 		{"stale resourceVersion", stale, false},
 		{"another invalid patch", invalid, true},
 	} {
-		c := &deploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"},
+		c := &DeploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"},
 			Patch: func(context.Context, string, string, []byte) (*appsv1.Deployment, error) { return nil, tc.err }}
 		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", ResourceVersion: "5",
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "ogx-operator", Operation: metav1.ManagedFieldsOperationUpdate}}}}
@@ -380,7 +380,7 @@ func TestTakeoverIsJournaled(t *testing.T) {
 		{"refused", apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "demo", errors.New("no")), []string{"", "", ""}},
 	} {
 		journal := events.NewJournal(record.New())
-		c := &deploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"}, Journal: journal,
+		c := &DeploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"}, Journal: journal,
 			Patch: func(_ context.Context, _, _ string, _ []byte) (*appsv1.Deployment, error) {
 				if tc.patchErr != nil {
 					return nil, tc.patchErr

@@ -17,45 +17,45 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// reconcileFunc converges one kind of child for one OGXServer. It receives a
+// ReconcileFunc converges one kind of child for one OGXServer. It receives a
 // valid, live (not being deleted) OGXServer from the cache, which it must not
 // mutate.
-type reconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error)
+type ReconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error)
 
-// childController runs the steps every child controller shares
+// Controller runs the steps every child controller shares
 // (docs/controllers.md, The pass of a child controller): read the OGXServer
 // from the cache, skip it while it is being deleted, re-run the admission
 // validator, call the kind's reconcile and record the outcome for the status
 // controller.
-type childController struct {
+type Controller struct {
 	*worker.Runner
-	events *events.Sink
-	// specs shares the validator's verdict per generation between the child
+	Events *events.Sink
+	// Specs shares the validator's verdict per generation between the child
 	// controllers; nil validates on every pass.
-	specs     *specMemo
+	Specs     *SpecMemo
 	caches    *caches.Caches
 	board     *OutcomeBoard
-	reconcile reconcileFunc
-	// watched names the sources whose events start its passes; each
+	reconcile ReconcileFunc
+	// Watched names the sources whose events start its passes; each
 	// controller declares them in its own file (watches.go).
-	watched func(*caches.Sources) []*caches.Source
+	Watched func(*caches.Sources) []*caches.Source
 }
 
-// watches are the entries that enqueue into this controller.
-func (c *childController) watches(w *caches.Sources) []caches.Watch {
-	if c.watched == nil {
+// Watches are the entries that enqueue into this controller.
+func (c *Controller) Watches(w *caches.Sources) []caches.Watch {
+	if c.Watched == nil {
 		return nil
 	}
-	return caches.WatchesOf(c.Enqueue, c.watched(w)...)
+	return caches.WatchesOf(c.Enqueue, c.Watched(w)...)
 }
 
-func newChildController(name string, caches *caches.Caches, board *OutcomeBoard, reconcile reconcileFunc) *childController {
-	c := &childController{caches: caches, board: board, reconcile: reconcile}
-	c.Runner = worker.NewRunner(name, c.syncKey, caches.Metrics)
+func NewController(name string, caches *caches.Caches, board *OutcomeBoard, reconcile ReconcileFunc) *Controller {
+	c := &Controller{caches: caches, board: board, reconcile: reconcile}
+	c.Runner = worker.NewRunner(name, c.Sync, caches.Metrics)
 	return c
 }
 
-func (c *childController) syncKey(ctx context.Context, key string) (worker.Result, error) {
+func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error) {
 	namespace, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		// A malformed key can never succeed; drop it.
@@ -75,8 +75,8 @@ func (c *childController) syncKey(ctx context.Context, key string) (worker.Resul
 	// find the same cause (an invalid spec).
 	record := func(o Outcome, eventReason string) {
 		o.Generation = s.Generation
-		if _, newCause := c.board.RecordCause(key, s.UID, c.Name(), o); newCause && c.events != nil {
-			c.events.Warn(s, eventReason, o.Message)
+		if _, newCause := c.board.RecordCause(key, s.UID, c.Name(), o); newCause && c.Events != nil {
+			c.Events.Warn(s, eventReason, o.Message)
 		}
 	}
 	if s.DeletionTimestamp != nil {
@@ -84,18 +84,18 @@ func (c *childController) syncKey(ctx context.Context, key string) (worker.Resul
 		record(Outcome{Class: OutcomeOK}, "")
 		return worker.Result{}, nil
 	}
-	if errs := c.specs.errors(s); len(errs) > 0 {
+	if errs := c.Specs.Errors(s); len(errs) > 0 {
 		err := &resolve.UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: specErrorsEvent(errs), Err: errs.ToAggregate()}
 		record(Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: err.Error()}, err.EventReason())
 		return worker.Result{}, err
 	}
 	res, err := c.reconcile(ctx, s)
 	var waiting *worker.WaitingError
-	var deferred *deferredError
+	var deferred *DeferredError
 	var user *resolve.UserError
 	switch {
 	case errors.As(err, &deferred):
-		klog.FromContext(ctx).V(2).Info("Pass deferred", "reason", deferred.message)
+		klog.FromContext(ctx).V(2).Info("Pass deferred", "reason", deferred.Message)
 		return worker.Result{Waiting: true}, nil
 	case err == nil:
 		record(Outcome{Class: OutcomeOK}, "")
@@ -106,7 +106,7 @@ func (c *childController) syncKey(ctx context.Context, key string) (worker.Resul
 			reason = ogxv1beta1.ReasonProgressing
 		}
 		record(Outcome{Class: OutcomeWaiting, Reason: reason, Message: waiting.Message}, "")
-		return worker.Result{RequeueAfter: waitRequeue, Waiting: true}, nil
+		return worker.Result{RequeueAfter: WaitRequeue, Waiting: true}, nil
 	case errors.As(err, &user):
 		record(Outcome{Class: OutcomeUserError, Reason: user.Reason, Message: err.Error()}, user.EventReason())
 		return worker.Result{}, err

@@ -106,7 +106,7 @@ func newBenchFleet(tb testing.TB, n int) *benchFleet {
 	for round := 0; ; round++ {
 		benchEach(tb, keys, func(key string) error {
 			for _, c := range e.m.childControllers {
-				if _, err := c.syncKey(e.ctx, key); err != nil {
+				if _, err := c.Sync(e.ctx, key); err != nil {
 					return fmt.Errorf("%s %s: %w", c.Name(), key, err)
 				}
 			}
@@ -140,7 +140,7 @@ func newBenchFleet(tb testing.TB, n int) *benchFleet {
 	})
 	e.waitCaught()
 	for _, s := range servers {
-		got, err := e.m.caches.Server(s.Namespace, s.Name)
+		got, err := e.m.Caches.Server(s.Namespace, s.Name)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -188,7 +188,7 @@ func benchEach(tb testing.TB, keys []string, f func(key string) error) {
 func (f *benchFleet) pass(ctx context.Context) error {
 	for _, key := range f.keys {
 		for _, c := range f.m.childControllers {
-			if _, err := c.syncKey(ctx, key); err != nil {
+			if _, err := c.Sync(ctx, key); err != nil {
 				return fmt.Errorf("%s %s: %w", c.Name(), key, err)
 			}
 		}

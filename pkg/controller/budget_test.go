@@ -51,13 +51,13 @@ func budgetString(m map[string]int) string {
 func TestRequestBudgetOfANewServer(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, nil, s)
-	e.m.events.Lead()
+	e.m.Events.Lead()
 
 	// Every child controller's first pass, then a second pass at once,
 	// before the caches may have caught up: the second costs nothing.
 	for range 2 {
 		for _, c := range e.m.childControllers {
-			if _, err := c.syncKey(e.ctx, sfKey); err != nil {
+			if _, err := c.Sync(e.ctx, sfKey); err != nil {
 				t.Fatalf("%s: %v", c.Name(), err)
 			}
 		}
@@ -99,7 +99,7 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 	}
 	e.waitCaught()
 	for _, c := range e.m.childControllers {
-		if _, err := c.syncKey(e.ctx, sfKey); err != nil {
+		if _, err := c.Sync(e.ctx, sfKey); err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
 	}
@@ -123,7 +123,7 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 
 	// One Event for the whole start: the phase, Ready from the first
 	// status, with the children created on the way.
-	queued := e.m.events.Queued()
+	queued := e.m.Events.Queued()
 	if n := len(queued); n != 1 {
 		t.Fatalf("%d Events queued, want 1", n)
 	}

@@ -94,77 +94,77 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *caches.Caches
 
 // The typed children of ogx-controller.
 type (
-	deploymentChild     = apply.Child[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]
-	serviceChild        = apply.Child[*corev1.Service, *corev1ac.ServiceApplyConfiguration]
-	serviceAccountChild = apply.Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
-	roleBindingChild    = apply.Child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]
-	networkPolicyChild  = apply.Child[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration]
-	ingressChild        = apply.Child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
-	hpaChild            = apply.Child[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]
-	pdbChild            = apply.Child[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]
-	configMapChild      = apply.Child[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]
+	DeploymentChild     = apply.Child[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]
+	ServiceChild        = apply.Child[*corev1.Service, *corev1ac.ServiceApplyConfiguration]
+	ServiceAccountChild = apply.Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
+	RoleBindingChild    = apply.Child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]
+	NetworkPolicyChild  = apply.Child[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration]
+	IngressChild        = apply.Child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
+	HPAChild            = apply.Child[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]
+	PDBChild            = apply.Child[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]
+	ConfigMapChild      = apply.Child[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]
 )
 
-// children holds one applier per typed child kind.
-type children struct {
-	deployments     *deploymentChild
-	services        *serviceChild
-	serviceAccounts *serviceAccountChild
-	roleBindings    *roleBindingChild
-	networkPolicies *networkPolicyChild
-	ingresses       *ingressChild
-	hpas            *hpaChild
-	pdbs            *pdbChild
-	configMaps      *configMapChild
+// Children holds one applier per typed child kind.
+type Children struct {
+	Deployments     *DeploymentChild
+	Services        *ServiceChild
+	ServiceAccounts *ServiceAccountChild
+	RoleBindings    *RoleBindingChild
+	NetworkPolicies *NetworkPolicyChild
+	Ingresses       *IngressChild
+	HPAs            *HPAChild
+	PDBs            *PDBChild
+	ConfigMaps      *ConfigMapChild
 }
 
-// newChildren wires the child kinds to their clients and caches; takeovers
+// NewChildren wires the child kinds to their clients and caches; takeovers
 // from the managers in takeover are noted in journal.
-func newChildren(kube kubernetes.Interface, c *caches.Caches, takeover []string, journal *events.Journal) *children {
-	return &children{
-		deployments: newChild("Deployment", "apps/v1", c, takeover, journal,
+func NewChildren(kube kubernetes.Interface, c *caches.Caches, takeover []string, journal *events.Journal) *Children {
+	return &Children{
+		Deployments: newChild("Deployment", "apps/v1", c, takeover, journal,
 			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
 				return kube.AppsV1().Deployments(ns)
 			},
 			appsv1ac.ExtractDeployment),
-		services: newChild("Service", "v1", c, takeover, journal,
+		Services: newChild("Service", "v1", c, takeover, journal,
 			func(ns string) typedClient[*corev1.Service, *corev1ac.ServiceApplyConfiguration] {
 				return kube.CoreV1().Services(ns)
 			},
 			corev1ac.ExtractService),
-		serviceAccounts: newChild("ServiceAccount", "v1", c, takeover, journal,
+		ServiceAccounts: newChild("ServiceAccount", "v1", c, takeover, journal,
 			func(ns string) typedClient[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration] {
 				return kube.CoreV1().ServiceAccounts(ns)
 			},
 			corev1ac.ExtractServiceAccount),
-		roleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c, takeover, journal,
+		RoleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c, takeover, journal,
 			func(ns string) typedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
 				return kube.RbacV1().RoleBindings(ns)
 			},
 			rbacv1ac.ExtractRoleBinding),
-		networkPolicies: newChild("NetworkPolicy", "networking.k8s.io/v1", c, takeover, journal,
+		NetworkPolicies: newChild("NetworkPolicy", "networking.k8s.io/v1", c, takeover, journal,
 			func(ns string) typedClient[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration] {
 				return kube.NetworkingV1().NetworkPolicies(ns)
 			},
 			networkingv1ac.ExtractNetworkPolicy),
-		ingresses: newChild("Ingress", "networking.k8s.io/v1", c, takeover, journal,
+		Ingresses: newChild("Ingress", "networking.k8s.io/v1", c, takeover, journal,
 			func(ns string) typedClient[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration] {
 				return kube.NetworkingV1().Ingresses(ns)
 			},
 			networkingv1ac.ExtractIngress),
-		hpas: newChild("HorizontalPodAutoscaler", "autoscaling/v2", c, takeover, journal,
+		HPAs: newChild("HorizontalPodAutoscaler", "autoscaling/v2", c, takeover, journal,
 			func(ns string) typedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration] {
 				return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
 			},
 			autoscalingv2ac.ExtractHorizontalPodAutoscaler),
-		pdbs: newChild("PodDisruptionBudget", "policy/v1", c, takeover, journal,
+		PDBs: newChild("PodDisruptionBudget", "policy/v1", c, takeover, journal,
 			func(ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration] {
 				return kube.PolicyV1().PodDisruptionBudgets(ns)
 			},
 			policyv1ac.ExtractPodDisruptionBudget),
 		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so
 		// the watched ConfigMap cache holds them.
-		configMaps: newChild("ConfigMap", "v1", c, takeover, journal,
+		ConfigMaps: newChild("ConfigMap", "v1", c, takeover, journal,
 			func(ns string) typedClient[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration] {
 				return kube.CoreV1().ConfigMaps(ns)
 			},

@@ -45,7 +45,7 @@ func checkChild[O metav1.Object, AC any](t *testing.T, e *sfEnv, c *apply.Child[
 	if d := cmp.Diff([]string{"ogx-operator", "manager"}, c.Takeover); d != "" {
 		t.Errorf("takeover managers (-want +got):\n%s", d)
 	}
-	if c.Journal != e.m.events.Journal() {
+	if c.Journal != e.m.Events.Journal() {
 		t.Errorf("%s writes are not journaled in the event sink's journal", kind)
 	}
 
@@ -143,31 +143,31 @@ func TestNewChildren(t *testing.T) {
 		run  func(t *testing.T, e *sfEnv)
 	}{
 		{"Deployment", func(t *testing.T, e *sfEnv) {
-			checkChild(t, e, e.m.children.deployments, "Deployment", "apps/v1", gvrDeployments)
+			checkChild(t, e, e.m.Children.Deployments, "Deployment", "apps/v1", gvrDeployments)
 		}},
 		{"Service", func(t *testing.T, e *sfEnv) {
-			checkChild(t, e, e.m.children.services, "Service", "v1", gvrServices)
+			checkChild(t, e, e.m.Children.Services, "Service", "v1", gvrServices)
 		}},
 		{"ServiceAccount", func(t *testing.T, e *sfEnv) {
-			checkChild(t, e, e.m.children.serviceAccounts, "ServiceAccount", "v1", gvrServiceAccounts)
+			checkChild(t, e, e.m.Children.ServiceAccounts, "ServiceAccount", "v1", gvrServiceAccounts)
 		}},
 		{"RoleBinding", func(t *testing.T, e *sfEnv) {
-			checkChild(t, e, e.m.children.roleBindings, "RoleBinding", "rbac.authorization.k8s.io/v1", rbacv1.SchemeGroupVersion.WithResource("rolebindings"))
+			checkChild(t, e, e.m.Children.RoleBindings, "RoleBinding", "rbac.authorization.k8s.io/v1", rbacv1.SchemeGroupVersion.WithResource("rolebindings"))
 		}},
 		{"NetworkPolicy", func(t *testing.T, e *sfEnv) {
-			checkChild(t, e, e.m.children.networkPolicies, "NetworkPolicy", "networking.k8s.io/v1", networkingv1.SchemeGroupVersion.WithResource("networkpolicies"))
+			checkChild(t, e, e.m.Children.NetworkPolicies, "NetworkPolicy", "networking.k8s.io/v1", networkingv1.SchemeGroupVersion.WithResource("networkpolicies"))
 		}},
 		{"Ingress", func(t *testing.T, e *sfEnv) {
-			checkChild(t, e, e.m.children.ingresses, "Ingress", "networking.k8s.io/v1", networkingv1.SchemeGroupVersion.WithResource("ingresses"))
+			checkChild(t, e, e.m.Children.Ingresses, "Ingress", "networking.k8s.io/v1", networkingv1.SchemeGroupVersion.WithResource("ingresses"))
 		}},
 		{"HorizontalPodAutoscaler", func(t *testing.T, e *sfEnv) {
-			checkChild(t, e, e.m.children.hpas, "HorizontalPodAutoscaler", "autoscaling/v2", autoscalingv2.SchemeGroupVersion.WithResource("horizontalpodautoscalers"))
+			checkChild(t, e, e.m.Children.HPAs, "HorizontalPodAutoscaler", "autoscaling/v2", autoscalingv2.SchemeGroupVersion.WithResource("horizontalpodautoscalers"))
 		}},
 		{"PodDisruptionBudget", func(t *testing.T, e *sfEnv) {
-			checkChild(t, e, e.m.children.pdbs, "PodDisruptionBudget", "policy/v1", policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"))
+			checkChild(t, e, e.m.Children.PDBs, "PodDisruptionBudget", "policy/v1", policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"))
 		}},
 		{"ConfigMap", func(t *testing.T, e *sfEnv) {
-			checkChild(t, e, e.m.children.configMaps, "ConfigMap", "v1", corev1.SchemeGroupVersion.WithResource("configmaps"))
+			checkChild(t, e, e.m.Children.ConfigMaps, "ConfigMap", "v1", corev1.SchemeGroupVersion.WithResource("configmaps"))
 		}},
 	}
 	for _, c := range cases {

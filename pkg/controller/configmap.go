@@ -16,14 +16,14 @@ import (
 // generated mode, the immutable N-config-<h16> holding the generated
 // config.yaml.
 type ConfigMapController struct {
-	*childController
-	d *deps
+	*Controller
+	d *Deps
 }
 
-func newConfigMapController(d *deps) *ConfigMapController {
+func newConfigMapController(d *Deps) *ConfigMapController {
 	c := &ConfigMapController{d: d}
-	c.childController = newChildController("configmap", d.caches, d.board, c.reconcile)
-	c.watched = configMapWatches
+	c.Controller = NewController("configmap", d.Caches, d.Board, c.reconcile)
+	c.Watched = configMapWatches
 	return c
 }
 
@@ -47,22 +47,22 @@ func (c *ConfigMapController) reconcile(ctx context.Context, s *ogxv1beta1.OGXSe
 
 func (c *ConfigMapController) caBundle(ctx context.Context, s *ogxv1beta1.OGXServer) error {
 	name := render.CABundleName(s.Name)
-	b, err := c.d.resolver.CABundle(ctx, s)
+	b, err := c.d.Resolver.CABundle(ctx, s)
 	if err != nil {
 		return err
 	}
 	var res events.WriteResult
-	c.d.events.WarnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
+	c.d.Events.WarnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
 		b.Data == "" && b.Explicit)
 	if b.Data == "" {
-		res, err = c.d.children.configMaps.Remove(ctx, s, name)
+		res, err = c.d.Children.ConfigMaps.Remove(ctx, s, name)
 	} else {
-		res, err = c.d.children.configMaps.Converge(ctx, s, name, render.CABundleConfigMap(s, b.Data))
+		res, err = c.d.Children.ConfigMaps.Converge(ctx, s, name, render.CABundleConfigMap(s, b.Data))
 	}
 	if err != nil {
 		return err
 	}
-	c.d.events.Written(s, "ConfigMap", name, res)
+	c.d.Events.Written(s, "ConfigMap", name, res)
 	return nil
 }
 
@@ -71,26 +71,26 @@ func (c *ConfigMapController) generated(ctx context.Context, s *ogxv1beta1.OGXSe
 	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
 		return "", nil
 	}
-	rc, g, err := c.d.resolver.RuntimeConfig(ctx, s)
+	rc, g, err := c.d.Resolver.RuntimeConfig(ctx, s)
 	if err != nil || g == nil {
 		return "", err
 	}
 	name := rc.ConfigMapName
-	sc := c.d.caches.For(s.Namespace)
+	sc := c.d.Caches.For(s.Namespace)
 	// The resolver has refused a cached ConfigMap of this name with other
 	// content (a hash collision): one that is cached holds this config.
 	if _, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
 		return name, nil
 	}
-	res, err := c.d.children.configMaps.Converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
+	res, err := c.d.Children.ConfigMaps.Converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
 	if err != nil {
 		return "", err
 	}
 	if res == events.Created {
-		c.d.events.Normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
+		c.d.Events.Normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
 			name, g.ProviderCount, g.ResourceCount))
 		for _, w := range g.Warnings {
-			c.d.events.Warn(s, "ConfigGenerationWarning", w)
+			c.d.Events.Warn(s, "ConfigGenerationWarning", w)
 		}
 	}
 	return name, nil

@@ -9,7 +9,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// configMemo keeps, per OGXServer, the config generated for its current
+// ConfigMemo keeps, per OGXServer, the config generated for its current
 // generation and base: the configmap and deployment controllers of one
 // generation share one generation of the config, and status reads the
 // result without generating (so it never calls a registry). The key is
@@ -22,7 +22,7 @@ import (
 // both generate (with the same result); otherwise the second reads the
 // first's. Only successes are kept: a failure is retried by the next pass,
 // which is what the controllers' backoff paces.
-type configMemo struct {
+type ConfigMemo struct {
 	record.Slot[memoEntry]
 	// record is told of a server whose entry changed, so status reports a
 	// new base even when nothing else about the server changed.
@@ -39,12 +39,12 @@ type memoEntry struct {
 	cfg resolve.GeneratedConfig
 }
 
-func newConfigMemo(r *record.Store) *configMemo {
-	return &configMemo{Slot: record.NewSlot[memoEntry](r), record: r}
+func newConfigMemo(r *record.Store) *ConfigMemo {
+	return &ConfigMemo{Slot: record.NewSlot[memoEntry](r), record: r}
 }
 
 // get returns the config generated for uid under key.
-func (m *configMemo) get(uid types.UID, key memoKey) (resolve.GeneratedConfig, bool) {
+func (m *ConfigMemo) get(uid types.UID, key memoKey) (resolve.GeneratedConfig, bool) {
 	e, ok := m.Get(uid)
 	if !ok || e.key != key {
 		return resolve.GeneratedConfig{}, false
@@ -52,9 +52,9 @@ func (m *configMemo) get(uid types.UID, key memoKey) (resolve.GeneratedConfig, b
 	return e.cfg, true
 }
 
-// current returns the config last generated for uid at generation, whatever
+// Current returns the config last generated for uid at generation, whatever
 // its base: what status reports.
-func (m *configMemo) current(uid types.UID, generation int64) (resolve.GeneratedConfig, bool) {
+func (m *ConfigMemo) Current(uid types.UID, generation int64) (resolve.GeneratedConfig, bool) {
 	e, ok := m.Get(uid)
 	if !ok || e.key.generation != generation {
 		return resolve.GeneratedConfig{}, false
@@ -75,7 +75,7 @@ func (m *configMemo) current(uid types.UID, generation int64) (resolve.Generated
 // with a tag that moved between their two registry reads) then both use one
 // config, so the deployment controller never waits for a ConfigMap the
 // configmap controller did not write.
-func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg resolve.GeneratedConfig) resolve.GeneratedConfig {
+func (m *ConfigMemo) put(uid types.UID, serverKey string, key memoKey, cfg resolve.GeneratedConfig) resolve.GeneratedConfig {
 	var changed bool
 	kept := cfg
 	m.Update(uid, func(e memoEntry, ok bool) (memoEntry, bool) {
@@ -96,7 +96,7 @@ func (m *configMemo) put(uid types.UID, serverKey string, key memoKey, cfg resol
 
 // Generated implements resolve.Memo: generate runs only when the memo has
 // no config for s's generation and base.
-func (m *configMemo) Generated(s *ogxv1beta1.OGXServer, base string, generate func() (resolve.GeneratedConfig, error)) (resolve.GeneratedConfig, error) {
+func (m *ConfigMemo) Generated(s *ogxv1beta1.OGXServer, base string, generate func() (resolve.GeneratedConfig, error)) (resolve.GeneratedConfig, error) {
 	key := memoKey{generation: s.Generation, base: base}
 	if g, ok := m.get(s.UID, key); ok {
 		return g, nil

@@ -26,7 +26,7 @@ type countingGenerator struct {
 
 func (g *countingGenerator) Generate(_ context.Context, s *ogxv1beta1.OGXServer) (resolve.GeneratedConfig, error) {
 	g.calls.Add(1)
-	cm, err := g.env.m.caches.For(s.Namespace).ConfigMaps.ConfigMaps(s.Namespace).Get(s.Spec.BaseConfig.Name)
+	cm, err := g.env.m.Caches.For(s.Namespace).ConfigMaps.ConfigMaps(s.Namespace).Get(s.Spec.BaseConfig.Name)
 	if err != nil {
 		return resolve.GeneratedConfig{}, err
 	}
@@ -89,7 +89,7 @@ func TestConfigGeneratedOncePerGeneration(t *testing.T) {
 		t.Errorf("%d generations after the base changed, want 2", n)
 	}
 	// Status alone never generates.
-	e.m.resolver.memo.Update(sfUID, func(memoEntry, bool) (memoEntry, bool) { return memoEntry{}, false })
+	e.m.Resolver.Memo.Update(sfUID, func(memoEntry, bool) (memoEntry, bool) { return memoEntry{}, false })
 	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
@@ -119,12 +119,12 @@ func TestConfigMemoKeepsNewestGeneration(t *testing.T) {
 	r.AddHandler(func(key string) { told = append(told, key) })
 	m.put("u", "ns/s", memoKey{generation: 2, base: "a"}, resolve.GeneratedConfig{Hash: "two"})
 	m.put("u", "ns/s", memoKey{generation: 1, base: "a"}, resolve.GeneratedConfig{Hash: "one"})
-	if g, ok := m.current("u", 2); !ok || g.Hash != "two" {
+	if g, ok := m.Current("u", 2); !ok || g.Hash != "two" {
 		t.Errorf("current(2) = %+v, %v; want the generation 2 entry", g, ok)
 	}
 	m.put("u", "ns/s", memoKey{generation: 2, base: "a"}, resolve.GeneratedConfig{Hash: "two"})
 	m.put("u", "ns/s", memoKey{generation: 2, base: "b"}, resolve.GeneratedConfig{Hash: "two-b"})
-	if g, _ := m.current("u", 2); g.Hash != "two-b" {
+	if g, _ := m.Current("u", 2); g.Hash != "two-b" {
 		t.Errorf("current(2) = %+v, want the new base's entry", g)
 	}
 	if want := []string{"ns/s", "ns/s"}; !slices.Equal(told, want) {

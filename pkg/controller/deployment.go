@@ -24,25 +24,25 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// deploymentControllerName names the deployment controller's outcomes.
-const deploymentControllerName = "deployment"
+// DeploymentName names the deployment controller's outcomes.
+const DeploymentName = "deployment"
 
 // DeploymentController converges the ServiceAccount N-sa, the RoleBinding
 // N-rb (where the OpenShift security API is served) and the Deployment N of
 // every OGXServer, in that order; the first failed write ends the pass.
 type DeploymentController struct {
-	*childController
+	*Controller
 	kube     kubernetes.Interface
 	caches   *caches.Caches
-	children *children
-	resolver *resolver
+	children *Children
+	resolver *Resolver
 	events   *events.Sink
 }
 
-func newDeploymentController(d *deps) *DeploymentController {
-	c := &DeploymentController{kube: d.kube, caches: d.caches, children: d.children, resolver: d.resolver, events: d.events}
-	c.childController = newChildController(deploymentControllerName, d.caches, d.board, c.reconcile)
-	c.watched = deploymentWatches
+func newDeploymentController(d *Deps) *DeploymentController {
+	c := &DeploymentController{kube: d.Kube, caches: d.Caches, children: d.Children, resolver: d.Resolver, events: d.Events}
+	c.Controller = NewController(DeploymentName, d.Caches, d.Board, c.reconcile)
+	c.Watched = deploymentWatches
 	return c
 }
 
@@ -67,13 +67,13 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	if err := c.configMapsReady(s, in); err != nil {
 		return worker.Result{}, err
 	}
-	res, err := c.children.serviceAccounts.Converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
+	res, err := c.children.ServiceAccounts.Converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
 	if err != nil {
 		return worker.Result{}, err
 	}
 	c.events.Written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
 	if in.OpenShiftSecurityServed {
-		res, err := c.children.roleBindings.Converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
+		res, err := c.children.RoleBindings.Converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
 		if roleRefChanged(err) {
 			return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
 				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
@@ -85,7 +85,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		c.events.Written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
 	}
 	// No pod of ours may mount a volume legacy pods still use.
-	if err := storageAdoptionGate(ctx, c.resolver, s); err != nil {
+	if err := StorageAdoptionGate(ctx, c.resolver, s); err != nil {
 		return worker.Result{}, err
 	}
 	desired, err := render.Deployment(s, &in)
@@ -96,7 +96,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		return worker.Result{}, err
 	}
 	onCreate := createReplicas(s, desired)
-	res, err = c.children.deployments.ConvergeCreating(ctx, s, s.Name, desired, onCreate)
+	res, err = c.children.Deployments.ConvergeCreating(ctx, s, s.Name, desired, onCreate)
 	if err != nil {
 		return worker.Result{}, err
 	}
@@ -142,7 +142,7 @@ func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyCo
 // Should either write fail, the retried pass finds the count still ours and
 // hands it over before its apply, as for any Deployment.
 func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
-	live, ok := c.children.deployments.Current(s.Namespace, s.Name)
+	live, ok := c.children.Deployments.Current(s.Namespace, s.Name)
 	if !ok {
 		return fmt.Errorf("Deployment %s/%s vanished right after its create; retrying", s.Namespace, s.Name)
 	}
@@ -153,7 +153,7 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 	if err := c.handOverReplicas(ctx, live, desired, false); err != nil {
 		return err
 	}
-	_, err := c.children.deployments.Converge(ctx, s, s.Name, desired)
+	_, err := c.children.Deployments.Converge(ctx, s, s.Name, desired)
 	return err
 }
 
@@ -180,14 +180,14 @@ func (c *DeploymentController) handOverCreated(ctx context.Context, s *ogxv1beta
 // Ready anyway. Only the create waits: an existing Deployment is never held
 // back by its Service, so a deleted Service cannot stop a rollout.
 func (c *DeploymentController) serviceFirst(s *ogxv1beta1.OGXServer) error {
-	if _, exists := c.children.deployments.Current(s.Namespace, s.Name); exists {
+	if _, exists := c.children.Deployments.Current(s.Namespace, s.Name); exists {
 		return nil
 	}
 	name := render.ServiceName(s.Name)
-	if _, exists := c.children.services.Current(s.Namespace, name); exists {
+	if _, exists := c.children.Services.Current(s.Namespace, name); exists {
 		return nil
 	}
-	return &deferredError{message: fmt.Sprintf("waiting for Service %s to be created first", name)}
+	return &DeferredError{Message: fmt.Sprintf("waiting for Service %s to be created first", name)}
 }
 
 // configMapsReady makes sure the ConfigMaps the Deployment will mount are in
@@ -219,7 +219,7 @@ func (c *DeploymentController) configMapsReady(s *ogxv1beta1.OGXServer, in rende
 func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
 	// Our own latest write counts too: a pass right after the create of an
 	// autoscaled Deployment must see the count it still owns.
-	live, found := c.children.deployments.Current(s.Namespace, s.Name)
+	live, found := c.children.Deployments.Current(s.Namespace, s.Name)
 	if !found {
 		return nil // absent (or not yet cached): the apply creates it
 	}
@@ -230,7 +230,7 @@ func (c *DeploymentController) prepare(ctx context.Context, s *ogxv1beta1.OGXSer
 	// upstream operator owned it), and only then does the hand-over check
 	// see that the count must be handed to the HPA before the apply drops
 	// it.
-	live, err := c.children.deployments.TakeOverKnown(ctx, s, live)
+	live, err := c.children.Deployments.TakeOverKnown(ctx, s, live)
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func (c *DeploymentController) handOverReplicas(ctx context.Context, known apply
 	if err != nil {
 		return apply.ClassifyWriteError("Deployment", live.Name, err)
 	}
-	c.children.deployments.Recent.Remember(out)
+	c.children.Deployments.Recent.Remember(out)
 	return nil
 }
 

@@ -44,7 +44,7 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 			ctx := e.ctx
 
 			e.serviceDone()
-			if _, err := e.m.deployment.syncKey(ctx, sfKey); err != nil {
+			if _, err := e.m.deployment.Sync(ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
 			w := e.kubeWrites()
@@ -85,7 +85,7 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 			e.waitCaught()
 			e.clearActions()
 			for i := range 2 {
-				if _, err := e.m.deployment.syncKey(ctx, sfKey); err != nil {
+				if _, err := e.m.deployment.Sync(ctx, sfKey); err != nil {
 					t.Fatalf("steady sync %d: %v", i, err)
 				}
 				if w := e.kubeWrites(); len(w) != 0 {
@@ -100,7 +100,7 @@ func TestSyncFakeDeploymentDriftIsReapplied(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, nil, s)
 	e.serviceDone()
-	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	e.waitCaught()
@@ -117,7 +117,7 @@ func TestSyncFakeDeploymentDriftIsReapplied(t *testing.T) {
 	}
 	e.waitCaught()
 	e.clearActions()
-	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	w := e.kubeWrites()
@@ -156,7 +156,7 @@ func TestSyncFakeTakeoverBeforeHandOver(t *testing.T) {
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ogx", Image: "old"}}}}},
 	}
 	e := newSFEnv(t, Options{TakeoverManagers: []string{"ogx-operator"}}, []runtime.Object{upstream}, s)
-	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
 	var order []string
@@ -244,7 +244,7 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(tc.replicas, tc.min))
 			e := newSFEnv(t, Options{}, nil, s)
 			e.serviceDone()
-			if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+			if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
 			var deps []clienttesting.Action
@@ -282,7 +282,7 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 			e.waitCaught()
 			e.clearActions()
 			for i := range 2 {
-				if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+				if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 					t.Fatalf("steady sync %d: %v", i, err)
 				}
 				if w := e.kubeWrites(); len(w) != 0 {
@@ -301,7 +301,7 @@ func TestSyncFakeAutoscaledDeploymentExistingCountKept(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(nil, ptr.To[int32](2)))
 	e := newSFEnv(t, Options{}, nil, s)
 	e.serviceDone()
-	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	// Another writer (as kube-controller-manager for the HPA) moves the
@@ -317,7 +317,7 @@ func TestSyncFakeAutoscaledDeploymentExistingCountKept(t *testing.T) {
 	e.waitCaught()
 	e.clearActions()
 
-	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	if w := e.kubeWrites(); len(w) != 0 {
@@ -329,7 +329,7 @@ func TestSyncFakeAutoscaledDeploymentExistingCountKept(t *testing.T) {
 	s.Spec.Distribution = ogxv1beta1.DistributionSpec{Image: ptr.To("quay.io/example/ogx:2.0.0")}
 	e.updateServer(s)
 	e.clearActions()
-	if _, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	w := e.kubeWrites()

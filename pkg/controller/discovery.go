@@ -22,8 +22,8 @@ import (
 // Group versions and resources of the optional APIs (docs/controllers.md,
 // Optional APIs).
 const (
-	monitoringGroupVersion = "monitoring.coreos.com/v1"
-	openshiftSecurityGV    = "security.openshift.io/v1"
+	MonitoringGroupVersion = "monitoring.coreos.com/v1"
+	OpenShiftSecurityGV    = "security.openshift.io/v1"
 )
 
 // servesAll reports whether the group version lists every resource; a
@@ -45,14 +45,14 @@ func servesAll(d discovery.DiscoveryInterface, gv string, resources ...string) b
 	return true
 }
 
-// discover checks the optional APIs once and reports whether either result
+// Discover checks the optional APIs once and reports whether either result
 // changed. It asks the server each time (no cached discovery), so a CRD
 // installed after start is seen.
-func (a *optionalAPIs) discover(d discovery.DiscoveryInterface) (changed bool) {
-	mon := servesAll(d, monitoringGroupVersion, "servicemonitors", "prometheusrules")
-	osh := servesAll(d, openshiftSecurityGV, "securitycontextconstraints")
-	changed = a.monitoring.Swap(mon) != mon
-	changed = a.openshift.Swap(osh) != osh || changed
+func (a *OptionalAPIs) Discover(d discovery.DiscoveryInterface) (changed bool) {
+	mon := servesAll(d, MonitoringGroupVersion, "servicemonitors", "prometheusrules")
+	osh := servesAll(d, OpenShiftSecurityGV, "securitycontextconstraints")
+	changed = a.Monitoring.Swap(mon) != mon
+	changed = a.OpenShift.Swap(osh) != osh || changed
 	return changed
 }
 
@@ -66,9 +66,9 @@ func optionalCRDs() []string {
 		return parsed.Group
 	}
 	return []string{
-		"servicemonitors." + group(monitoringGroupVersion),
-		"prometheusrules." + group(monitoringGroupVersion),
-		"securitycontextconstraints." + group(openshiftSecurityGV),
+		"servicemonitors." + group(MonitoringGroupVersion),
+		"prometheusrules." + group(MonitoringGroupVersion),
+		"securitycontextconstraints." + group(OpenShiftSecurityGV),
 	}
 }
 
@@ -150,7 +150,7 @@ func (m *Manager) watchOptionalAPIs(ctx context.Context, interval time.Duration)
 		default:
 		}
 	}
-	if dyn, err := dynamicClientFor(m.kube); err != nil {
+	if dyn, err := dynamicClientFor(m.Kube); err != nil {
 		logger.Error(err, "Cannot watch the optional APIs' CRDs; checking every interval only", "interval", interval)
 	} else if dyn != nil {
 		if err := watchOptionalCRDs(ctx, dyn, poke); err != nil {
@@ -177,16 +177,16 @@ func (m *Manager) watchOptionalAPIs(ctx context.Context, interval time.Duration)
 
 // checkOptionalAPIs runs discovery once and acts on a change.
 func (m *Manager) checkOptionalAPIs(ctx context.Context) {
-	changed := m.resolver.apis.discover(m.kube.Discovery())
+	changed := m.Resolver.APIs.Discover(m.Kube.Discovery())
 	// Starts or stops the dynamic informers; once they have synced (or
 	// stopped) every OGXServer is enqueued for the monitoring controller.
-	m.monitoring.SetAPIServed(ctx, m.resolver.apis.monitoring.Load())
+	m.monitoring.SetAPIServed(ctx, m.Resolver.APIs.Monitoring.Load())
 	if !changed {
 		return
 	}
 	klog.FromContext(ctx).Info("Optional APIs changed",
-		"monitoring", m.resolver.apis.monitoring.Load(), "openshiftSecurity", m.resolver.apis.openshift.Load())
-	for _, s := range m.caches.Servers() {
+		"monitoring", m.Resolver.APIs.Monitoring.Load(), "openshiftSecurity", m.Resolver.APIs.OpenShift.Load())
+	for _, s := range m.Caches.Servers() {
 		key := caches.Key(s.Namespace, s.Name)
 		m.deployment.Enqueue(key)
 		m.status.Enqueue(key)

@@ -138,7 +138,7 @@ func TestCreateOnAPIServerRefusingPrecondition(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, sfName+"-service", metav1.GetOptions{}); err != nil {

@@ -159,7 +159,7 @@ func newSFEnv(tb testing.TB, opts Options, kubeObjs []runtime.Object, servers ..
 func (e *sfEnv) syncChildren(key string) {
 	e.tb.Helper()
 	for _, c := range e.m.childControllers {
-		if _, err := c.syncKey(e.ctx, key); err != nil {
+		if _, err := c.Sync(e.ctx, key); err != nil {
 			e.tb.Fatalf("%s: %v", c.Name(), err)
 		}
 	}
@@ -170,7 +170,7 @@ func (e *sfEnv) syncChildren(key string) {
 // clears the recorded actions.
 func (e *sfEnv) serviceDone() {
 	e.tb.Helper()
-	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 		e.tb.Fatalf("service: %v", err)
 	}
 	e.waitCaught()
@@ -290,14 +290,14 @@ type sfTrackedKind struct {
 }
 
 func (e *sfEnv) trackedKinds() []sfTrackedKind {
-	sc := e.m.caches.For(sfNamespace)
+	sc := e.m.Caches.For(sfNamespace)
 	children := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue})
 	watched := labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"})
 	f, w := sc.ChildFactory, sc.WatchedFactory
 	kube := e.kube.Tracker()
-	views := e.m.caches.ChildTransform()
+	views := e.m.Caches.ChildTransform()
 	return []sfTrackedKind{
-		{gvrOGXServers, ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.ogx.Tracker(), sc.ServerInformer, labels.Everything(), e.m.caches.ServerTransform()},
+		{gvrOGXServers, ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.ogx.Tracker(), sc.ServerInformer, labels.Everything(), e.m.Caches.ServerTransform()},
 		{gvrDeployments, appsv1.SchemeGroupVersion.WithKind("Deployment"), kube, f.Apps().V1().Deployments().Informer(), children, views},
 		{gvrServices, corev1.SchemeGroupVersion.WithKind("Service"), kube, f.Core().V1().Services().Informer(), children, views},
 		{gvrServiceAccounts, corev1.SchemeGroupVersion.WithKind("ServiceAccount"), kube, f.Core().V1().ServiceAccounts().Informer(), children, views},
@@ -313,7 +313,7 @@ func (e *sfEnv) trackedKinds() []sfTrackedKind {
 		{rbacv1.SchemeGroupVersion.WithResource("rolebindings"), rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), kube,
 			f.Rbac().V1().RoleBindings().Informer(), children, views},
 		{corev1.SchemeGroupVersion.WithResource("configmaps"), corev1.SchemeGroupVersion.WithKind("ConfigMap"), kube,
-			w.Core().V1().ConfigMaps().Informer(), watched, e.m.caches.WatchedTransform()},
+			w.Core().V1().ConfigMaps().Informer(), watched, e.m.Caches.WatchedTransform()},
 	}
 }
 
@@ -365,7 +365,7 @@ func (e *sfEnv) waitCaught() {
 
 // outcome returns what controller recorded for the server.
 func (e *sfEnv) outcome(s *ogxv1beta1.OGXServer, controller string) (Outcome, bool) {
-	o, ok := e.m.board.Get(s.UID)[controller]
+	o, ok := e.m.Board.Get(s.UID)[controller]
 	return o, ok
 }
 
@@ -398,7 +398,7 @@ func sfExpectApply(t *testing.T, a clienttesting.Action, gvr schema.GroupVersion
 // renderInputs resolves the render inputs the way the deployment controller does.
 func (e *sfEnv) renderInputs(s *ogxv1beta1.OGXServer) render.Inputs {
 	e.tb.Helper()
-	in, err := e.m.resolver.Inputs(e.ctx, s)
+	in, err := e.m.Resolver.Inputs(e.ctx, s)
 	if err != nil {
 		e.tb.Fatalf("resolving inputs: %v", err)
 	}

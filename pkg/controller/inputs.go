@@ -17,34 +17,34 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// optionalAPIs records what discovery last found (docs/controllers.md,
+// OptionalAPIs records what discovery last found (docs/controllers.md,
 // Optional APIs).
-type optionalAPIs struct {
-	monitoring atomic.Bool
-	openshift  atomic.Bool
+type OptionalAPIs struct {
+	Monitoring atomic.Bool
+	OpenShift  atomic.Bool
 }
 
-// resolver is the shared resolver (pkg/resolve) on the informer caches,
+// Resolver is the shared Resolver (pkg/resolve) on the informer caches,
 // with the state it needs in this process: the memo of generated configs
 // (status reads it, the generating controllers fill it) and the optional
 // APIs. It is shared and read-only; every controller that needs an input
 // asks it, so no controller reads another controller's child to decide its
 // own.
-type resolver struct {
+type Resolver struct {
 	*resolve.Resolver
-	memo *configMemo
-	apis *optionalAPIs
+	Memo *ConfigMemo
+	APIs *OptionalAPIs
 }
 
-// newResolver builds the resolver of a Manager.
-func newResolver(caches *caches.Caches, kube kubernetes.Interface, opts Options, records *record.Store) *resolver {
-	apis := &optionalAPIs{}
+// NewResolver builds the resolver of a Manager.
+func NewResolver(caches *caches.Caches, kube kubernetes.Interface, opts Options, records *record.Store) *Resolver {
+	apis := &OptionalAPIs{}
 	memo := newConfigMemo(records)
 	src := &cacheSource{caches: caches, kube: kube, apis: apis, bases: opts.Generator, operatorNamespace: opts.OperatorNamespace}
-	return &resolver{
+	return &Resolver{
 		Resolver: &resolve.Resolver{Source: src, Table: opts.Distributions, Memo: memo, Generator: opts.ConfigGenerator,
 			OperatorNamespace: opts.OperatorNamespace, ClusterDomain: opts.ClusterDomain},
-		memo: memo, apis: apis,
+		Memo: memo, APIs: apis,
 	}
 }
 
@@ -55,7 +55,7 @@ func newResolver(caches *caches.Caches, kube kubernetes.Interface, opts Options,
 type cacheSource struct {
 	caches            *caches.Caches
 	kube              kubernetes.Interface
-	apis              *optionalAPIs
+	apis              *OptionalAPIs
 	bases             *Generator
 	operatorNamespace string
 }
@@ -125,7 +125,7 @@ func (c *cacheSource) GeneratedConfigMap(ns, name string) (*corev1.ConfigMap, er
 // label alone), so a PVC adopted by the upstream operator without our
 // managed-by label is seen as well.
 func (c *cacheSource) AdoptedPVCs(ns, instance string) ([]string, error) {
-	list, err := cachedAdoptedPVCs(c.caches, ns, instance)
+	list, err := CachedAdoptedPVCs(c.caches, ns, instance)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (c *cacheSource) ImageOverrides() map[string]string {
 }
 
 func (c *cacheSource) OptionalAPIs() (monitoring, openShift bool) {
-	return c.apis.monitoring.Load(), c.apis.openshift.Load()
+	return c.apis.Monitoring.Load(), c.apis.OpenShift.Load()
 }
 
 // GivenBase: the controller has no base besides spec.baseConfig and the

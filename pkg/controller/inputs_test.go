@@ -40,9 +40,9 @@ func TestCacheSourceReferences(t *testing.T) {
 			return true, nil, apierrors.NewInternalError(errors.New("etcd unavailable"))
 		})
 	}
-	src, ok := e.m.resolver.Source.(*cacheSource)
+	src, ok := e.m.Resolver.Source.(*cacheSource)
 	if !ok {
-		t.Fatalf("the resolver's source is %T, want *cacheSource", e.m.resolver.Source)
+		t.Fatalf("the resolver's source is %T, want *cacheSource", e.m.Resolver.Source)
 	}
 	lookups := map[string]func(name string) error{
 		"configmaps": func(name string) error { _, err := src.ConfigMap(e.ctx, sfNamespace, name); return err },

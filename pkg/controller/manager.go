@@ -72,39 +72,39 @@ type Options struct {
 	ShutdownTimeout time.Duration
 }
 
-// deps are what every controller is built from.
-type deps struct {
-	kube     kubernetes.Interface
-	ogx      versioned.Interface
-	caches   *caches.Caches
-	board    *OutcomeBoard
-	children *children
-	resolver *resolver
-	events   *events.Sink
-	// specs holds each server generation's re-validation verdict.
-	specs *specMemo
-	// records is the per-server record every store above keeps its values
+// Deps are what every controller is built from.
+type Deps struct {
+	Kube     kubernetes.Interface
+	OGX      versioned.Interface
+	Caches   *caches.Caches
+	Board    *OutcomeBoard
+	Children *Children
+	Resolver *Resolver
+	Events   *events.Sink
+	// Specs holds each server generation's re-validation verdict.
+	Specs *SpecMemo
+	// Records is the per-server record every store above keeps its values
 	// in: one map, forgotten in one place.
-	records *record.Store
-	opts    Options
+	Records *record.Store
+	Opts    Options
 }
 
 // Manager owns the caches and every controller of one process.
 type Manager struct {
-	deps
+	Deps
 
 	configMap     *ConfigMapController
 	deployment    *DeploymentController
 	service       *ServiceController
 	pvc           *PVCController
-	networkPolicy *childController
-	hpa           *childController
-	pdb           *childController
-	ingress       *childController
+	networkPolicy *Controller
+	hpa           *Controller
+	pdb           *Controller
+	ingress       *Controller
 	monitoring    *MonitoringController
 	status        *StatusController
 	// childControllers are run in the fixed order their errors are reported.
-	childControllers []*childController
+	childControllers []*Controller
 	// handlersSynced report when each event handler has been handed every
 	// object of its informer's initial list.
 	handlersSynced []cache.InformerSynced
@@ -113,12 +113,12 @@ type Manager struct {
 // NewManager builds the caches and controllers; nothing runs until Start and
 // Run.
 func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options) (*Manager, error) {
-	opts = withDefaults(opts, kube)
+	opts = WithDefaults(opts, kube)
 	caches := caches.NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
 		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, opts.TakeoverManagers)
 	caches.Metrics = opts.Metrics
 	opts.Metrics.CountServersWith(caches.ServerPhases)
-	m := &Manager{deps: newDeps(kube, ogx, caches, opts)}
+	m := &Manager{Deps: NewDeps(kube, ogx, caches, opts)}
 	m.newControllers()
 	if err := m.registerHandlers(); err != nil {
 		return nil, err
@@ -126,9 +126,9 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options
 	return m, nil
 }
 
-// withDefaults fills the options a caller left unset; Events go through
+// WithDefaults fills the options a caller left unset; Events go through
 // kube unless the caller gave them a client of their own.
-func withDefaults(opts Options, kube kubernetes.Interface) Options {
+func WithDefaults(opts Options, kube kubernetes.Interface) Options {
 	if opts.Workers <= 0 {
 		opts.Workers = 2
 	}
@@ -180,19 +180,19 @@ func withDefaults(opts Options, kube kubernetes.Interface) Options {
 	return opts
 }
 
-// newDeps builds what the controllers share: clients, caches, the
+// NewDeps builds what the controllers share: clients, caches, the
 // per-server record and the outcome board in it, the children's appliers,
 // the resolver and the event sink. The sink comes first: its journal also
 // records the children's takeovers.
-func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *caches.Caches, opts Options) deps {
+func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *caches.Caches, opts Options) Deps {
 	records := record.New()
 	sink := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
-	return deps{
-		events: sink, specs: newSpecMemo(records), records: records,
-		kube: kube, ogx: ogx, caches: caches, opts: opts,
-		board:    NewOutcomeBoard(records),
-		children: newChildren(kube, caches, opts.TakeoverManagers, sink.Journal()),
-		resolver: newResolver(caches, kube, opts, records),
+	return Deps{
+		Events: sink, Specs: NewSpecMemo(records), Records: records,
+		Kube: kube, OGX: ogx, Caches: caches, Opts: opts,
+		Board:    NewOutcomeBoard(records),
+		Children: NewChildren(kube, caches, opts.TakeoverManagers, sink.Journal()),
+		Resolver: NewResolver(caches, kube, opts, records),
 	}
 }
 
@@ -200,51 +200,51 @@ func newDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *caches.
 // and wires what tells status to look again: outcomes, generated configs
 // and journaled writes.
 func (m *Manager) newControllers() {
-	d := &m.deps
+	d := &m.Deps
 	m.configMap = newConfigMapController(d)
 	m.service = newServiceController(d)
 	m.pvc = newPVCController(d)
 	m.deployment = newDeploymentController(d)
-	m.networkPolicy = newOptionalController("networkpolicy", "NetworkPolicy", d, d.children.networkPolicies, networkPolicyWatches,
+	m.networkPolicy = NewOptional("networkpolicy", "NetworkPolicy", d, d.Children.NetworkPolicies, networkPolicyWatches,
 		render.NetworkPolicyName, render.WantNetworkPolicy, render.NetworkPolicy)
-	m.hpa = newOptionalController("hpa", "HorizontalPodAutoscaler", d, d.children.hpas, hpaWatches,
+	m.hpa = NewOptional("hpa", "HorizontalPodAutoscaler", d, d.Children.HPAs, hpaWatches,
 		render.HPAName, render.WantHPA, render.HPA)
-	m.pdb = newOptionalController("pdb", "PodDisruptionBudget", d, d.children.pdbs, pdbWatches,
+	m.pdb = NewOptional("pdb", "PodDisruptionBudget", d, d.Children.PDBs, pdbWatches,
 		render.PDBName, render.WantPDB, render.PDB)
-	m.ingress = newOptionalController("ingress", "Ingress", d, d.children.ingresses, ingressWatches,
+	m.ingress = NewOptional("ingress", "Ingress", d, d.Children.Ingresses, ingressWatches,
 		render.IngressName, render.WantIngress, render.Ingress, ingressAdoption(d))
 	m.monitoring = newMonitoringController(d)
 	// The fixed order in which their errors are reported (docs/status.md,
 	// Terminal reasons).
-	m.childControllers = []*childController{
-		m.configMap.childController, m.pvc.childController, m.service.childController, m.networkPolicy,
-		m.deployment.childController, m.hpa, m.pdb, m.ingress, m.monitoring.childController,
+	m.childControllers = []*Controller{
+		m.configMap.Controller, m.pvc.Controller, m.service.Controller, m.networkPolicy,
+		m.deployment.Controller, m.hpa, m.pdb, m.ingress, m.monitoring.Controller,
 	}
 	names := make([]string, len(m.childControllers))
 	for i, c := range m.childControllers {
 		names[i] = c.Name()
-		c.events = m.events
-		c.specs = m.specs
+		c.Events = m.Events
+		c.Specs = m.Specs
 	}
-	m.status = newStatusController(&m.deps, names)
+	m.status = newStatusController(&m.Deps, names)
 }
 
 // Start starts the informers and waits for them to sync. Every replica does
 // this, leader or not, so a follower that takes over has warm caches.
 func (m *Manager) Start(ctx context.Context) error {
-	m.caches.Start(ctx)
-	if err := m.caches.WaitForSync(ctx, m.opts.CacheSyncTimeout); err != nil {
+	m.Caches.Start(ctx)
+	if err := m.Caches.WaitForSync(ctx, m.Opts.CacheSyncTimeout); err != nil {
 		return err
 	}
 	// The handlers have seen the initial lists too, so what they do on a
 	// first sight (report bad image overrides, enqueue) happened before Run.
-	syncCtx, cancel := context.WithTimeout(ctx, m.opts.CacheSyncTimeout)
+	syncCtx, cancel := context.WithTimeout(ctx, m.Opts.CacheSyncTimeout)
 	defer cancel()
 	if !cache.WaitForCacheSync(syncCtx.Done(), m.handlersSynced...) {
-		return fmt.Errorf("event handlers did not see the initial lists within %s", m.opts.CacheSyncTimeout)
+		return fmt.Errorf("event handlers did not see the initial lists within %s", m.Opts.CacheSyncTimeout)
 	}
-	m.resolver.apis.discover(m.kube.Discovery())
-	m.monitoring.SetAPIServed(ctx, m.resolver.apis.monitoring.Load())
+	m.Resolver.APIs.Discover(m.Kube.Discovery())
+	m.monitoring.SetAPIServed(ctx, m.Resolver.APIs.Monitoring.Load())
 	return nil
 }
 
@@ -261,28 +261,28 @@ func (m *Manager) Run(ctx context.Context) {
 	defer stopEvents()
 	// Events are accepted before any pass runs, so a new leader's first
 	// passes are reported.
-	m.events.Start(events, m.opts.EventsClient)
+	m.Events.Start(events, m.Opts.EventsClient)
 	// The operator ConfigMap's informer reported bad image overrides when
 	// it first saw them, possibly before this replica led: check again.
-	if cm, err := m.caches.OperatorConfigMap.ConfigMaps(m.opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
+	if cm, err := m.Caches.OperatorConfigMap.ConfigMaps(m.Opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
 		m.checkImageOverrides(cm)
 	}
-	go m.watchOptionalAPIs(ctx, m.opts.DiscoveryInterval)
+	go m.watchOptionalAPIs(ctx, m.Opts.DiscoveryInterval)
 	go m.ensureOperatorConfigMap(ctx)
 	go wait.UntilWithContext(ctx, m.sweep, sweepInterval)
 	// A new leader processes every key once.
-	for _, s := range m.caches.Servers() {
+	for _, s := range m.Caches.Servers() {
 		m.enqueueAll(caches.Key(s.Namespace, s.Name))
 	}
 	var wg sync.WaitGroup
 	run := func(q *worker.Runner, workers int) {
 		wg.Add(1)
-		go func() { defer wg.Done(); q.Run(ctx, workers, m.opts.ShutdownTimeout) }()
+		go func() { defer wg.Done(); q.Run(ctx, workers, m.Opts.ShutdownTimeout) }()
 	}
 	for _, c := range m.childControllers {
-		workers := m.opts.Workers
+		workers := m.Opts.Workers
 		switch c {
-		case m.deployment.childController, m.service.childController:
+		case m.deployment.Controller, m.service.Controller:
 			// A new server's Service, then its ServiceAccount and
 			// Deployment, are the path to Ready: the Deployment's pass
 			// follows the Service's (DeploymentController.serviceFirst)
@@ -292,7 +292,7 @@ func (m *Manager) Run(ctx context.Context) {
 		}
 		run(c.Runner, workers)
 	}
-	run(m.status.Runner, m.opts.StatusWorkers)
+	run(m.status.Runner, m.Opts.StatusWorkers)
 	logger.Info("Controllers running")
 	wg.Wait()
 }
@@ -317,7 +317,7 @@ func (m *Manager) registerHandlers() error {
 		}
 		m.handlersSynced = append(m.handlersSynced, reg.HasSynced)
 	}
-	m.caches.Each(func(sc *caches.Scope) {
+	m.Caches.Each(func(sc *caches.Scope) {
 		if err := sc.ServerInformer.AddIndexers(caches.ReferenceIndexers()); err != nil {
 			errs = append(errs, err)
 		}
@@ -333,7 +333,7 @@ func (m *Manager) registerHandlers() error {
 	// ServiceMonitor and PrometheusRule events, on every informer the
 	// monitoring controller starts.
 	m.monitoring.AddEventHandler(caches.Handler(caches.ByOwner, nil, m.monitoring.Enqueue, m.status.Enqueue))
-	operator := m.caches.OperatorFactory.Core().V1().ConfigMaps().Informer()
+	operator := m.Caches.OperatorFactory.Core().V1().ConfigMaps().Informer()
 	for _, h := range m.operatorConfigEvents() {
 		add(operator, h)
 	}
@@ -349,7 +349,7 @@ func (m *Manager) registerHandlers() error {
 func (m *Manager) watches(sources *caches.Sources) []caches.Watch {
 	var entries []caches.Watch
 	for _, c := range m.childControllers {
-		entries = append(entries, c.watches(sources)...)
+		entries = append(entries, c.Watches(sources)...)
 	}
 	return append(entries, m.status.watches(sources)...)
 }
@@ -362,14 +362,14 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if s, ok := obj.(*ogxv1beta1.OGXServer); ok {
-				m.opts.Metrics.CountServerChange()
+				m.Opts.Metrics.CountServerChange()
 				m.enqueueAll(caches.Key(s.Namespace, s.Name))
 			}
 		},
 		UpdateFunc: func(old, cur any) {
 			o, c := old.(*ogxv1beta1.OGXServer), cur.(*ogxv1beta1.OGXServer)
 			if o.Generation != c.Generation {
-				m.opts.Metrics.CountServerChange()
+				m.Opts.Metrics.CountServerChange()
 			}
 			if o.Generation != c.Generation || (o.DeletionTimestamp == nil) != (c.DeletionTimestamp == nil) ||
 				o.Annotations[ogxv1beta1.AnnotationAdoptStorage] != c.Annotations[ogxv1beta1.AnnotationAdoptStorage] ||
@@ -382,8 +382,8 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 			if !ok {
 				return
 			}
-			m.opts.Metrics.CountServerChange()
-			m.records.Forget(mo.GetUID())
+			m.Opts.Metrics.CountServerChange()
+			m.Records.Forget(mo.GetUID())
 			m.enqueueAll(caches.Key(mo.GetNamespace(), mo.GetName()))
 		},
 	}

@@ -42,8 +42,8 @@ type unstructuredChild = apply.Child[*unstructured.Unstructured, *unstructured.U
 // API is served (docs/children.md, ServiceMonitor and PrometheusRule). Without
 // it every pass records ok and writes nothing.
 type MonitoringController struct {
-	*childController
-	d       *deps
+	*Controller
+	d       *Deps
 	caches  *monitoringCaches
 	schemas *monitoringSchemas
 	// serviceMonitors and prometheusRules are nil without a dynamic client
@@ -57,29 +57,29 @@ type MonitoringController struct {
 // rate limiter) of kube, so no further configuration is needed; with a
 // clientset that is not backed by a REST client (fakes) the controller stays
 // idle.
-func newMonitoringController(d *deps) *MonitoringController {
-	dyn, err := dynamicClientFor(d.kube)
+func newMonitoringController(d *Deps) *MonitoringController {
+	dyn, err := dynamicClientFor(d.Kube)
 	if err != nil {
 		klog.Background().Error(err, "Monitoring controller disabled: no dynamic client")
 	}
 	var load schemaLoader
 	if dyn != nil {
-		load = openAPIV3Loader(d.kube)
+		load = openAPIV3Loader(d.Kube)
 	}
 	return newMonitoringControllerFor(d, dyn, load)
 }
 
 // newMonitoringControllerFor builds the controller on a given dynamic client
 // and schema loader (nil: idle controller).
-func newMonitoringControllerFor(d *deps, dyn dynamic.Interface, load schemaLoader) *MonitoringController {
+func newMonitoringControllerFor(d *Deps, dyn dynamic.Interface, load schemaLoader) *MonitoringController {
 	c := &MonitoringController{d: d, schemas: &monitoringSchemas{load: load}}
-	c.caches = newMonitoringCaches(dyn, d.caches, c.enqueueAll)
+	c.caches = newMonitoringCaches(dyn, d.Caches, c.enqueueAll)
 	if dyn != nil {
 		c.serviceMonitors = newMonitoringChild(render.KindServiceMonitor, serviceMonitorsGVR, dyn, c.caches, c.schemas, d)
 		c.prometheusRules = newMonitoringChild(render.KindPrometheusRule, prometheusRulesGVR, dyn, c.caches, c.schemas, d)
 	}
-	c.childController = newChildController("monitoring", d.caches, d.board, c.reconcile)
-	c.watched = monitoringWatches
+	c.Controller = NewController("monitoring", d.Caches, d.Board, c.reconcile)
+	c.Watched = monitoringWatches
 	return c
 }
 
@@ -111,11 +111,11 @@ func (c *MonitoringController) AddEventHandler(h cache.ResourceEventHandler) {
 // served reports whether the monitoring API is served (the last discovery)
 // and its informers are synced, so passes see a complete cache.
 func (c *MonitoringController) served() bool {
-	return c.serviceMonitors != nil && c.d.resolver.apis.monitoring.Load() && c.caches.synced()
+	return c.serviceMonitors != nil && c.d.Resolver.APIs.Monitoring.Load() && c.caches.synced()
 }
 
 func (c *MonitoringController) enqueueAll() {
-	for _, s := range c.d.caches.Servers() {
+	for _, s := range c.d.Caches.Servers() {
 		c.Enqueue(caches.Key(s.Namespace, s.Name))
 	}
 }
@@ -126,7 +126,7 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		return worker.Result{}, nil
 	}
 	in := render.Inputs{
-		OperatorNamespace: c.d.opts.OperatorNamespace, ClusterDomain: c.d.opts.ClusterDomain, MonitoringServed: true,
+		OperatorNamespace: c.d.Opts.OperatorNamespace, ClusterDomain: c.d.Opts.ClusterDomain, MonitoringServed: true,
 	}
 	type item struct {
 		kind, name string
@@ -136,7 +136,7 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 	// ServiceMonitor first, then PrometheusRule.
 	items := []item{
 		{render.KindServiceMonitor, render.ServiceMonitorName(s.Name), c.serviceMonitors,
-			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.d.resolver.ServerCA(s)) }},
+			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.d.Resolver.ServerCA(s)) }},
 		{render.KindPrometheusRule, render.PrometheusRuleName(s.Name), c.prometheusRules,
 			func() *unstructured.Unstructured { return render.PrometheusRule(s, &in) }},
 	}
@@ -160,12 +160,12 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		if errors.Is(err, errMonitoringGoing) {
 			// Not served any more; look again until discovery agrees.
 			klog.FromContext(ctx).V(2).Info("Monitoring API going away, nothing written", "kind", it.kind, "err", err)
-			return worker.Result{RequeueAfter: waitRequeue}, nil
+			return worker.Result{RequeueAfter: WaitRequeue}, nil
 		}
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.d.events.Written(s, it.kind, it.name, res)
+		c.d.Events.Written(s, it.kind, it.name, res)
 	}
 	return worker.Result{}, nil
 }
@@ -174,14 +174,14 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 // reads from the dynamic informers, live reads and writes through the
 // dynamic client, owned-field extraction with the published schema.
 func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynamic.Interface,
-	mc *monitoringCaches, schemas *monitoringSchemas, d *deps,
+	mc *monitoringCaches, schemas *monitoringSchemas, d *Deps,
 ) *unstructuredChild {
 	client := func(ns string) dynamic.ResourceInterface { return dyn.Resource(gvr).Namespace(ns) }
 	return &unstructuredChild{
 		Kind:       kind,
 		APIVersion: render.MonitoringAPIVersion,
-		Metrics:    d.caches.Metrics,
-		Takeover:   d.opts.TakeoverManagers,
+		Metrics:    d.Caches.Metrics,
+		Takeover:   d.Opts.TakeoverManagers,
 		Cached: func(ns, name string) (apply.Known[*unstructured.Unstructured], error) {
 			obj, err := mc.get(gvr, ns, name)
 			return apply.Known[*unstructured.Unstructured]{Obj: obj}, err

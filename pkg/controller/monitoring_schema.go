@@ -23,7 +23,7 @@ import (
 
 // monitoringOpenAPIPath is the OpenAPI v3 path of the monitoring group
 // version (/openapi/v3/apis/monitoring.coreos.com/v1).
-const monitoringOpenAPIPath = "apis/" + monitoringGroupVersion
+const monitoringOpenAPIPath = "apis/" + MonitoringGroupVersion
 
 // schemaLoader returns the SMD types of the monitoring kinds by GVK.
 type schemaLoader func(ctx context.Context) (map[schema.GroupVersionKind]*typed.ParseableType, error)
@@ -60,12 +60,12 @@ func (m *monitoringSchemas) ensure(ctx context.Context) error {
 	}
 	types, err := m.load(ctx)
 	if err != nil {
-		return fmt.Errorf("loading the OpenAPI schema of %s: %w", monitoringGroupVersion, err)
+		return fmt.Errorf("loading the OpenAPI schema of %s: %w", MonitoringGroupVersion, err)
 	}
 	m.types = types
 	if !m.complete() {
 		m.types = nil
-		return fmt.Errorf("the OpenAPI schema of %s lacks %s or %s", monitoringGroupVersion,
+		return fmt.Errorf("the OpenAPI schema of %s lacks %s or %s", MonitoringGroupVersion,
 			render.KindServiceMonitor, render.KindPrometheusRule)
 	}
 	return nil
@@ -113,7 +113,7 @@ func openAPIV3Loader(kube kubernetes.Interface) schemaLoader {
 		}
 		gv, ok := paths[monitoringOpenAPIPath]
 		if !ok {
-			return nil, fmt.Errorf("the API server publishes no OpenAPI v3 document for %s yet", monitoringGroupVersion)
+			return nil, fmt.Errorf("the API server publishes no OpenAPI v3 document for %s yet", MonitoringGroupVersion)
 		}
 		doc, err := gv.SchemaWithContext(ctx, runtime.ContentTypeJSON)
 		if err != nil {

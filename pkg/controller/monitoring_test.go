@@ -220,7 +220,7 @@ func newMonEnv(tb testing.TB, served bool, kubeObjs []runtime.Object, objs []run
 		e.mu.Unlock()
 		return parseOpenAPITypes([]byte(monTestOpenAPI))
 	}
-	e.c = newMonitoringControllerFor(&e.m.deps, e.dyn, load)
+	e.c = newMonitoringControllerFor(&e.m.Deps, e.dyn, load)
 	tb.Cleanup(func() { e.c.Queue().ShutDown() })
 	e.setServed(served)
 	return e
@@ -228,7 +228,7 @@ func newMonEnv(tb testing.TB, served bool, kubeObjs []runtime.Object, objs []run
 
 func (e *monEnv) setServed(served bool) {
 	e.tb.Helper()
-	e.m.resolver.apis.monitoring.Store(served)
+	e.m.Resolver.APIs.Monitoring.Store(served)
 	e.c.SetAPIServed(e.ctx, served)
 	if served {
 		sfEventually(e.tb, "monitoring informers to sync", func() (bool, string) { return e.c.caches.synced(), "" })
@@ -239,7 +239,7 @@ func (e *monEnv) setServed(served bool) {
 // pass runs one monitoring pass for s.
 func (e *monEnv) pass(s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	e.tb.Helper()
-	return e.c.syncKey(e.ctx, caches.Key(s.Namespace, s.Name))
+	return e.c.Sync(e.ctx, caches.Key(s.Namespace, s.Name))
 }
 
 // writes returns (and clears) the write actions of the dynamic fake.
@@ -821,8 +821,8 @@ func TestMonitoringCRDGoingAway(t *testing.T) {
 			if err != nil {
 				t.Fatalf("pass: %v", err)
 			}
-			if res.RequeueAfter != waitRequeue {
-				t.Errorf("RequeueAfter %s, want %s", res.RequeueAfter, waitRequeue)
+			if res.RequeueAfter != WaitRequeue {
+				t.Errorf("RequeueAfter %s, want %s", res.RequeueAfter, WaitRequeue)
 			}
 			if o, _ := e.outcome(s, "monitoring"); o.Class != OutcomeOK {
 				t.Errorf("outcome %+v, want ok", o)

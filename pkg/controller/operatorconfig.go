@@ -27,13 +27,13 @@ import (
 func (m *Manager) ensureOperatorConfigMap(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		cm, err := m.caches.OperatorConfigMap.ConfigMaps(m.opts.OperatorNamespace).Get(render.OperatorConfigMapName)
+		cm, err := m.Caches.OperatorConfigMap.ConfigMaps(m.Opts.OperatorNamespace).Get(render.OperatorConfigMapName)
 		if err == nil && cm.Labels[ogxv1beta1.WatchLabel] == "true" {
 			return
 		}
-		ac := corev1ac.ConfigMap(render.OperatorConfigMapName, m.opts.OperatorNamespace).
+		ac := corev1ac.ConfigMap(render.OperatorConfigMapName, m.Opts.OperatorNamespace).
 			WithLabels(map[string]string{ogxv1beta1.WatchLabel: "true"})
-		if _, err := m.kube.CoreV1().ConfigMaps(m.opts.OperatorNamespace).Apply(ctx, ac, apply.ApplyOptions()); err != nil {
+		if _, err := m.Kube.CoreV1().ConfigMaps(m.Opts.OperatorNamespace).Apply(ctx, ac, apply.ApplyOptions()); err != nil {
 			logger.Error(err, "Could not apply the operator ConfigMap; will retry", "name", render.OperatorConfigMapName)
 			return
 		}
@@ -56,7 +56,7 @@ func (m *Manager) operatorConfigEvents() []cache.ResourceEventHandler {
 		},
 		caches.Handler(func(metav1.Object) []string {
 			var keys []string
-			for _, s := range m.caches.Servers() {
+			for _, s := range m.Caches.Servers() {
 				keys = append(keys, caches.Key(s.Namespace, s.Name))
 			}
 			return keys
@@ -76,7 +76,7 @@ func (m *Manager) checkImageOverrides(obj any) {
 	if len(problems) == 0 {
 		return
 	}
-	m.events.EmitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
+	m.Events.EmitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
 		UID: cm.UID, ResourceVersion: cm.ResourceVersion}, corev1.EventTypeWarning, "InvalidImageOverrides", "Reconcile",
 		strings.Join(problems, "; "))
 }

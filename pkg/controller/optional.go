@@ -13,17 +13,17 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// newOptionalController builds the controller of a child that is applied
+// NewOptional builds the controller of a child that is applied
 // while want holds and deleted (only if this OGXServer controls it) when it
 // does not. watched picks the informers whose events start its passes: its
 // kind's, and for the ingress controller also the adopted Ingresses'.
-func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, c *apply.Child[O, AC],
+func NewOptional[O metav1.Object, AC any](name, kind string, d *Deps, c *apply.Child[O, AC],
 	watched func(*caches.Sources) []*caches.Source,
 	childName func(string) string,
 	want func(*ogxv1beta1.OGXServer) bool,
 	desired func(*ogxv1beta1.OGXServer, *render.Inputs) AC,
 	after ...func(context.Context, *ogxv1beta1.OGXServer) error,
-) *childController {
+) *Controller {
 	reconcile := func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 		n := childName(s.Name)
 		var (
@@ -31,7 +31,7 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 			err error
 		)
 		if want(s) {
-			in := render.Inputs{OperatorNamespace: d.opts.OperatorNamespace, ClusterDomain: d.opts.ClusterDomain}
+			in := render.Inputs{OperatorNamespace: d.Opts.OperatorNamespace, ClusterDomain: d.Opts.ClusterDomain}
 			res, err = c.Converge(ctx, s, n, desired(s, &in))
 		} else {
 			res, err = c.Remove(ctx, s, n)
@@ -39,7 +39,7 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 		if err != nil {
 			return worker.Result{}, err
 		}
-		d.events.Written(s, kind, n, res)
+		d.Events.Written(s, kind, n, res)
 		for _, f := range after {
 			if err := f(ctx, s); err != nil {
 				return worker.Result{}, err
@@ -47,8 +47,8 @@ func newOptionalController[O metav1.Object, AC any](name, kind string, d *deps, 
 		}
 		return worker.Result{}, nil
 	}
-	cc := newChildController(name, d.caches, d.board, reconcile)
-	cc.watched = watched
+	cc := NewController(name, d.Caches, d.Board, reconcile)
+	cc.Watched = watched
 	return cc
 }
 

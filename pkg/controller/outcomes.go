@@ -40,19 +40,19 @@ type Outcome struct {
 	Message string
 }
 
-// waitRequeue is how long a controller waits before looking again at
+// WaitRequeue is how long a controller waits before looking again at
 // something it cannot speed up (an old incarnation's child being collected,
 // legacy pods terminating, a ConfigMap not yet in the cache).
-const waitRequeue = 5 * time.Second
+const WaitRequeue = 5 * time.Second
 
-// deferredError means the pass has nothing to do until an object it
+// DeferredError means the pass has nothing to do until an object it
 // watches appears, whose event enqueues it. Unlike a wait it is neither
 // recorded nor requeued: the controller has not had its pass yet, and the
 // status controller waits for it as for any controller that has not
 // reported.
-type deferredError struct{ message string }
+type DeferredError struct{ Message string }
 
-func (e *deferredError) Error() string { return e.message }
+func (e *DeferredError) Error() string { return e.Message }
 
 // OutcomeBoard keeps every child controller's last outcome per OGXServer,
 // and the conditions a controller wants shown in status (the adoption

@@ -23,8 +23,8 @@ import (
 // maxProbeBody bounds a probe response; a larger one is an error.
 const maxProbeBody = 1 << 20
 
-// ProbeResult is what the server probe found.
-type ProbeResult struct {
+// Result is what the server probe found.
+type Result struct {
 	// Healthy reports GET /v1/health returned 200.
 	Healthy bool
 	// HealthMessage explains a failed health check.
@@ -35,9 +35,9 @@ type ProbeResult struct {
 	Providers []ogxv1beta1.ProviderInfo
 }
 
-// ProbeTarget is one probe: the base URL and, with server TLS, the CA to
+// Target is one probe: the base URL and, with server TLS, the CA to
 // verify against (nil: no verification) and the server name.
-type ProbeTarget struct {
+type Target struct {
 	BaseURL    string
 	CA         []byte
 	ServerName string
@@ -46,7 +46,7 @@ type ProbeTarget struct {
 
 // Prober probes an OGX server over HTTP.
 type Prober interface {
-	Probe(ctx context.Context, t ProbeTarget) ProbeResult
+	Probe(ctx context.Context, t Target) Result
 }
 
 // httpProber is the real prober: sequential GETs of /v1/health, /v1/version
@@ -65,7 +65,7 @@ func NewHTTPProber(timeout time.Duration, dialAddress string) Prober {
 	return &httpProber{timeout: timeout, dialAddress: dialAddress}
 }
 
-func (p *httpProber) client(t ProbeTarget) *http.Client {
+func (p *httpProber) client(t Target) *http.Client {
 	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true}
 	if p.dialAddress != "" {
 		d := &net.Dialer{Timeout: p.timeout}
@@ -109,9 +109,9 @@ func (p *httpProber) get(ctx context.Context, c *http.Client, url string) (int, 
 	return resp.StatusCode, body, nil
 }
 
-func (p *httpProber) Probe(ctx context.Context, t ProbeTarget) ProbeResult {
+func (p *httpProber) Probe(ctx context.Context, t Target) Result {
 	c := p.client(t)
-	var r ProbeResult
+	var r Result
 	code, _, err := p.get(ctx, c, t.BaseURL+"/v1/health")
 	switch {
 	case err != nil:
@@ -182,10 +182,10 @@ func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
 	return out
 }
 
-// probeState remembers the last probe of each OGXServer, so probes happen at
+// State remembers the last probe of each OGXServer, so probes happen at
 // most once per interval unless what they depend on (available replicas, the
 // pod template) changed, and which probes are in flight.
-type probeState struct {
+type State struct {
 	interval time.Duration
 	last     record.Slot[probeRecord]
 	// mu guards inFlight.
@@ -196,25 +196,25 @@ type probeState struct {
 type probeRecord struct {
 	at      time.Time
 	trigger string
-	result  ProbeResult
+	result  Result
 }
 
-func newProbeState(interval time.Duration, r *record.Store) *probeState {
-	return &probeState{interval: interval, inFlight: map[types.UID]bool{}, last: record.NewSlot[probeRecord](r)}
+func NewState(interval time.Duration, r *record.Store) *State {
+	return &State{interval: interval, inFlight: map[types.UID]bool{}, last: record.NewSlot[probeRecord](r)}
 }
 
-// due returns the previous result (has: there is one) and whether a new
-// probe is due.
-func (p *probeState) due(uid types.UID, trigger string, now time.Time) (prev ProbeResult, has, due bool) {
+// Due returns the previous result (has: there is one) and whether a new
+// probe is Due.
+func (p *State) Due(uid types.UID, trigger string, now time.Time) (prev Result, has, due bool) {
 	r, ok := p.last.Get(uid)
 	if !ok {
-		return ProbeResult{}, false, true
+		return Result{}, false, true
 	}
 	return r.result, true, r.trigger != trigger || now.Sub(r.at) >= p.interval
 }
 
-// begin marks a probe of uid in flight; false when one already is.
-func (p *probeState) begin(uid types.UID) bool {
+// Begin marks a probe of uid in flight; false when one already is.
+func (p *State) Begin(uid types.UID) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.inFlight[uid] {
@@ -224,16 +224,16 @@ func (p *probeState) begin(uid types.UID) bool {
 	return true
 }
 
-// end clears the in-flight mark of uid.
-func (p *probeState) end(uid types.UID) {
+// End clears the in-flight mark of uid.
+func (p *State) End(uid types.UID) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.inFlight, uid)
 }
 
-// store records a probe result; a version the server did not report keeps
+// Store records a probe result; a version the server did not report keeps
 // the previous one.
-func (p *probeState) store(uid types.UID, trigger string, now time.Time, res ProbeResult) {
+func (p *State) Store(uid types.UID, trigger string, now time.Time, res Result) {
 	p.last.Update(uid, func(prev probeRecord, _ bool) (probeRecord, bool) {
 		if res.Version == "" {
 			res.Version = prev.result.Version

@@ -94,33 +94,33 @@ func TestProbeHTTPResults(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		srv  *phServer
-		want ProbeResult
+		want Result
 	}{
 		{
 			name: "healthy with version and providers",
 			srv:  newPHServer(200, `{"version": "0.4.1"}`, phProviders),
-			want: ProbeResult{Healthy: true, Version: "0.4.1", Providers: phWantProviders()},
+			want: Result{Healthy: true, Version: "0.4.1", Providers: phWantProviders()},
 		},
 		{
 			name: "503 on /v1/health: unhealthy, the other fields still read",
 			srv:  newPHServer(503, `{"version": "0.4.1"}`, `{"data": []}`),
-			want: ProbeResult{HealthMessage: "GET /v1/health returned HTTP 503", Version: "0.4.1", Providers: []ogxv1beta1.ProviderInfo{}},
+			want: Result{HealthMessage: "GET /v1/health returned HTTP 503", Version: "0.4.1", Providers: []ogxv1beta1.ProviderInfo{}},
 		},
 		{
 			name: "any code but 200 is unhealthy",
 			srv:  newPHServer(204, "", ""),
-			want: ProbeResult{HealthMessage: "GET /v1/health returned HTTP 204"},
+			want: Result{HealthMessage: "GET /v1/health returned HTTP 204"},
 		},
 		{
 			name: "version and providers missing or malformed",
 			srv:  newPHServer(200, `not json`, `{"data": {"api": "x"}}`),
-			want: ProbeResult{Healthy: true},
+			want: Result{Healthy: true},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := httptest.NewServer(tc.srv)
 			defer ts.Close()
-			got := NewHTTPProber(5*time.Second, "").Probe(context.Background(), ProbeTarget{BaseURL: ts.URL})
+			got := NewHTTPProber(5*time.Second, "").Probe(context.Background(), Target{BaseURL: ts.URL})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("probe (-want +got):\n%s", diff)
 			}
@@ -137,7 +137,7 @@ func TestProbeHTTPResults(t *testing.T) {
 		ts := httptest.NewServer(http.NotFoundHandler())
 		url := ts.URL
 		ts.Close()
-		got := NewHTTPProber(2*time.Second, "").Probe(context.Background(), ProbeTarget{BaseURL: url})
+		got := NewHTTPProber(2*time.Second, "").Probe(context.Background(), Target{BaseURL: url})
 		if got.Healthy || !strings.HasPrefix(got.HealthMessage, "GET /v1/health: ") || got.Version != "" || got.Providers != nil {
 			t.Errorf("probe of a closed server = %+v, want unhealthy with a GET /v1/health: <error> message", got)
 		}
@@ -147,8 +147,8 @@ func TestProbeHTTPResults(t *testing.T) {
 		big := `{"version": "` + strings.Repeat("9", maxProbeBody) + `"}`
 		ts := httptest.NewServer(newPHServer(200, big, `{"data":[]}`))
 		defer ts.Close()
-		got := NewHTTPProber(5*time.Second, "").Probe(context.Background(), ProbeTarget{BaseURL: ts.URL})
-		if diff := cmp.Diff(ProbeResult{Healthy: true, Providers: []ogxv1beta1.ProviderInfo{}}, got); diff != "" {
+		got := NewHTTPProber(5*time.Second, "").Probe(context.Background(), Target{BaseURL: ts.URL})
+		if diff := cmp.Diff(Result{Healthy: true, Providers: []ogxv1beta1.ProviderInfo{}}, got); diff != "" {
 			t.Errorf("probe with a 1 MiB+ version body (-want +got):\n%s", diff)
 		}
 	})
@@ -158,7 +158,7 @@ func TestProbeHTTPResults(t *testing.T) {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 		defer ts.Close()
 		defer close(release)
-		got := NewHTTPProber(50*time.Millisecond, "").Probe(context.Background(), ProbeTarget{BaseURL: ts.URL})
+		got := NewHTTPProber(50*time.Millisecond, "").Probe(context.Background(), Target{BaseURL: ts.URL})
 		if got.Healthy || !strings.HasPrefix(got.HealthMessage, "GET /v1/health: ") {
 			t.Errorf("probe of a hanging server = %+v, want a timeout error", got)
 		}
@@ -176,17 +176,17 @@ func TestProbeHTTPTLS(t *testing.T) {
 
 	p := NewHTTPProber(5*time.Second, "")
 	// httptest certificates are issued for example.com.
-	if got := p.Probe(context.Background(), ProbeTarget{BaseURL: ts.URL, TLS: true, CA: ca, ServerName: "example.com"}); !got.Healthy || got.Version != "1.0" {
+	if got := p.Probe(context.Background(), Target{BaseURL: ts.URL, TLS: true, CA: ca, ServerName: "example.com"}); !got.Healthy || got.Version != "1.0" {
 		t.Errorf("verified TLS probe = %+v, want healthy", got)
 	}
-	if got := p.Probe(context.Background(), ProbeTarget{BaseURL: ts.URL, TLS: true, ServerName: "demo-service.team-a.svc"}); !got.Healthy {
+	if got := p.Probe(context.Background(), Target{BaseURL: ts.URL, TLS: true, ServerName: "demo-service.team-a.svc"}); !got.Healthy {
 		t.Errorf("TLS probe without a CA (no verification) = %+v, want healthy", got)
 	}
-	got := p.Probe(context.Background(), ProbeTarget{BaseURL: ts.URL, TLS: true, CA: ca, ServerName: "demo-service.team-a.svc"})
+	got := p.Probe(context.Background(), Target{BaseURL: ts.URL, TLS: true, CA: ca, ServerName: "demo-service.team-a.svc"})
 	if got.Healthy || !strings.HasPrefix(got.HealthMessage, "GET /v1/health: ") {
 		t.Errorf("TLS probe with a wrong server name = %+v, want a verification error", got)
 	}
-	got = p.Probe(context.Background(), ProbeTarget{BaseURL: ts.URL, TLS: true, CA: otherCA, ServerName: "example.com"})
+	got = p.Probe(context.Background(), Target{BaseURL: ts.URL, TLS: true, CA: otherCA, ServerName: "example.com"})
 	if got.Healthy || !strings.HasPrefix(got.HealthMessage, "GET /v1/health: ") {
 		t.Errorf("TLS probe against another CA = %+v, want a verification error", got)
 	}
@@ -222,7 +222,7 @@ type phRedirect struct {
 	last   atomic.Value // ProbeTarget
 }
 
-func (r *phRedirect) Probe(ctx context.Context, t ProbeTarget) ProbeResult {
+func (r *phRedirect) Probe(ctx context.Context, t Target) Result {
 	r.probes.Add(1)
 	r.last.Store(t)
 	t.BaseURL = r.url
@@ -288,7 +288,7 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	if diff := cmp.Diff(phWantProviders(), got.Status.DistributionConfig.Providers, jsonValue); diff != "" {
 		t.Errorf("providers (-want +got):\n%s", diff)
 	}
-	tgt := prober.last.Load().(ProbeTarget)
+	tgt := prober.last.Load().(Target)
 	if tgt.BaseURL != "http://demo-service.team-a.svc.cluster.local:8321" || tgt.TLS {
 		t.Errorf("probe target = %+v, want the Service URL over http", tgt)
 	}
@@ -315,7 +315,7 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 }
 
 // phProbesSettled waits until no probe is in flight.
-func phProbesSettled(t *testing.T, p *probeState) {
+func phProbesSettled(t *testing.T, p *State) {
 	t.Helper()
 	sfEventually(t, "probes in flight to finish", func() (bool, string) {
 		p.mu.Lock()
@@ -330,13 +330,13 @@ type phBlockingProber struct {
 	release chan struct{}
 }
 
-func (p *phBlockingProber) Probe(ctx context.Context, _ ProbeTarget) ProbeResult {
+func (p *phBlockingProber) Probe(ctx context.Context, _ Target) Result {
 	p.started <- struct{}{}
 	select {
 	case <-p.release:
 	case <-ctx.Done():
 	}
-	return ProbeResult{HealthMessage: "GET /v1/health: connection refused"}
+	return Result{HealthMessage: "GET /v1/health: connection refused"}
 }
 
 // TestStatusPassNeverWaitsOnProbe: with a probe that does not answer, the

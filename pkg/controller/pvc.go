@@ -28,16 +28,16 @@ import (
 // resized or deleted, and the claim carries no owner reference, so user data
 // outlives the OGXServer.
 type PVCController struct {
-	*childController
+	*Controller
 	kube   kubernetes.Interface
 	caches *caches.Caches
 	events *events.Sink
 }
 
-func newPVCController(d *deps) *PVCController {
-	c := &PVCController{kube: d.kube, caches: d.caches, events: d.events}
-	c.childController = newChildController("pvc", d.caches, d.board, c.reconcile)
-	c.watched = pvcWatches
+func newPVCController(d *Deps) *PVCController {
+	c := &PVCController{kube: d.Kube, caches: d.Caches, events: d.Events}
+	c.Controller = NewController("pvc", d.Caches, d.Board, c.reconcile)
+	c.Watched = pvcWatches
 	return c
 }
 
@@ -49,7 +49,7 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	key := caches.Key(s.Namespace, s.Name)
 	// The pvc controller runs for every server, so it reports unusable
 	// adoption annotations (storage and networking) once while they last.
-	problems := adoptionAnnotationProblems(s)
+	problems := AdoptionAnnotationProblems(s)
 	c.events.WarnWhile(s, resolve.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
 	var facts []metav1.Condition
@@ -61,7 +61,7 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 			return worker.Result{}, err
 		}
 	} else {
-		cached, err := cachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
+		cached, err := CachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
 		if err != nil {
 			return worker.Result{}, err
 		}

@@ -24,7 +24,7 @@ import (
 func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("20Gi"))
 	e := newSFEnv(t, Options{}, nil, s)
-	if _, err := e.m.pvc.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.pvc.Sync(e.ctx, sfKey); err != nil {
 		t.Fatalf("first sync: %v", err)
 	}
 	w := e.kubeWrites()
@@ -61,7 +61,7 @@ func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 
 	e.waitCaught()
 	e.clearActions()
-	if _, err := e.m.pvc.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.pvc.Sync(e.ctx, sfKey); err != nil {
 		t.Fatalf("steady sync: %v", err)
 	}
 	if w := e.kubeWrites(); len(w) != 0 {
@@ -71,7 +71,7 @@ func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 	// Without storage the pvc controller does nothing at all.
 	s2 := sfServer(sfNamespace, "plain", "uid-plain")
 	e2 := newSFEnv(t, Options{}, nil, s2)
-	if _, err := e2.m.pvc.syncKey(e2.ctx, caches.Key(sfNamespace, "plain")); err != nil {
+	if _, err := e2.m.pvc.Sync(e2.ctx, caches.Key(sfNamespace, "plain")); err != nil {
 		t.Fatal(err)
 	}
 	if w := e2.kubeWrites(); len(w) != 0 {
@@ -111,7 +111,7 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 		t.Helper()
 		for _, key := range keys {
 			for _, c := range e.m.childControllers {
-				_, _ = c.syncKey(e.ctx, key)
+				_, _ = c.Sync(e.ctx, key)
 			}
 			_, _ = e.m.status.sync(e.ctx, key)
 		}
@@ -121,7 +121,7 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 		// A second pass after the caches caught up.
 		for _, key := range keys {
 			for _, c := range e.m.childControllers {
-				_, _ = c.syncKey(e.ctx, key)
+				_, _ = c.Sync(e.ctx, key)
 			}
 		}
 		all = append(all, e.kube.Actions()...)

@@ -63,7 +63,7 @@ func TestKeepStorageAdopted(t *testing.T) {
 			caches := adoptedCaches(t, c.cached...)
 			board := NewOutcomeBoard(record.New())
 			pc := &PVCController{kube: kube, caches: caches, events: activeSink(),
-				childController: newChildController("pvc", caches, board, nil)}
+				Controller: NewController("pvc", caches, board, nil)}
 			s := annotated()
 			s.Status.Conditions = c.shown
 			_, err := pc.reconcile(context.Background(), s)

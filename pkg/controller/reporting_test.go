@@ -45,7 +45,7 @@ func TestInvalidImageOverridesReportedByNewLeader(t *testing.T) {
 // sfQueuedEvents drains the Events the sink queued: "Type Reason: note".
 func sfQueuedEvents(e *sfEnv) []string {
 	var out []string
-	for _, ev := range e.m.events.Queued() {
+	for _, ev := range e.m.Events.Queued() {
 		out = append(out, ev.Type+" "+ev.Reason+": "+ev.Note)
 	}
 	return out
@@ -106,14 +106,14 @@ func TestCauseEventsOncePerCause(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newSFEnv(t, Options{EventQPS: 1000, EventBurst: 1000}, tc.objs, tc.server)
-			e.m.events.Lead()
+			e.m.Events.Lead()
 			var got []string
 			for pass := range 2 {
 				if pass == 1 && tc.between != nil {
 					tc.between(e)
 				}
 				for _, c := range e.m.childControllers {
-					_, _ = c.syncKey(e.ctx, sfKey)
+					_, _ = c.Sync(e.ctx, sfKey)
 				}
 				got = append(got, sfQueuedEvents(e)...)
 			}

@@ -185,7 +185,7 @@ func TestCollectGenerated(t *testing.T) {
 					return true, nil, errors.New("injected list failure")
 				})
 			}
-			e.m.events.Lead()
+			e.m.Events.Lead()
 
 			e.m.configMap.collectGenerated(e.ctx, s, c.current)
 			actions := e.kube.Actions()

@@ -51,7 +51,7 @@ func TestServerChangesCounted(t *testing.T) {
 		t.Fatalf("after a new generation and a deletion: %v changes, want 3", got)
 	}
 	// The phase gauge reads the (empty) caches of this manager.
-	if got := mgr.caches.ServerPhases(); got[metrics.PhaseUnknown] != 0 || len(got) != 6 {
+	if got := mgr.Caches.ServerPhases(); got[metrics.PhaseUnknown] != 0 || len(got) != 6 {
 		t.Errorf("ServerPhases of empty caches = %v", got)
 	}
 }

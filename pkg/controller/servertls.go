@@ -35,7 +35,7 @@ func overrideSetsServerTLS(configYAML string) bool {
 // its hash) while server TLS is on in override mode and that config does
 // not configure it; it is sent again only for another config, or when the
 // cause went away and came back.
-func warnServerTLS(ctx context.Context, r *resolver, sink *events.Sink, s *ogxv1beta1.OGXServer, configHash string) {
+func warnServerTLS(ctx context.Context, r *Resolver, sink *events.Sink, s *ogxv1beta1.OGXServer, configHash string) {
 	holds := false
 	if s.Spec.ServerTLS() != nil && s.Spec.ConfigMode() == ogxv1beta1.ConfigModeOverride {
 		text, err := r.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig",

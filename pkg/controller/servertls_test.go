@@ -37,29 +37,29 @@ func TestServerTLSWarningOncePerConfig(t *testing.T) {
 		sp.Network = &ogxv1beta1.NetworkSpec{TLS: &ogxv1beta1.ServerTLSSpec{SecretName: "tls"}}
 	})
 	e := newSFEnv(t, Options{}, []runtime.Object{cm}, s)
-	e.m.events.Lead()
+	e.m.Events.Lead()
 	warnings := func() int {
 		n := 0
-		for _, ev := range e.m.events.Queued() {
+		for _, ev := range e.m.Events.Queued() {
 			if ev.Reason == "ServerTLSNotConfigured" {
 				n++
 			}
 		}
 		return n
 	}
-	warnServerTLS(e.ctx, e.m.resolver, e.m.events, s, "sha256:a")
-	warnServerTLS(e.ctx, e.m.resolver, e.m.events, s, "sha256:a")
+	warnServerTLS(e.ctx, e.m.Resolver, e.m.Events, s, "sha256:a")
+	warnServerTLS(e.ctx, e.m.Resolver, e.m.Events, s, "sha256:a")
 	if n := warnings(); n != 1 {
 		t.Fatalf("%d Warnings for one config, want 1", n)
 	}
 	missing := s.DeepCopy()
 	missing.Spec.OverrideConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "override", Key: "absent"}
-	warnServerTLS(e.ctx, e.m.resolver, e.m.events, missing, "sha256:a")
-	warnServerTLS(e.ctx, e.m.resolver, e.m.events, s, "sha256:a")
+	warnServerTLS(e.ctx, e.m.Resolver, e.m.Events, missing, "sha256:a")
+	warnServerTLS(e.ctx, e.m.Resolver, e.m.Events, s, "sha256:a")
 	if n := warnings(); n != 0 {
 		t.Errorf("%d Warnings after a failed read of the same config, want 0", n)
 	}
-	warnServerTLS(e.ctx, e.m.resolver, e.m.events, s, "sha256:b")
+	warnServerTLS(e.ctx, e.m.Resolver, e.m.Events, s, "sha256:b")
 	if n := warnings(); n != 1 {
 		t.Errorf("%d Warnings for another config, want 1", n)
 	}

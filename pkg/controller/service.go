@@ -20,20 +20,20 @@ import (
 // ServiceController converges the Service N-service of every OGXServer and
 // adopts (and, when the annotation goes, releases) a legacy Service L-service.
 type ServiceController struct {
-	*childController
+	*Controller
 	kube     kubernetes.Interface
 	caches   *caches.Caches
-	children *children
+	children *Children
 	events   *events.Sink
 }
 
-// serviceControllerName names the service controller's outcomes.
-const serviceControllerName = "service"
+// ServiceName names the service controller's outcomes.
+const ServiceName = "service"
 
-func newServiceController(d *deps) *ServiceController {
-	c := &ServiceController{kube: d.kube, caches: d.caches, children: d.children, events: d.events}
-	c.childController = newChildController(serviceControllerName, d.caches, d.board, c.reconcile)
-	c.watched = serviceWatches
+func newServiceController(d *Deps) *ServiceController {
+	c := &ServiceController{kube: d.Kube, caches: d.Caches, children: d.Children, events: d.Events}
+	c.Controller = NewController(ServiceName, d.Caches, d.Board, c.reconcile)
+	c.Watched = serviceWatches
 	return c
 }
 
@@ -45,7 +45,7 @@ func serviceWatches(w *caches.Sources) []*caches.Source {
 
 func (c *ServiceController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	name := render.ServiceName(s.Name)
-	res, err := c.children.services.Converge(ctx, s, name, render.Service(s, &render.Inputs{}))
+	res, err := c.children.Services.Converge(ctx, s, name, render.Service(s, &render.Inputs{}))
 	if err != nil {
 		return worker.Result{}, err
 	}
@@ -60,7 +60,7 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
 	svcs := c.kube.CoreV1().Services(s.Namespace)
 	if legacy == "" {
-		sc, err := adoptedScope(c.caches, s.Namespace)
+		sc, err := AdoptedScope(c.caches, s.Namespace)
 		if err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 		if err != nil {
 			return err
 		}
-		facts, err := releaseNetworking(ctx, s, "Service", cached, svcs.Delete, c.events)
+		facts, err := ReleaseNetworking(ctx, s, "Service", cached, svcs.Delete, c.events)
 		c.board.SetFacts(key, s.UID, c.Name(), facts)
 		return err
 	}
@@ -80,10 +80,10 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 	if err != nil {
 		return err
 	}
-	changed, err := adoptLegacy(ctx, s, legacy, svc, serviceSelectorPatch(s, svc.Spec.Selector),
+	changed, err := AdoptLegacy(ctx, s, legacy, svc, serviceSelectorPatch(s, svc.Spec.Selector),
 		func(ctx context.Context, name string, data []byte) error {
 			_, err := svcs.Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
-			return classifyWriteErrorOrNil("Service", name, err)
+			return ClassifyWriteErrorOrNil("Service", name, err)
 		})
 	if err != nil {
 		return err
@@ -91,6 +91,6 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 	if changed {
 		c.events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
 	}
-	c.board.SetFacts(key, s.UID, c.Name(), networkingAdopted(legacy))
+	c.board.SetFacts(key, s.UID, c.Name(), NetworkingAdopted(legacy))
 	return nil
 }

@@ -32,7 +32,7 @@ func TestSyncFakeServiceAppliesThenSkips(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID, tc.muts...)
 			e := newSFEnv(t, Options{}, nil, s)
-			if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+			if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
 			w := e.kubeWrites()
@@ -64,7 +64,7 @@ func TestSyncFakeServiceAppliesThenSkips(t *testing.T) {
 
 			e.waitCaught()
 			e.clearActions()
-			if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+			if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 				t.Fatalf("steady sync: %v", err)
 			}
 			if w := e.kubeWrites(); len(w) != 0 {
@@ -77,7 +77,7 @@ func TestSyncFakeServiceAppliesThenSkips(t *testing.T) {
 			s2.Spec.Network = &ogxv1beta1.NetworkSpec{Port: 7777}
 			e.updateServer(s2)
 			e.clearActions()
-			if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+			if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 				t.Fatal(err)
 			}
 			w = e.kubeWrites()

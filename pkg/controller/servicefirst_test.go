@@ -27,14 +27,14 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, Options{}, nil, s)
 
-	res, err := e.m.deployment.syncKey(e.ctx, sfKey)
+	res, err := e.m.deployment.Sync(e.ctx, sfKey)
 	if err != nil || !res.Waiting || res.RequeueAfter != 0 {
 		t.Fatalf("first Deployment pass = %+v, %v; want deferred without a requeue", res, err)
 	}
 	if w := e.kubeWrites(); len(w) != 0 {
 		t.Fatalf("first Deployment pass wrote before the Service:%s", sfDescribe(w))
 	}
-	if o, seen := e.outcome(s, deploymentControllerName); seen {
+	if o, seen := e.outcome(s, DeploymentName); seen {
 		t.Errorf("outcome while deferred = %+v, want none (the pass has not happened)", o)
 	}
 
@@ -45,7 +45,7 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 	}
 	e.waitCaught()
 	e.clearActions()
-	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || res.Waiting {
+	if res, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil || res.Waiting {
 		t.Errorf("Deployment pass without its Service = %+v, %v; an existing Deployment must not wait", res, err)
 	}
 }
@@ -75,12 +75,12 @@ func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, sfName+"-service", nil)
 	})
 	for _, c := range e.m.childControllers {
-		_, _ = c.syncKey(e.ctx, sfKey)
+		_, _ = c.Sync(e.ctx, sfKey)
 	}
-	if o, _ := e.outcome(s, serviceControllerName); o.Class == OutcomeOK {
+	if o, _ := e.outcome(s, ServiceName); o.Class == OutcomeOK {
 		t.Fatalf("service outcome = %+v, want a failure", o)
 	}
-	if o, seen := e.outcome(s, deploymentControllerName); seen {
+	if o, seen := e.outcome(s, DeploymentName); seen {
 		t.Errorf("deployment outcome = %+v, want none: its create waits for the Service", o)
 	}
 	for _, w := range e.kubeWrites() {
@@ -110,7 +110,7 @@ func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 func expectServiceWakesDeployment(t *testing.T, e *sfEnv, when string) {
 	t.Helper()
 	drainQueue(e.m.deployment.Runner)
-	if _, err := e.m.service.syncKey(e.ctx, sfKey); err != nil {
+	if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	e.waitCaught()
@@ -125,7 +125,7 @@ func expectServiceWakesDeployment(t *testing.T, e *sfEnv, when string) {
 func expectDeploymentCreated(t *testing.T, e *sfEnv, when string) {
 	t.Helper()
 	e.clearActions()
-	if res, err := e.m.deployment.syncKey(e.ctx, sfKey); err != nil || res.Waiting {
+	if res, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil || res.Waiting {
 		t.Fatalf("Deployment pass %s = %+v, %v", when, res, err)
 	}
 	w := e.kubeWrites()

@@ -16,12 +16,12 @@ import (
 // carry its recent-writes hook; PVCs (never rewritten once created), pods
 // and referenced Secrets do not.
 func (m *Manager) scopeSources(sc *caches.Scope) *caches.Sources {
-	f, w, ch := sc.ChildFactory, sc.WatchedFactory, m.children
+	f, w, ch := sc.ChildFactory, sc.WatchedFactory, m.Children
 	return &caches.Sources{
-		Deployments:     &caches.Source{Informer: f.Apps().V1().Deployments().Informer(), Keys: caches.ByOwner, Observe: ch.deployments.Observe},
-		ServiceAccounts: &caches.Source{Informer: f.Core().V1().ServiceAccounts().Informer(), Keys: caches.ByOwner, Observe: ch.serviceAccounts.Observe},
-		RoleBindings:    &caches.Source{Informer: f.Rbac().V1().RoleBindings().Informer(), Keys: caches.ByOwner, Observe: ch.roleBindings.Observe},
-		Services:        &caches.Source{Informer: f.Core().V1().Services().Informer(), Keys: caches.ByOwner, Observe: ch.services.Observe},
+		Deployments:     &caches.Source{Informer: f.Apps().V1().Deployments().Informer(), Keys: caches.ByOwner, Observe: ch.Deployments.Observe},
+		ServiceAccounts: &caches.Source{Informer: f.Core().V1().ServiceAccounts().Informer(), Keys: caches.ByOwner, Observe: ch.ServiceAccounts.Observe},
+		RoleBindings:    &caches.Source{Informer: f.Rbac().V1().RoleBindings().Informer(), Keys: caches.ByOwner, Observe: ch.RoleBindings.Observe},
+		Services:        &caches.Source{Informer: f.Core().V1().Services().Informer(), Keys: caches.ByOwner, Observe: ch.Services.Observe},
 		PVCs:            &caches.Source{Informer: f.Core().V1().PersistentVolumeClaims().Informer(), Keys: m.pvcOwners},
 		// A pod's ogx container turning ready or reporting its image
 		// digest changes status.resolvedDistribution.image.
@@ -31,14 +31,14 @@ func (m *Manager) scopeSources(sc *caches.Scope) *caches.Sources {
 		// their release is decided from this cache, so its events start it.
 		AdoptedServices:  &caches.Source{Informer: sc.AdoptedFactory.Core().V1().Services().Informer(), Keys: caches.ByOwner},
 		AdoptedIngresses: &caches.Source{Informer: sc.AdoptedFactory.Networking().V1().Ingresses().Informer(), Keys: caches.ByOwner},
-		NetworkPolicies:  &caches.Source{Informer: f.Networking().V1().NetworkPolicies().Informer(), Keys: caches.ByOwner, Observe: ch.networkPolicies.Observe},
-		Ingresses:        &caches.Source{Informer: f.Networking().V1().Ingresses().Informer(), Keys: caches.ByOwner, Observe: ch.ingresses.Observe},
-		HPAs:             &caches.Source{Informer: f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Keys: caches.ByOwner, Observe: ch.hpas.Observe},
-		PDBs:             &caches.Source{Informer: f.Policy().V1().PodDisruptionBudgets().Informer(), Keys: caches.ByOwner, Observe: ch.pdbs.Observe},
+		NetworkPolicies:  &caches.Source{Informer: f.Networking().V1().NetworkPolicies().Informer(), Keys: caches.ByOwner, Observe: ch.NetworkPolicies.Observe},
+		Ingresses:        &caches.Source{Informer: f.Networking().V1().Ingresses().Informer(), Keys: caches.ByOwner, Observe: ch.Ingresses.Observe},
+		HPAs:             &caches.Source{Informer: f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Keys: caches.ByOwner, Observe: ch.HPAs.Observe},
+		PDBs:             &caches.Source{Informer: f.Policy().V1().PodDisruptionBudgets().Informer(), Keys: caches.ByOwner, Observe: ch.PDBs.Observe},
 		// Owned (generated, CA bundle) and referenced ConfigMaps, and
 		// referenced Secrets: content or label changes.
 		ConfigMaps: &caches.Source{Informer: w.Core().V1().ConfigMaps().Informer(), Keys: m.configMapOwners,
-			Changed: caches.DataOrLabelsChanged, Observe: ch.configMaps.Observe},
+			Changed: caches.DataOrLabelsChanged, Observe: ch.ConfigMaps.Observe},
 		Secrets: &caches.Source{Informer: w.Core().V1().Secrets().Informer(), Keys: m.secretOwners, Changed: caches.DataOrLabelsChanged},
 	}
 }
@@ -50,7 +50,7 @@ func (m *Manager) pvcOwners(o metav1.Object) []string {
 		return []string{caches.Key(o.GetNamespace(), n)}
 	}
 	if name := o.GetName(); len(name) > 4 && name[len(name)-4:] == "-pvc" {
-		if _, err := m.caches.Server(o.GetNamespace(), name[:len(name)-4]); err == nil {
+		if _, err := m.Caches.Server(o.GetNamespace(), name[:len(name)-4]); err == nil {
 			return []string{caches.Key(o.GetNamespace(), name[:len(name)-4])}
 		}
 	}
@@ -73,7 +73,7 @@ func (m *Manager) secretOwners(o metav1.Object) []string {
 
 // referencing looks o up in a reference index of the OGXServer informer.
 func (m *Manager) referencing(index string, o metav1.Object) []string {
-	sc := m.caches.For(o.GetNamespace())
+	sc := m.Caches.For(o.GetNamespace())
 	if sc == nil {
 		return nil
 	}

@@ -205,7 +205,7 @@ func TestDeclaredWatches(t *testing.T) {
 		queues[c.Name()] = c.Runner
 	}
 	var sources *caches.Sources
-	m.caches.Each(func(sc *caches.Scope) { sources = m.scopeSources(sc) })
+	m.Caches.Each(func(sc *caches.Scope) { sources = m.scopeSources(sc) })
 	names := map[*caches.Source]string{sources.Deployments: "Deployment", sources.ServiceAccounts: "ServiceAccount",
 		sources.RoleBindings: "RoleBinding", sources.Services: "Service", sources.PVCs: "PVC", sources.Pods: "Pod",
 		sources.AdoptedPVCs: "adopted PVC", sources.AdoptedServices: "adopted Service",

@@ -7,14 +7,14 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
-// specMemo keeps the re-validation verdict of each server's current
+// SpecMemo keeps the re-validation verdict of each server's current
 // generation (docs/admission.md, Re-validation in the controllers): the
 // child controllers all check the spec before they act, and without it
 // each of them would run the validator on every pass. The verdict depends
 // only on the spec and the (immutable) name, so the generation is its key;
 // the adoption annotations, which change without a new generation, are not
 // part of it (specErrors leaves them out).
-type specMemo struct {
+type SpecMemo struct {
 	record.Slot[specVerdict]
 }
 
@@ -23,12 +23,12 @@ type specVerdict struct {
 	errs       field.ErrorList
 }
 
-func newSpecMemo(r *record.Store) *specMemo {
-	return &specMemo{Slot: record.NewSlot[specVerdict](r)}
+func NewSpecMemo(r *record.Store) *SpecMemo {
+	return &SpecMemo{Slot: record.NewSlot[specVerdict](r)}
 }
 
-// errors returns specErrors(s), computing it once per generation.
-func (m *specMemo) errors(s *ogxv1beta1.OGXServer) field.ErrorList {
+// Errors returns specErrors(s), computing it once per generation.
+func (m *SpecMemo) Errors(s *ogxv1beta1.OGXServer) field.ErrorList {
 	if m == nil {
 		return specErrors(s)
 	}

@@ -14,9 +14,9 @@ import (
 // generation is validated again; an older generation never replaces a
 // newer verdict.
 func TestSpecMemoOncePerGeneration(t *testing.T) {
-	m := newSpecMemo(record.New())
+	m := NewSpecMemo(record.New())
 	bad := sfServer(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) { sp.Distribution.Name = ptr.To("no-such") })
-	if errs := m.errors(bad); len(errs) != 1 {
+	if errs := m.Errors(bad); len(errs) != 1 {
 		t.Fatalf("generation 1: %v, want the unknown distribution", errs)
 	}
 	// The same generation is not validated again: a copy whose spec was
@@ -24,18 +24,18 @@ func TestSpecMemoOncePerGeneration(t *testing.T) {
 	// gets the stored verdict, which shows it was not recomputed.
 	same := bad.DeepCopy()
 	same.Spec.Distribution.Name = ptr.To("starter")
-	if errs := m.errors(same); len(errs) != 1 {
+	if errs := m.Errors(same); len(errs) != 1 {
 		t.Errorf("same generation: %v, want the stored verdict", errs)
 	}
 	fixed := same.DeepCopy()
 	fixed.Generation = 2
-	if errs := m.errors(fixed); len(errs) != 0 {
+	if errs := m.Errors(fixed); len(errs) != 0 {
 		t.Errorf("generation 2: %v, want none", errs)
 	}
-	if errs := m.errors(bad); len(errs) != 1 {
+	if errs := m.Errors(bad); len(errs) != 1 {
 		t.Errorf("a late pass of generation 1: %v, want its own verdict", errs)
 	}
-	if errs := m.errors(fixed); len(errs) != 0 {
+	if errs := m.Errors(fixed); len(errs) != 0 {
 		t.Errorf("generation 2 after a late generation 1 pass: %v, want none", errs)
 	}
 }

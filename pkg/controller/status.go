@@ -24,12 +24,12 @@ type StatusController struct {
 	*worker.Runner
 	ogx      versioned.Interface
 	caches   *caches.Caches
-	children *children
+	children *Children
 	board    *OutcomeBoard
-	resolver *resolver
+	resolver *Resolver
 	events   *events.Sink
 	prober   Prober
-	probes   *probeState
+	probes   *State
 	// probeSlots bounds the probes in flight.
 	probeSlots      chan struct{}
 	digests         *PodDigests
@@ -54,18 +54,18 @@ type statusWrite struct {
 	at time.Time
 }
 
-func newStatusController(d *deps, controllers []string) *StatusController {
+func newStatusController(d *Deps, controllers []string) *StatusController {
 	c := &StatusController{
-		ogx: d.ogx, caches: d.caches, board: d.board, resolver: d.resolver, events: d.events, children: d.children,
-		prober: d.opts.Prober, probes: newProbeState(d.opts.ProbeInterval, d.records), probeEnabled: d.opts.ProbeEnabled,
-		digests: NewPodDigests(d.caches.PodsOf, d.records), writes: record.NewSlot[statusWrite](d.records),
-		operatorVersion: d.opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.opts.TakeoverManagers,
+		ogx: d.OGX, caches: d.Caches, board: d.Board, resolver: d.Resolver, events: d.Events, children: d.Children,
+		prober: d.Opts.Prober, probes: NewState(d.Opts.ProbeInterval, d.Records), probeEnabled: d.Opts.ProbeEnabled,
+		digests: NewPodDigests(d.Caches.PodsOf, d.Records), writes: record.NewSlot[statusWrite](d.Records),
+		operatorVersion: d.Opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.Opts.TakeoverManagers,
 		probeSlots: make(chan struct{}, maxConcurrentProbes),
 	}
-	c.Runner = worker.NewRunner("status", c.sync, d.opts.Metrics)
+	c.Runner = worker.NewRunner("status", c.sync, d.Opts.Metrics)
 	// Status is computed again when a server's record changes: an
 	// outcome, a generated config, a journaled write.
-	d.records.AddHandler(c.Enqueue)
+	d.Records.AddHandler(c.Enqueue)
 	return c
 }
 

@@ -25,7 +25,7 @@ type statusInputs struct {
 	outcomes        map[string]Outcome
 	facts           []metav1.Condition // conditions reported by controllers (adoption)
 	controllers     []string           // child controllers in the fixed error order
-	probe           *ProbeResult
+	probe           *Result
 	probeEnabled    bool
 	operatorVersion string
 	clusterDomain   string
@@ -91,7 +91,7 @@ func boardComplete(in statusInputs) bool {
 		return true
 	}
 	for _, name := range in.controllers {
-		if _, ok := in.outcomes[name]; !ok && !(name == deploymentControllerName && in.deployment == nil && serviceFailed(in)) {
+		if _, ok := in.outcomes[name]; !ok && !(name == DeploymentName && in.deployment == nil && serviceFailed(in)) {
 			return false
 		}
 	}
@@ -101,6 +101,6 @@ func boardComplete(in statusInputs) bool {
 // serviceFailed: the service controller's pass of the current generation
 // did not end OK.
 func serviceFailed(in statusInputs) bool {
-	o, ok := in.outcomes[serviceControllerName]
+	o, ok := in.outcomes[ServiceName]
 	return ok && o.Generation == in.server.Generation && o.Class != OutcomeOK
 }

@@ -189,10 +189,10 @@ func TestBoardCompleteExcusesOnlyADeferredDeployment(t *testing.T) {
 		{"service failed, but the Deployment exists (after a restart)", true, ptrOutcome(refused(scGen)), false},
 	} {
 		in := scInputs(func(in *statusInputs) {
-			delete(in.outcomes, deploymentControllerName)
-			delete(in.outcomes, serviceControllerName)
+			delete(in.outcomes, DeploymentName)
+			delete(in.outcomes, ServiceName)
 			if tc.service != nil {
-				in.outcomes[serviceControllerName] = *tc.service
+				in.outcomes[ServiceName] = *tc.service
 			}
 			if !tc.deployment {
 				in.deployment = nil

@@ -148,7 +148,7 @@ func adoptedConditions(in statusInputs, cs *conditionSet) {
 		case f != nil:
 		case t == ogxv1beta1.ConditionNetworkingAdopted && apimeta.FindStatusCondition(cs.conds, t) != nil &&
 			resolve.AdoptionSource(in.server, ogxv1beta1.AnnotationAdoptNetworking) == "":
-			f = &networkingReleased()[0]
+			f = &NetworkingReleased()[0]
 		default:
 			cs.remove(t)
 			continue
@@ -161,7 +161,7 @@ func adoptedConditions(in statusInputs, cs *conditionSet) {
 // (checks A4/A5) and the several-adopted-PVCs error; once they are fixed it
 // turns False; valid annotations otherwise add nothing.
 func adoptionConfigInvalid(in statusInputs, cs *conditionSet) {
-	problems := adoptionAnnotationProblems(in.server)
+	problems := AdoptionAnnotationProblems(in.server)
 	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == ogxv1beta1.ReasonAdoptionConfigInvalid {
 		problems = append(problems, o.Message)
 	}

@@ -97,8 +97,8 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 	probeOn := func(in *statusInputs) { in.probeEnabled = true }
 	providers := []ogxv1beta1.ProviderInfo{{API: "inference", ProviderID: "vllm", ProviderType: "remote::vllm",
 		Config: apiextensionsv1.JSON{Raw: []byte(`{}`)}, Health: ogxv1beta1.ProviderHealthStatus{Status: "OK"}}}
-	healthy := &ProbeResult{Healthy: true, Version: "0.4.1", Providers: providers}
-	unhealthy := &ProbeResult{HealthMessage: "GET /v1/health returned HTTP 503"}
+	healthy := &Result{Healthy: true, Version: "0.4.1", Providers: providers}
+	unhealthy := &Result{HealthMessage: "GET /v1/health returned HTTP 503"}
 	base := func(phase ogxv1beta1.Phase, available int32, deploy, health, ready metav1.Condition, rest ...metav1.Condition) ogxv1beta1.OGXServerStatus {
 		return scStatus(phase, available, append([]metav1.Condition{scConfigInactive(scNow), deploy, scServiceReady(scNow), health, ready}, rest...)...)
 	}

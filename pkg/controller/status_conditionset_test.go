@@ -143,7 +143,7 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 				st := scReadyStatus()
 				st.Version.ServerVersion = "0.4.1"
 				return st
-			}()), func(in *statusInputs) { in.probe = &ProbeResult{Healthy: true, Version: "0.4.1"} }),
+			}()), func(in *statusInputs) { in.probe = &Result{Healthy: true, Version: "0.4.1"} }),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
 				st.Version.ServerVersion = "0.4.1"
@@ -156,7 +156,7 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 				st := scReadyStatus()
 				st.Version.ServerVersion = "0.4.1"
 				return st
-			}()), func(in *statusInputs) { in.probe = &ProbeResult{Healthy: true, Version: "0.5.0"} }),
+			}()), func(in *statusInputs) { in.probe = &Result{Healthy: true, Version: "0.5.0"} }),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
 				st.Version = ogxv1beta1.VersionInfo{OperatorVersion: "v1.0.0", ServerVersion: "0.5.0", LastUpdated: scNow}

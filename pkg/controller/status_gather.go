@@ -25,13 +25,13 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	in.pvcName, _ = c.resolver.EffectivePVCName(s)
 	in.facts = c.board.Facts(s.UID)
 	sc := c.caches.For(s.Namespace)
-	if d, ok := c.children.deployments.Current(s.Namespace, s.Name); ok && controlledBy(d.Obj, s) {
+	if d, ok := c.children.Deployments.Current(s.Namespace, s.Name); ok && controlledBy(d.Obj, s) {
 		in.deployment = d.Obj
 	}
-	if svc, ok := c.children.services.Current(s.Namespace, render.ServiceName(s.Name)); ok && controlledBy(svc.Obj, s) {
+	if svc, ok := c.children.Services.Current(s.Namespace, render.ServiceName(s.Name)); ok && controlledBy(svc.Obj, s) {
 		in.serviceExists = true
 	}
-	if ing, ok := c.children.ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.Obj, s) {
+	if ing, ok := c.children.Ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.Obj, s) {
 		in.ingress = ing.Obj
 	}
 	in.pvc = sc.PVC(s.Namespace, in.pvcName)
@@ -48,7 +48,7 @@ func (c *StatusController) gather(ctx context.Context, s *ogxv1beta1.OGXServer) 
 		// Read only: status shows the config the configmap and deployment
 		// controllers generated for this generation, never generates (nor
 		// reads a registry) itself.
-		if g, ok := c.resolver.memo.current(s.UID, s.Generation); ok {
+		if g, ok := c.resolver.Memo.Current(s.UID, s.Generation); ok {
 			in.generated = &g
 			in.configSource, in.configHash = g.BaseSource, g.BaseHash
 			if g.ImageDigest != "" && in.image != "" {
@@ -103,7 +103,7 @@ func controlledBy(obj metav1.Object, s *ogxv1beta1.OGXServer) bool {
 }
 
 // overrideHash is sha256:<hex> of the override config content.
-func overrideHash(ctx context.Context, r *resolver, s *ogxv1beta1.OGXServer) string {
+func overrideHash(ctx context.Context, r *Resolver, s *ogxv1beta1.OGXServer) string {
 	text, err := r.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig", resolve.PrefixConfigMap, "override config")
 	if err != nil {
 		return ""

@@ -24,11 +24,11 @@ const maxConcurrentProbes = 16
 // available replicas or the pod template changed), starts one in the
 // background. A status pass never waits on the network: the probe's result
 // is stored and enqueues the key, and the pass that follows reports it.
-func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *appsv1.Deployment) *ProbeResult {
+func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *appsv1.Deployment) *Result {
 	// A change of available replicas or of the Deployment spec (its
 	// generation) makes a probe due at once.
 	trigger := fmt.Sprintf("%d/%d", d.Status.AvailableReplicas, d.Generation)
-	prev, has, due := c.probes.due(s.UID, trigger, c.now())
+	prev, has, due := c.probes.Due(s.UID, trigger, c.now())
 	if due {
 		c.startProbe(ctx, s, trigger, c.probeTarget(s))
 	}
@@ -40,8 +40,8 @@ func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d
 
 // probeTarget is where the server answers: its Service, over TLS with the
 // Secret's CA when server TLS is on.
-func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) ProbeTarget {
-	t := ProbeTarget{
+func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) Target {
+	t := Target{
 		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.resolver.ClusterDomain, s.Spec.Port()),
 	}
 	if tlsSpec := s.Spec.ServerTLS(); tlsSpec != nil {
@@ -57,14 +57,14 @@ func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) ProbeTarget {
 
 // startProbe probes in the background unless a probe of the server is
 // already in flight; at most maxConcurrentProbes run at once.
-func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServer, trigger string, t ProbeTarget) {
-	if !c.probes.begin(s.UID) {
+func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServer, trigger string, t Target) {
+	if !c.probes.Begin(s.UID) {
 		return
 	}
 	key, uid := caches.Key(s.Namespace, s.Name), s.UID
 	logger := klog.FromContext(ctx)
 	go func() {
-		defer c.probes.end(uid)
+		defer c.probes.End(uid)
 		select {
 		case c.probeSlots <- struct{}{}:
 		case <-ctx.Done():
@@ -80,7 +80,7 @@ func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServ
 		} else {
 			c.caches.Metrics.CountProbe(metrics.ProbeFailure)
 		}
-		c.probes.store(uid, trigger, c.now(), r)
+		c.probes.Store(uid, trigger, c.now(), r)
 		logger.V(5).Info("Probed server", "ogxserver", key, "healthy", r.Healthy)
 		c.Enqueue(key)
 	}()

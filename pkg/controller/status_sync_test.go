@@ -40,7 +40,7 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 	}
 
 	for _, c := range e.m.childControllers {
-		if _, err := c.syncKey(e.ctx, sfKey); err != nil {
+		if _, err := c.Sync(e.ctx, sfKey); err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
 	}
@@ -78,7 +78,7 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range e.m.childControllers {
-			if _, err := c.syncKey(e.ctx, sfKey); err != nil {
+			if _, err := c.Sync(e.ctx, sfKey); err != nil {
 				t.Fatal(err)
 			}
 		}

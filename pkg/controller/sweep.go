@@ -24,8 +24,8 @@ func (m *Manager) sweep(ctx context.Context) {
 	// runs is in the cache before any pass can record state for it (the
 	// informer stores an object before it hands out the event that queues
 	// it), so its state is never taken for a deleted server's.
-	live := m.caches.HasServer
-	n := m.records.Sweep(live)
+	live := m.Caches.HasServer
+	n := m.Records.Sweep(live)
 	if n > 0 {
 		klog.FromContext(ctx).V(2).Info("Dropped the state of deleted servers", "servers", n)
 	}

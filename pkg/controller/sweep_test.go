@@ -22,15 +22,15 @@ func storeHolds(m *Manager, uid types.UID) []string {
 		name string
 		has  func() bool
 	}{
-		{"outcomes", func() bool { _, ok := m.board.outcomes.Get(uid); return has(ok) }},
-		{"facts", func() bool { _, ok := m.board.facts.Get(uid); return has(ok) }},
+		{"outcomes", func() bool { _, ok := m.Board.outcomes.Get(uid); return has(ok) }},
+		{"facts", func() bool { _, ok := m.Board.facts.Get(uid); return has(ok) }},
 		{"status writes", func() bool { _, ok := m.status.writes.Get(uid); return has(ok) }},
 		{"probes", func() bool { _, ok := m.status.probes.last.Get(uid); return has(ok) }},
 		{"digests", func() bool { _, ok := m.status.digests.Get(uid); return has(ok) }},
-		{"journal", func() bool { _, ok := m.events.Journal().Get(uid); return has(ok) }},
-		{"record", func() bool { return m.records.Has(uid) }},
-		{"config memo", func() bool { _, ok := m.resolver.memo.Get(uid); return has(ok) }},
-		{"spec memo", func() bool { _, ok := m.specs.Get(uid); return has(ok) }},
+		{"journal", func() bool { _, ok := m.Events.Journal().Get(uid); return has(ok) }},
+		{"record", func() bool { return m.Records.Has(uid) }},
+		{"config memo", func() bool { _, ok := m.Resolver.Memo.Get(uid); return has(ok) }},
+		{"spec memo", func() bool { _, ok := m.Specs.Get(uid); return has(ok) }},
 	}
 	var held []string
 	for _, sl := range slots {
@@ -44,16 +44,16 @@ func storeHolds(m *Manager, uid types.UID) []string {
 // recordAll puts state for s into every slot, as a pass over s would.
 func recordAll(m *Manager, s *ogxv1beta1.OGXServer) {
 	key := caches.Key(s.Namespace, s.Name)
-	m.board.Record(key, s.UID, "deployment", Outcome{Generation: s.Generation, Class: OutcomeOK})
-	m.board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue}})
+	m.Board.Record(key, s.UID, "deployment", Outcome{Generation: s.Generation, Class: OutcomeOK})
+	m.Board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue}})
 	m.status.writes.Set(s.UID, statusWrite{written: s, at: time.Now()})
-	m.status.probes.store(s.UID, "t", time.Now(), ProbeResult{})
+	m.status.probes.Store(s.UID, "t", time.Now(), Result{})
 	m.status.digests.Set(s.UID, digestRecord{image: "img", digest: "sha256:0"})
-	m.events.Journal().Add(key, s.UID, "Service", s.Name, events.Created)
-	m.events.Lead()
-	m.events.WarnWhile(s, "Reason", "note", true)
-	m.resolver.memo.put(s.UID, key, memoKey{generation: s.Generation}, resolve.GeneratedConfig{})
-	m.specs.errors(s)
+	m.Events.Journal().Add(key, s.UID, "Service", s.Name, events.Created)
+	m.Events.Lead()
+	m.Events.WarnWhile(s, "Reason", "note", true)
+	m.Resolver.Memo.put(s.UID, key, memoKey{generation: s.Generation}, resolve.GeneratedConfig{})
+	m.Specs.Errors(s)
 }
 
 // slotCount is how many slots record fills.
@@ -92,14 +92,14 @@ func TestSweepDropsStateOfDeletedServers(t *testing.T) {
 func TestHasServerFollowsTheCache(t *testing.T) {
 	e := newSFEnv(t, Options{}, nil, sfServer(sfNamespace, sfName, sfUID))
 	late := sfServer(sfNamespace, "late", types.UID("3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"))
-	if e.m.caches.HasServer(late.UID) {
+	if e.m.Caches.HasServer(late.UID) {
 		t.Fatal("hasServer is true before the server exists")
 	}
 	if _, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Create(e.ctx, late, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	sfEventually(t, "the new server in the UID index", func() (bool, string) {
-		return e.m.caches.HasServer(late.UID), "not indexed"
+		return e.m.Caches.HasServer(late.UID), "not indexed"
 	})
 	recordAll(e.m, late)
 	e.m.sweep(e.ctx)
@@ -110,6 +110,6 @@ func TestHasServerFollowsTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	sfEventually(t, "the deleted server gone from the UID index", func() (bool, string) {
-		return !e.m.caches.HasServer(late.UID), "still indexed"
+		return !e.m.Caches.HasServer(late.UID), "still indexed"
 	})
 }
