@@ -8,6 +8,7 @@ import (
 
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -28,7 +29,7 @@ func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*c
 		StatusWorkers:     o.statusWorkers,
 		ProbeEnabled:      o.serverProbe,
 		ProbeInterval:     o.probeInterval,
-		Prober:            controller.NewHTTPProber(o.probeTimeout, o.probeDialAddress),
+		Prober:            probe.NewHTTPProber(o.probeTimeout, o.probeDialAddress),
 		Distributions:     resolve.NewDistributionTable(os.Getenv),
 		CacheSyncTimeout:  o.cacheSyncTimeout,
 		DiscoveryInterval: o.discoveryInterval,

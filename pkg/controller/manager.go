@@ -15,6 +15,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
@@ -37,7 +38,7 @@ type Options struct {
 	// ProbeEnabled switches the server probe on; Prober does the probing.
 	ProbeEnabled  bool
 	ProbeInterval time.Duration
-	Prober        Prober
+	Prober        probe.Prober
 	// Distributions is the image table after RELATED_IMAGE_*.
 	Distributions resolve.DistributionTable
 	// Generator reads base configs from image labels (nil: a Generator
@@ -142,7 +143,7 @@ func WithDefaults(opts Options, kube kubernetes.Interface) Options {
 		opts.ProbeInterval = 30 * time.Second
 	}
 	if opts.Prober == nil {
-		opts.Prober = NewHTTPProber(5*time.Second, "")
+		opts.Prober = probe.NewHTTPProber(5*time.Second, "")
 	}
 	if opts.Distributions == nil {
 		opts.Distributions = resolve.NewDistributionTable(nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
@@ -28,8 +29,8 @@ type StatusController struct {
 	board    *OutcomeBoard
 	resolver *Resolver
 	events   *events.Sink
-	prober   Prober
-	probes   *State
+	prober   probe.Prober
+	probes   *probe.State
 	// probeSlots bounds the probes in flight.
 	probeSlots      chan struct{}
 	digests         *PodDigests
@@ -57,7 +58,7 @@ type statusWrite struct {
 func newStatusController(d *Deps, controllers []string) *StatusController {
 	c := &StatusController{
 		ogx: d.OGX, caches: d.Caches, board: d.Board, resolver: d.Resolver, events: d.Events, children: d.Children,
-		prober: d.Opts.Prober, probes: NewState(d.Opts.ProbeInterval, d.Records), probeEnabled: d.Opts.ProbeEnabled,
+		prober: d.Opts.Prober, probes: probe.NewState(d.Opts.ProbeInterval, d.Records), probeEnabled: d.Opts.ProbeEnabled,
 		digests: NewPodDigests(d.Caches.PodsOf, d.Records), writes: record.NewSlot[statusWrite](d.Records),
 		operatorVersion: d.Opts.OperatorVersion, controllers: controllers, now: time.Now, takeover: d.Opts.TakeoverManagers,
 		probeSlots: make(chan struct{}, maxConcurrentProbes),

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
@@ -25,7 +26,7 @@ type statusInputs struct {
 	outcomes        map[string]Outcome
 	facts           []metav1.Condition // conditions reported by controllers (adoption)
 	controllers     []string           // child controllers in the fixed error order
-	probe           *Result
+	probe           *probe.Result
 	probeEnabled    bool
 	operatorVersion string
 	clusterDomain   string

@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 )
 
 func TestStatusComputeStorageReady(t *testing.T) {
@@ -97,8 +98,8 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 	probeOn := func(in *statusInputs) { in.probeEnabled = true }
 	providers := []ogxv1beta1.ProviderInfo{{API: "inference", ProviderID: "vllm", ProviderType: "remote::vllm",
 		Config: apiextensionsv1.JSON{Raw: []byte(`{}`)}, Health: ogxv1beta1.ProviderHealthStatus{Status: "OK"}}}
-	healthy := &Result{Healthy: true, Version: "0.4.1", Providers: providers}
-	unhealthy := &Result{HealthMessage: "GET /v1/health returned HTTP 503"}
+	healthy := &probe.Result{Healthy: true, Version: "0.4.1", Providers: providers}
+	unhealthy := &probe.Result{HealthMessage: "GET /v1/health returned HTTP 503"}
 	base := func(phase ogxv1beta1.Phase, available int32, deploy, health, ready metav1.Condition, rest ...metav1.Condition) ogxv1beta1.OGXServerStatus {
 		return scStatus(phase, available, append([]metav1.Condition{scConfigInactive(scNow), deploy, scServiceReady(scNow), health, ready}, rest...)...)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 )
 
 // TestStatusComputeConditionBookkeeping covers order, presence of
@@ -143,7 +144,7 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 				st := scReadyStatus()
 				st.Version.ServerVersion = "0.4.1"
 				return st
-			}()), func(in *statusInputs) { in.probe = &Result{Healthy: true, Version: "0.4.1"} }),
+			}()), func(in *statusInputs) { in.probe = &probe.Result{Healthy: true, Version: "0.4.1"} }),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
 				st.Version.ServerVersion = "0.4.1"
@@ -156,7 +157,7 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 				st := scReadyStatus()
 				st.Version.ServerVersion = "0.4.1"
 				return st
-			}()), func(in *statusInputs) { in.probe = &Result{Healthy: true, Version: "0.5.0"} }),
+			}()), func(in *statusInputs) { in.probe = &probe.Result{Healthy: true, Version: "0.5.0"} }),
 			want: statusResult{requeueAfter: 5 * time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
 				st.Version = ogxv1beta1.VersionInfo{OperatorVersion: "v1.0.0", ServerVersion: "0.5.0", LastUpdated: scNow}

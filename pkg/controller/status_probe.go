@@ -10,6 +10,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -24,7 +25,7 @@ const maxConcurrentProbes = 16
 // available replicas or the pod template changed), starts one in the
 // background. A status pass never waits on the network: the probe's result
 // is stored and enqueues the key, and the pass that follows reports it.
-func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *appsv1.Deployment) *Result {
+func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *appsv1.Deployment) *probe.Result {
 	// A change of available replicas or of the Deployment spec (its
 	// generation) makes a probe due at once.
 	trigger := fmt.Sprintf("%d/%d", d.Status.AvailableReplicas, d.Generation)
@@ -40,8 +41,8 @@ func (c *StatusController) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d
 
 // probeTarget is where the server answers: its Service, over TLS with the
 // Secret's CA when server TLS is on.
-func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) Target {
-	t := Target{
+func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) probe.Target {
+	t := probe.Target{
 		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.resolver.ClusterDomain, s.Spec.Port()),
 	}
 	if tlsSpec := s.Spec.ServerTLS(); tlsSpec != nil {
@@ -57,7 +58,7 @@ func (c *StatusController) probeTarget(s *ogxv1beta1.OGXServer) Target {
 
 // startProbe probes in the background unless a probe of the server is
 // already in flight; at most maxConcurrentProbes run at once.
-func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServer, trigger string, t Target) {
+func (c *StatusController) startProbe(ctx context.Context, s *ogxv1beta1.OGXServer, trigger string, t probe.Target) {
 	if !c.probes.Begin(s.UID) {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
@@ -25,7 +26,7 @@ func storeHolds(m *Manager, uid types.UID) []string {
 		{"outcomes", func() bool { _, ok := m.Board.outcomes.Get(uid); return has(ok) }},
 		{"facts", func() bool { _, ok := m.Board.facts.Get(uid); return has(ok) }},
 		{"status writes", func() bool { _, ok := m.status.writes.Get(uid); return has(ok) }},
-		{"probes", func() bool { _, ok := m.status.probes.last.Get(uid); return has(ok) }},
+		{"probes", func() bool { _, ok, _ := m.status.probes.Due(uid, "", time.Time{}); return has(ok) }},
 		{"digests", func() bool { _, ok := m.status.digests.Get(uid); return has(ok) }},
 		{"journal", func() bool { _, ok := m.Events.Journal().Get(uid); return has(ok) }},
 		{"record", func() bool { return m.Records.Has(uid) }},
@@ -47,7 +48,7 @@ func recordAll(m *Manager, s *ogxv1beta1.OGXServer) {
 	m.Board.Record(key, s.UID, "deployment", Outcome{Generation: s.Generation, Class: OutcomeOK})
 	m.Board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue}})
 	m.status.writes.Set(s.UID, statusWrite{written: s, at: time.Now()})
-	m.status.probes.Store(s.UID, "t", time.Now(), Result{})
+	m.status.probes.Store(s.UID, "t", time.Now(), probe.Result{})
 	m.status.digests.Set(s.UID, digestRecord{image: "img", digest: "sha256:0"})
 	m.Events.Journal().Add(key, s.UID, "Service", s.Name, events.Created)
 	m.Events.Lead()

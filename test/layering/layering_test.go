@@ -34,7 +34,7 @@ var layers = []struct {
 	{3, []string{"pkg/migrate", "pkg/resolve"}},
 	// The controllers' shared mechanism: the per-server record, the worker
 	// loop, Events and the applier. They know no controller.
-	{4, []string{"pkg/controller/record", "pkg/controller/worker", "pkg/controller/events", "pkg/controller/apply", "pkg/controller/caches"}},
+	{4, []string{"pkg/controller/record", "pkg/controller/worker", "pkg/controller/events", "pkg/controller/apply", "pkg/controller/caches", "pkg/controller/probe"}},
 	// The controllers.
 	{5, []string{"pkg/controller"}},
 	// Programs.
@@ -129,7 +129,7 @@ func TestImportsPointDown(t *testing.T) {
 
 // testOnly are packages made for tests: throwaway certificates and the
 // admission test fixtures. Production code must not link them.
-var testOnly = []string{"pkg/testcerts", "pkg/admission/admissiontest"}
+var testOnly = []string{"pkg/testcerts", "pkg/admission/admissiontest", "pkg/controller/probe/probetest"}
 
 // TestTestHelpersStayInTests fails when a package outside test/ and hack/
 // imports a test-only package from its non-test files.

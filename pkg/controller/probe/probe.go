@@ -1,4 +1,4 @@
-package controller
+package probe
 
 import (
 	"context"
@@ -240,4 +240,11 @@ func (p *State) Store(uid types.UID, trigger string, now time.Time, res Result) 
 		}
 		return probeRecord{at: now, trigger: trigger, result: res}, true
 	})
+}
+
+// InFlight is how many probes are running.
+func (p *State) InFlight() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.inFlight)
 }
