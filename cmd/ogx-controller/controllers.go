@@ -8,6 +8,7 @@ import (
 
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -19,7 +20,7 @@ func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*c
 	if err != nil {
 		return nil, err
 	}
-	return controller.NewManager(c.kube, c.ogx, controller.Options{
+	return controller.NewManager(c.kube, c.ogx, base.Options{
 		Generator:         gen,
 		WatchNamespaces:   o.watchNamespaces,
 		OperatorNamespace: o.operatorNamespace,
@@ -56,7 +57,7 @@ func splitList(v string) []string {
 
 // newGenerator builds the config generator with a registry client for OCI
 // base-config labels.
-func newGenerator(o *options) (*controller.Generator, error) {
+func newGenerator(o *options) (*base.Generator, error) {
 	var roots *x509.CertPool
 	if o.registryCAFile != "" {
 		var err error
@@ -69,5 +70,5 @@ func newGenerator(o *options) (*controller.Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return controller.NewGenerator(r), nil
+	return base.NewGenerator(r), nil
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -425,7 +426,7 @@ func (c *dualCase) runController(t *testing.T) *dualController {
 	}
 	kube.Discovery().(*fakediscovery.FakeDiscovery).Resources = served
 	ogx := ogxfake.NewSimpleClientset(s)
-	m, err := controller.NewManager(kube, ogx, controller.Options{
+	m, err := controller.NewManager(kube, ogx, base.Options{
 		OperatorNamespace: c.operatorNamespace, OperatorVersion: "v0.0.0-test", Identity: "dualpath",
 		Distributions:    resolve.NewDistributionTable(func(string) string { return "" }),
 		CacheSyncTimeout: dualTimeout,

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
@@ -66,7 +67,7 @@ func TestAdoptionAnnotationProblems(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if d := cmp.Diff(c.want, AdoptionAnnotationProblems(c.s)); d != "" {
+			if d := cmp.Diff(c.want, base.AdoptionAnnotationProblems(c.s)); d != "" {
 				t.Errorf("problems (-want +got):\n%s", d)
 			}
 		})
@@ -91,15 +92,15 @@ func TestLegacyOwnerCheck(t *testing.T) {
 		{"no owner", &corev1.PersistentVolumeClaim{}, false},
 		{"an owner that is not a controller", noController, false},
 		{"this OGXServer", legacyControlled("ogx.io/v1beta1", "OGXServer", sfName, sfUID), false},
-		{"the LlamaStackDistribution adopted", legacyControlled("llamastack.io/v1alpha1", LegacyKind, "legacy", "u-lsd"), false},
-		{"another LlamaStackDistribution", legacyControlled("llamastack.io/v1alpha1", LegacyKind, "other", "u-lsd"), true},
-		{"the same name in another group", legacyControlled("example.com/v1", LegacyKind, "legacy", "u-x"), true},
+		{"the LlamaStackDistribution adopted", legacyControlled("llamastack.io/v1alpha1", base.LegacyKind, "legacy", "u-lsd"), false},
+		{"another LlamaStackDistribution", legacyControlled("llamastack.io/v1alpha1", base.LegacyKind, "other", "u-lsd"), true},
+		{"the same name in another group", legacyControlled("example.com/v1", base.LegacyKind, "legacy", "u-x"), true},
 		{"another kind", legacyControlled("apps/v1", "Deployment", "legacy", "u-d"), true},
 		{"another OGXServer", legacyControlled("ogx.io/v1beta1", "OGXServer", "other", "u-other"), true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := LegacyOwnerCheck(c.obj, "legacy", s)
+			err := base.LegacyOwnerCheck(c.obj, "legacy", s)
 			if !c.conflict {
 				if err != nil {
 					t.Fatalf("want no error, got %v", err)
@@ -197,7 +198,7 @@ func adoptedAtOf(t *testing.T, body map[string]any) {
 }
 
 func TestStorageAdoption(t *testing.T) {
-	lsdRef := metav1.OwnerReference{APIVersion: "llamastack.io/v1alpha1", Kind: LegacyKind, Name: "legacy", UID: "u-lsd", Controller: ptr.To(true)}
+	lsdRef := metav1.OwnerReference{APIVersion: "llamastack.io/v1alpha1", Kind: base.LegacyKind, Name: "legacy", UID: "u-lsd", Controller: ptr.To(true)}
 	keptRef := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "keep", UID: "u-keep"}
 	pvc := func(labels map[string]string, refs ...metav1.OwnerReference) *corev1.PersistentVolumeClaim {
 		return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "legacy-pvc", Namespace: sfNamespace,
@@ -316,9 +317,9 @@ func TestStorageAdoption(t *testing.T) {
 }
 
 func TestIngressAdoption(t *testing.T) {
-	lsdRef := metav1.OwnerReference{APIVersion: "llamastack.io/v1alpha1", Kind: LegacyKind, Name: "legacy", UID: "u-lsd", Controller: ptr.To(true)}
+	lsdRef := metav1.OwnerReference{APIVersion: "llamastack.io/v1alpha1", Kind: base.LegacyKind, Name: "legacy", UID: "u-lsd", Controller: ptr.To(true)}
 	keptRef := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "keep", UID: "u-keep"}
-	ourRef := OwnerRefOf(sfServer(sfNamespace, sfName, sfUID))
+	ourRef := base.OwnerRefOf(sfServer(sfNamespace, sfName, sfUID))
 	ingress := func(name string, labels map[string]string, refs ...metav1.OwnerReference) *networkingv1.Ingress {
 		return &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sfNamespace, UID: types.UID("uid-" + name),
 			ResourceVersion: "31", Labels: labels, OwnerReferences: refs}}
@@ -374,7 +375,7 @@ func TestIngressAdoption(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			kube := kubefake.NewClientset(c.objs...)
-			d := &Deps{Kube: kube, Board: NewOutcomeBoard(record.New()), Events: activeSink()}
+			d := &base.Deps{Kube: kube, Board: base.NewOutcomeBoard(record.New()), Events: activeSink()}
 			s := annotated(adoptNetworking, c.annotation)
 			err := ingressAdoption(d)(context.Background(), s)
 			var ue *resolve.UserError
@@ -442,7 +443,7 @@ func adoptedCaches(t *testing.T, objs ...runtime.Object) *caches.Caches {
 // ingress controllers release what the adopted-object cache shows this
 // server controls, whatever status shows; status is never read for it.
 func TestNetworkingRelease(t *testing.T) {
-	ourRef := OwnerRefOf(sfServer(sfNamespace, sfName, sfUID))
+	ourRef := base.OwnerRefOf(sfServer(sfNamespace, sfName, sfUID))
 	theirRef := metav1.OwnerReference{APIVersion: "ogx.io/v1beta1", Kind: "OGXServer", Name: "other", UID: "u-other", Controller: ptr.To(true)}
 	adoptedLabel := map[string]string{render.LabelAdoptedFrom: "legacy"}
 	removed := []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionAnnotationRemoved,
@@ -450,20 +451,20 @@ func TestNetworkingRelease(t *testing.T) {
 	kinds := []struct {
 		kind, resource string
 		obj            func(name string, labels map[string]string, refs ...metav1.OwnerReference) runtime.Object
-		run            func(*Deps, *ogxv1beta1.OGXServer) error
+		run            func(*base.Deps, *ogxv1beta1.OGXServer) error
 	}{
 		{"Service", "services", func(name string, labels map[string]string, refs ...metav1.OwnerReference) runtime.Object {
 			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sfNamespace, UID: types.UID("uid-" + name),
 				Labels: labels, OwnerReferences: refs}}
-		}, func(d *Deps, s *ogxv1beta1.OGXServer) error {
+		}, func(d *base.Deps, s *ogxv1beta1.OGXServer) error {
 			c := &ServiceController{kube: d.Kube, caches: d.Caches, events: d.Events,
-				Controller: NewController("service", d.Caches, d.Board, nil)}
+				Controller: base.NewController("service", d, nil)}
 			return c.adoptNetworking(context.Background(), s)
 		}},
 		{"Ingress", "ingresses", func(name string, labels map[string]string, refs ...metav1.OwnerReference) runtime.Object {
 			return &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sfNamespace, UID: types.UID("uid-" + name),
 				Labels: labels, OwnerReferences: refs}}
-		}, func(d *Deps, s *ogxv1beta1.OGXServer) error { return ingressAdoption(d)(context.Background(), s) }},
+		}, func(d *base.Deps, s *ogxv1beta1.OGXServer) error { return ingressAdoption(d)(context.Background(), s) }},
 	}
 	for _, k := range kinds {
 		legacy := k.obj("legacy-"+strings.ToLower(k.kind), adoptedLabel, ourRef)
@@ -498,7 +499,7 @@ func TestNetworkingRelease(t *testing.T) {
 		for _, c := range cases {
 			t.Run(k.kind+"/"+c.name, func(t *testing.T) {
 				kube := kubefake.NewClientset(c.api...)
-				d := &Deps{Kube: kube, Caches: adoptedCaches(t, c.cached...), Board: NewOutcomeBoard(record.New()), Events: activeSink()}
+				d := &base.Deps{Kube: kube, Caches: adoptedCaches(t, c.cached...), Board: base.NewOutcomeBoard(record.New()), Events: activeSink()}
 				s := annotated()
 				if c.shown != "" {
 					s.Status.Conditions = []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: c.shown}}
@@ -539,9 +540,9 @@ func TestAdoptLegacyServiceSelector(t *testing.T) {
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "legacy-service", ResourceVersion: "41",
 		Labels:          map[string]string{render.LabelAdoptedFrom: "legacy"},
 		Annotations:     map[string]string{render.AnnotationAdoptedAt: "2026-01-01T00:00:00Z"},
-		OwnerReferences: []metav1.OwnerReference{OwnerRefOf(s)}}}
+		OwnerReferences: []metav1.OwnerReference{base.OwnerRefOf(s)}}}
 	var sent []byte
-	changed, err := AdoptLegacy(context.Background(), s, "legacy", svc, serviceSelectorPatch(s, map[string]string{"app": "llama"}),
+	changed, err := base.AdoptLegacy(context.Background(), s, "legacy", svc, serviceSelectorPatch(s, map[string]string{"app": "llama"}),
 		func(_ context.Context, name string, data []byte) error {
 			if name != svc.Name {
 				t.Errorf("patched %s, want %s", name, svc.Name)

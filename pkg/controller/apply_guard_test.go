@@ -30,6 +30,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
@@ -61,18 +62,18 @@ type agCase struct {
 	name     string
 	existing runtime.Object
 	// want is the outcome; Generation is filled in.
-	want Outcome
+	want base.Outcome
 	// userErr: the pass returns a user error; waiting: RequeueAfter 5s.
 	userErr, waiting bool
 }
 
-func agConflict(kind, name string) Outcome {
-	return Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict,
+func agConflict(kind, name string) base.Outcome {
+	return base.Outcome{Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict,
 		Message: kind + " " + name + " exists and is not managed by this OGXServer"}
 }
 
-func agWaiting(kind, name string) Outcome {
-	return Outcome{Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing,
+func agWaiting(kind, name string) base.Outcome {
+	return base.Outcome{Class: base.OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing,
 		Message: "waiting for garbage collection of " + kind + " " + name + " owned by a previous OGXServer"}
 }
 
@@ -97,7 +98,7 @@ func TestApplyGuardService(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID)
-			e := newSFEnv(t, Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
+			e := newSFEnv(t, base.Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
 			before, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, svcName, metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -141,7 +142,7 @@ func TestApplyGuardService(t *testing.T) {
 // object it did not create: no controller owner but our managed-by label.
 func TestApplyGuardAdoptsLabelledOrphan(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, Options{}, []runtime.Object{agService(agManagedLabels(), nil)}, s)
+	e := newSFEnv(t, base.Options{}, []runtime.Object{agService(agManagedLabels(), nil)}, s)
 	if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestApplyGuardAdoptsLabelledOrphan(t *testing.T) {
 	if ref := metav1.GetControllerOf(svc); ref == nil || ref.UID != sfUID {
 		t.Errorf("adopted Service controller = %+v, want this OGXServer", ref)
 	}
-	if o, _ := e.outcome(s, "service"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
+	if o, _ := e.outcome(s, "service"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 		t.Errorf("outcome = %+v, want ok", o)
 	}
 }
@@ -183,7 +184,7 @@ func TestApplyGuardDeploymentChildren(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		existing runtime.Object
-		want     Outcome
+		want     base.Outcome
 		// applied are the objects written (ServiceAccount before the Deployment).
 		applied []string
 	}{
@@ -196,7 +197,7 @@ func TestApplyGuardDeploymentChildren(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("1Gi"))
-			e := newSFEnv(t, Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
+			e := newSFEnv(t, base.Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
 			e.serviceDone()
 			_, _ = e.m.deployment.Sync(e.ctx, sfKey)
 			want := tc.want
@@ -247,7 +248,7 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 		},
 	}
 	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""))
-	e := newSFEnv(t, Options{}, []runtime.Object{existing}, s)
+	e := newSFEnv(t, base.Options{}, []runtime.Object{existing}, s)
 	_, err := e.m.pvc.Sync(e.ctx, sfKey)
 	if !resolve.IsUserError(err) {
 		t.Errorf("err = %v, want a user error", err)
@@ -276,7 +277,7 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 	labelled.Name = "second-pvc"
 	labelled.Labels = map[string]string{render.LabelManagedBy: render.ManagedByValue}
 	s2 := sfServer(sfNamespace, "second", "uid-second", sfWithStorage(""))
-	e2 := newSFEnv(t, Options{}, []runtime.Object{labelled}, s2)
+	e2 := newSFEnv(t, base.Options{}, []runtime.Object{labelled}, s2)
 	// Hide the claim from the cache, as if the informer had not delivered it.
 	sc := e2.m.Caches.For(sfNamespace)
 	if err := sc.ChildFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().Delete(labelled); err != nil {
@@ -285,7 +286,7 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 	if _, err := e2.m.pvc.Sync(e2.ctx, caches.Key(sfNamespace, "second")); err != nil {
 		t.Errorf("labelled claim missing from the cache: err %v, want nil", err)
 	}
-	if o, _ := e2.outcome(s2, "pvc"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
+	if o, _ := e2.outcome(s2, "pvc"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 		t.Errorf("outcome = %+v, want ok", o)
 	}
 }
@@ -297,7 +298,7 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""), func(sp *ogxv1beta1.OGXServerSpec) {
 		sp.Distribution.Name = ptr.To("no-such-distribution")
 	})
-	e := newSFEnv(t, Options{}, nil, s)
+	e := newSFEnv(t, base.Options{}, nil, s)
 	for _, c := range e.m.childControllers {
 		_, err := c.Sync(e.ctx, sfKey)
 		var ue *resolve.UserError
@@ -305,7 +306,7 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 			t.Errorf("%s: err = %v, want a user error %s", c.Name(), err, ogxv1beta1.ReasonInvalidSpec)
 		}
 		o, _ := e.outcome(s, c.Name())
-		if o.Generation != 1 || o.Class != OutcomeUserError || o.Reason != ogxv1beta1.ReasonInvalidSpec ||
+		if o.Generation != 1 || o.Class != base.OutcomeUserError || o.Reason != ogxv1beta1.ReasonInvalidSpec ||
 			!strings.Contains(o.Message, `unknown distribution "no-such-distribution"`) {
 			t.Errorf("%s: outcome %+v, want InvalidSpec naming the distribution", c.Name(), o)
 		}
@@ -347,7 +348,7 @@ func TestStaleTakeoverIsTransient(t *testing.T) {
 		{"stale resourceVersion", stale, false},
 		{"another invalid patch", invalid, true},
 	} {
-		c := &DeploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"},
+		c := &base.DeploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"},
 			Patch: func(context.Context, string, string, []byte) (*appsv1.Deployment, error) { return nil, tc.err }}
 		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", ResourceVersion: "5",
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "ogx-operator", Operation: metav1.ManagedFieldsOperationUpdate}}}}
@@ -380,7 +381,7 @@ func TestTakeoverIsJournaled(t *testing.T) {
 		{"refused", apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "demo", errors.New("no")), []string{"", "", ""}},
 	} {
 		journal := events.NewJournal(record.New())
-		c := &DeploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"}, Journal: journal,
+		c := &base.DeploymentChild{Kind: "Deployment", Takeover: []string{"ogx-operator"}, Journal: journal,
 			Patch: func(_ context.Context, _, _ string, _ []byte) (*appsv1.Deployment, error) {
 				if tc.patchErr != nil {
 					return nil, tc.patchErr

@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 )
 
@@ -96,7 +97,7 @@ func newBenchFleet(tb testing.TB, n int) *benchFleet {
 		servers[i] = sfServer(ns, name, types.UID(fmt.Sprintf("uid-%04d", i)), func(s *ogxv1beta1.OGXServerSpec) { benchSpec(i, s) })
 		keys[i] = caches.Key(ns, name)
 	}
-	e := newSFEnv(tb, Options{OperatorVersion: "v1.0.0"}, kubeObjs, servers...)
+	e := newSFEnv(tb, base.Options{OperatorVersion: "v1.0.0"}, kubeObjs, servers...)
 	// Only errors are logged: the first pass writes thousands of objects.
 	e.ctx = klog.NewContext(e.ctx, klog.Background().V(50))
 	f := &benchFleet{sfEnv: e, keys: keys}

@@ -13,6 +13,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
@@ -50,7 +51,7 @@ func budgetString(m map[string]int) string {
 // of the fleet.
 func TestRequestBudgetOfANewServer(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, Options{}, nil, s)
+	e := newSFEnv(t, base.Options{}, nil, s)
 	e.m.Events.Lead()
 
 	// Every child controller's first pass, then a second pass at once,

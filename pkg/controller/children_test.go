@@ -25,6 +25,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -176,7 +177,7 @@ func TestNewChildren(t *testing.T) {
 			for i, o := range objs {
 				copies[i] = o.DeepCopyObject()
 			}
-			c.run(t, newSFEnv(t, Options{}, copies))
+			c.run(t, newSFEnv(t, base.Options{}, copies))
 		})
 	}
 }

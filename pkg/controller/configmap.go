@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -16,13 +17,13 @@ import (
 // generated mode, the immutable N-config-<h16> holding the generated
 // config.yaml.
 type ConfigMapController struct {
-	*Controller
-	d *Deps
+	*base.Controller
+	d *base.Deps
 }
 
-func newConfigMapController(d *Deps) *ConfigMapController {
+func newConfigMapController(d *base.Deps) *ConfigMapController {
 	c := &ConfigMapController{d: d}
-	c.Controller = NewController("configmap", d.Caches, d.Board, c.reconcile)
+	c.Controller = base.NewController("configmap", d, c.reconcile)
 	c.Watched = configMapWatches
 	return c
 }

@@ -17,6 +17,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -31,17 +32,17 @@ const DeploymentName = "deployment"
 // N-rb (where the OpenShift security API is served) and the Deployment N of
 // every OGXServer, in that order; the first failed write ends the pass.
 type DeploymentController struct {
-	*Controller
+	*base.Controller
 	kube     kubernetes.Interface
 	caches   *caches.Caches
-	children *Children
-	resolver *Resolver
+	children *base.Children
+	resolver *base.Resolver
 	events   *events.Sink
 }
 
-func newDeploymentController(d *Deps) *DeploymentController {
+func newDeploymentController(d *base.Deps) *DeploymentController {
 	c := &DeploymentController{kube: d.Kube, caches: d.Caches, children: d.Children, resolver: d.Resolver, events: d.Events}
-	c.Controller = NewController(DeploymentName, d.Caches, d.Board, c.reconcile)
+	c.Controller = base.NewController(DeploymentName, d, c.reconcile)
 	c.Watched = deploymentWatches
 	return c
 }
@@ -85,7 +86,7 @@ func (c *DeploymentController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		c.events.Written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
 	}
 	// No pod of ours may mount a volume legacy pods still use.
-	if err := StorageAdoptionGate(ctx, c.resolver, s); err != nil {
+	if err := base.StorageAdoptionGate(ctx, c.resolver, s); err != nil {
 		return worker.Result{}, err
 	}
 	desired, err := render.Deployment(s, &in)
@@ -187,7 +188,7 @@ func (c *DeploymentController) serviceFirst(s *ogxv1beta1.OGXServer) error {
 	if _, exists := c.children.Services.Current(s.Namespace, name); exists {
 		return nil
 	}
-	return &DeferredError{Message: fmt.Sprintf("waiting for Service %s to be created first", name)}
+	return &base.DeferredError{Message: fmt.Sprintf("waiting for Service %s to be created first", name)}
 }
 
 // configMapsReady makes sure the ConfigMaps the Deployment will mount are in

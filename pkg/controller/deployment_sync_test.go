@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -40,7 +41,7 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID, tc.muts...)
-			e := newSFEnv(t, Options{}, nil, s)
+			e := newSFEnv(t, base.Options{}, nil, s)
 			ctx := e.ctx
 
 			e.serviceDone()
@@ -53,7 +54,7 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 			}
 			sfExpectApply(t, w[0], gvrServiceAccounts, sfName+"-sa")
 			sfExpectApply(t, w[1], gvrDeployments, sfName)
-			if o, _ := e.outcome(s, "deployment"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
+			if o, _ := e.outcome(s, "deployment"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 				t.Errorf("outcome after first sync = %+v, want ok for generation 1", o)
 			}
 
@@ -98,7 +99,7 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 
 func TestSyncFakeDeploymentDriftIsReapplied(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, Options{}, nil, s)
+	e := newSFEnv(t, base.Options{}, nil, s)
 	e.serviceDone()
 	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func TestSyncFakeTakeoverBeforeHandOver(t *testing.T) {
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ogx", Image: "old"}}}}},
 	}
-	e := newSFEnv(t, Options{TakeoverManagers: []string{"ogx-operator"}}, []runtime.Object{upstream}, s)
+	e := newSFEnv(t, base.Options{TakeoverManagers: []string{"ogx-operator"}}, []runtime.Object{upstream}, s)
 	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -242,7 +243,7 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(tc.replicas, tc.min))
-			e := newSFEnv(t, Options{}, nil, s)
+			e := newSFEnv(t, base.Options{}, nil, s)
 			e.serviceDone()
 			if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
@@ -299,7 +300,7 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 // another field sends no count and leaves it as it was.
 func TestSyncFakeAutoscaledDeploymentExistingCountKept(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(nil, ptr.To[int32](2)))
-	e := newSFEnv(t, Options{}, nil, s)
+	e := newSFEnv(t, base.Options{}, nil, s)
 	e.serviceDone()
 	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)

@@ -10,51 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 )
-
-// Group versions and resources of the optional APIs (docs/controllers.md,
-// Optional APIs).
-const (
-	MonitoringGroupVersion = "monitoring.coreos.com/v1"
-	OpenShiftSecurityGV    = "security.openshift.io/v1"
-)
-
-// servesAll reports whether the group version lists every resource; a
-// discovery error counts as "not served" and is retried at the next check.
-func servesAll(d discovery.DiscoveryInterface, gv string, resources ...string) bool {
-	list, err := d.ServerResourcesForGroupVersion(gv)
-	if err != nil {
-		return false
-	}
-	have := map[string]bool{}
-	for _, r := range list.APIResources {
-		have[r.Name] = true
-	}
-	for _, r := range resources {
-		if !have[r] {
-			return false
-		}
-	}
-	return true
-}
-
-// Discover checks the optional APIs once and reports whether either result
-// changed. It asks the server each time (no cached discovery), so a CRD
-// installed after start is seen.
-func (a *OptionalAPIs) Discover(d discovery.DiscoveryInterface) (changed bool) {
-	mon := servesAll(d, MonitoringGroupVersion, "servicemonitors", "prometheusrules")
-	osh := servesAll(d, OpenShiftSecurityGV, "securitycontextconstraints")
-	changed = a.Monitoring.Swap(mon) != mon
-	changed = a.OpenShift.Swap(osh) != osh || changed
-	return changed
-}
 
 // optionalCRDs are the CustomResourceDefinitions that serve the optional
 // APIs on the clusters that have them.
@@ -66,9 +29,9 @@ func optionalCRDs() []string {
 		return parsed.Group
 	}
 	return []string{
-		"servicemonitors." + group(MonitoringGroupVersion),
-		"prometheusrules." + group(MonitoringGroupVersion),
-		"securitycontextconstraints." + group(OpenShiftSecurityGV),
+		"servicemonitors." + group(base.MonitoringGroupVersion),
+		"prometheusrules." + group(base.MonitoringGroupVersion),
+		"securitycontextconstraints." + group(base.OpenShiftSecurityGV),
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 )
 
 // applyPreconditions makes a fake clientset honour the resourceVersion of a
@@ -131,7 +132,7 @@ func TestSetTypedResourceVersion(t *testing.T) {
 // apply instead, and the child is created.
 func TestCreateOnAPIServerRefusingPrecondition(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, Options{}, nil, s)
+	e := newSFEnv(t, base.Options{}, nil, s)
 	e.kube.PrependReactor("patch", "services", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		if isCreateOnly(a) {
 			return true, nil, apierrors.NewInternalError(errorString("resourceVersion should not be set on objects to be created"))

@@ -50,6 +50,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -112,7 +113,7 @@ func sfTable() resolve.DistributionTable {
 
 // newSFEnv builds and starts a Manager; kubeObjs and servers exist before the
 // informers start (so a label-filtered informer lists only labelled ones).
-func newSFEnv(tb testing.TB, opts Options, kubeObjs []runtime.Object, servers ...*ogxv1beta1.OGXServer) *sfEnv {
+func newSFEnv(tb testing.TB, opts base.Options, kubeObjs []runtime.Object, servers ...*ogxv1beta1.OGXServer) *sfEnv {
 	tb.Helper()
 	ogxObjs := make([]runtime.Object, 0, len(servers))
 	for _, s := range servers {
@@ -364,7 +365,7 @@ func (e *sfEnv) waitCaught() {
 }
 
 // outcome returns what controller recorded for the server.
-func (e *sfEnv) outcome(s *ogxv1beta1.OGXServer, controller string) (Outcome, bool) {
+func (e *sfEnv) outcome(s *ogxv1beta1.OGXServer, controller string) (base.Outcome, bool) {
 	o, ok := e.m.Board.Get(s.UID)[controller]
 	return o, ok
 }

@@ -3,9 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -13,99 +11,29 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
-	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
-	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
-
-// Options configure the controllers.
-type Options struct {
-	// WatchNamespaces limits the controller to these namespaces (all when
-	// empty).
-	WatchNamespaces []string
-	// OperatorNamespace holds the operator ConfigMap and the Lease.
-	OperatorNamespace string
-	OperatorVersion   string
-	ClusterDomain     string
-	Workers           int
-	StatusWorkers     int
-	// ProbeEnabled switches the server probe on; Prober does the probing.
-	ProbeEnabled  bool
-	ProbeInterval time.Duration
-	Prober        probe.Prober
-	// Distributions is the image table after RELATED_IMAGE_*.
-	Distributions resolve.DistributionTable
-	// Generator reads base configs from image labels (nil: a Generator
-	// that reads only spec.baseConfig, never a registry).
-	Generator *Generator
-	// ConfigGenerator replaces the whole generation pipeline (tests; nil:
-	// the shared resolver's, pkg/resolve).
-	ConfigGenerator resolve.Generator
-	// TakeoverManagers are the field managers of the upstream operator whose
-	// ownership of children (and of OGXServer status) is merged into ours.
-	TakeoverManagers []string
-	// DiscoveryInterval is how often optional APIs are re-checked besides
-	// when their CRDs change (default 1h: only an API served without a CRD
-	// needs it, and a converged fleet should send no requests).
-	DiscoveryInterval time.Duration
-	// CacheSyncTimeout bounds the initial informer sync.
-	CacheSyncTimeout time.Duration
-	// Metrics records what the controllers do (nil: nothing is recorded).
-	Metrics *metrics.Metrics
-	// Identity names this process in Events (the leader-election identity).
-	Identity string
-	// EventsClient sends Events; a client of its own keeps Events from
-	// taking rate budget from the children (nil: the main client).
-	EventsClient kubernetes.Interface
-	// EventQPS and EventBurst are the Event budget: Events past it are
-	// dropped and counted (zero: 5 a second, bursts of 100).
-	EventQPS   float64
-	EventBurst int
-	// ShutdownTimeout is how long passes in flight when Run's context ends
-	// may go on with a live context before theirs is cancelled
-	// (--graceful-shutdown-timeout; zero: 25 s).
-	ShutdownTimeout time.Duration
-}
-
-// Deps are what every controller is built from.
-type Deps struct {
-	Kube     kubernetes.Interface
-	OGX      versioned.Interface
-	Caches   *caches.Caches
-	Board    *OutcomeBoard
-	Children *Children
-	Resolver *Resolver
-	Events   *events.Sink
-	// Specs holds each server generation's re-validation verdict.
-	Specs *SpecMemo
-	// Records is the per-server record every store above keeps its values
-	// in: one map, forgotten in one place.
-	Records *record.Store
-	Opts    Options
-}
 
 // Manager owns the caches and every controller of one process.
 type Manager struct {
-	Deps
+	base.Deps
 
 	configMap     *ConfigMapController
 	deployment    *DeploymentController
 	service       *ServiceController
 	pvc           *PVCController
-	networkPolicy *Controller
-	hpa           *Controller
-	pdb           *Controller
-	ingress       *Controller
+	networkPolicy *base.Controller
+	hpa           *base.Controller
+	pdb           *base.Controller
+	ingress       *base.Controller
 	monitoring    *MonitoringController
 	status        *StatusController
 	// childControllers are run in the fixed order their errors are reported.
-	childControllers []*Controller
+	childControllers []*base.Controller
 	// handlersSynced report when each event handler has been handed every
 	// object of its informer's initial list.
 	handlersSynced []cache.InformerSynced
@@ -113,88 +41,18 @@ type Manager struct {
 
 // NewManager builds the caches and controllers; nothing runs until Start and
 // Run.
-func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts Options) (*Manager, error) {
-	opts = WithDefaults(opts, kube)
+func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts base.Options) (*Manager, error) {
+	opts = base.WithDefaults(opts, kube)
 	caches := caches.NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
 		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, opts.TakeoverManagers)
 	caches.Metrics = opts.Metrics
 	opts.Metrics.CountServersWith(caches.ServerPhases)
-	m := &Manager{Deps: NewDeps(kube, ogx, caches, opts)}
+	m := &Manager{Deps: base.NewDeps(kube, ogx, caches, opts)}
 	m.newControllers()
 	if err := m.registerHandlers(); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-// WithDefaults fills the options a caller left unset; Events go through
-// kube unless the caller gave them a client of their own.
-func WithDefaults(opts Options, kube kubernetes.Interface) Options {
-	if opts.Workers <= 0 {
-		opts.Workers = 2
-	}
-	if opts.StatusWorkers <= 0 {
-		opts.StatusWorkers = 16
-	}
-	if opts.ClusterDomain == "" {
-		opts.ClusterDomain = "cluster.local"
-	}
-	if opts.ProbeInterval <= 0 {
-		opts.ProbeInterval = 30 * time.Second
-	}
-	if opts.Prober == nil {
-		opts.Prober = probe.NewHTTPProber(5*time.Second, "")
-	}
-	if opts.Distributions == nil {
-		opts.Distributions = resolve.NewDistributionTable(nil)
-	}
-	if opts.Generator == nil {
-		// Without a registry client only spec.baseConfig can supply the base
-		// config; tests rely on this never touching the network.
-		opts.Generator = NewGenerator(nil)
-	}
-	if opts.Identity == "" {
-		host, _ := os.Hostname()
-		opts.Identity = host
-	}
-	if opts.TakeoverManagers == nil {
-		opts.TakeoverManagers = []string{"ogx-operator", "manager"}
-	}
-	if opts.DiscoveryInterval <= 0 {
-		opts.DiscoveryInterval = time.Hour
-	}
-	if opts.CacheSyncTimeout <= 0 {
-		opts.CacheSyncTimeout = 2 * time.Minute
-	}
-	if opts.ShutdownTimeout <= 0 {
-		opts.ShutdownTimeout = 25 * time.Second
-	}
-	if opts.EventQPS == 0 {
-		opts.EventQPS = 5
-	}
-	if opts.EventBurst == 0 {
-		opts.EventBurst = 100
-	}
-	if opts.EventsClient == nil {
-		opts.EventsClient = kube
-	}
-	return opts
-}
-
-// NewDeps builds what the controllers share: clients, caches, the
-// per-server record and the outcome board in it, the children's appliers,
-// the resolver and the event sink. The sink comes first: its journal also
-// records the children's takeovers.
-func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *caches.Caches, opts Options) Deps {
-	records := record.New()
-	sink := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
-	return Deps{
-		Events: sink, Specs: NewSpecMemo(records), Records: records,
-		Kube: kube, OGX: ogx, Caches: caches, Opts: opts,
-		Board:    NewOutcomeBoard(records),
-		Children: NewChildren(kube, caches, opts.TakeoverManagers, sink.Journal()),
-		Resolver: NewResolver(caches, kube, opts, records),
-	}
 }
 
 // newControllers builds the child controllers and the status controller
@@ -206,26 +64,24 @@ func (m *Manager) newControllers() {
 	m.service = newServiceController(d)
 	m.pvc = newPVCController(d)
 	m.deployment = newDeploymentController(d)
-	m.networkPolicy = NewOptional("networkpolicy", "NetworkPolicy", d, d.Children.NetworkPolicies, networkPolicyWatches,
+	m.networkPolicy = base.NewOptional("networkpolicy", "NetworkPolicy", d, d.Children.NetworkPolicies, networkPolicyWatches,
 		render.NetworkPolicyName, render.WantNetworkPolicy, render.NetworkPolicy)
-	m.hpa = NewOptional("hpa", "HorizontalPodAutoscaler", d, d.Children.HPAs, hpaWatches,
+	m.hpa = base.NewOptional("hpa", "HorizontalPodAutoscaler", d, d.Children.HPAs, hpaWatches,
 		render.HPAName, render.WantHPA, render.HPA)
-	m.pdb = NewOptional("pdb", "PodDisruptionBudget", d, d.Children.PDBs, pdbWatches,
+	m.pdb = base.NewOptional("pdb", "PodDisruptionBudget", d, d.Children.PDBs, pdbWatches,
 		render.PDBName, render.WantPDB, render.PDB)
-	m.ingress = NewOptional("ingress", "Ingress", d, d.Children.Ingresses, ingressWatches,
+	m.ingress = base.NewOptional("ingress", "Ingress", d, d.Children.Ingresses, ingressWatches,
 		render.IngressName, render.WantIngress, render.Ingress, ingressAdoption(d))
 	m.monitoring = newMonitoringController(d)
 	// The fixed order in which their errors are reported (docs/status.md,
 	// Terminal reasons).
-	m.childControllers = []*Controller{
+	m.childControllers = []*base.Controller{
 		m.configMap.Controller, m.pvc.Controller, m.service.Controller, m.networkPolicy,
 		m.deployment.Controller, m.hpa, m.pdb, m.ingress, m.monitoring.Controller,
 	}
 	names := make([]string, len(m.childControllers))
 	for i, c := range m.childControllers {
 		names[i] = c.Name()
-		c.Events = m.Events
-		c.Specs = m.Specs
 	}
 	m.status = newStatusController(&m.Deps, names)
 }

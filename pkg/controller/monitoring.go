@@ -19,6 +19,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -42,8 +43,8 @@ type unstructuredChild = apply.Child[*unstructured.Unstructured, *unstructured.U
 // API is served (docs/children.md, ServiceMonitor and PrometheusRule). Without
 // it every pass records ok and writes nothing.
 type MonitoringController struct {
-	*Controller
-	d       *Deps
+	*base.Controller
+	d       *base.Deps
 	caches  *monitoringCaches
 	schemas *monitoringSchemas
 	// serviceMonitors and prometheusRules are nil without a dynamic client
@@ -57,7 +58,7 @@ type MonitoringController struct {
 // rate limiter) of kube, so no further configuration is needed; with a
 // clientset that is not backed by a REST client (fakes) the controller stays
 // idle.
-func newMonitoringController(d *Deps) *MonitoringController {
+func newMonitoringController(d *base.Deps) *MonitoringController {
 	dyn, err := dynamicClientFor(d.Kube)
 	if err != nil {
 		klog.Background().Error(err, "Monitoring controller disabled: no dynamic client")
@@ -71,14 +72,14 @@ func newMonitoringController(d *Deps) *MonitoringController {
 
 // newMonitoringControllerFor builds the controller on a given dynamic client
 // and schema loader (nil: idle controller).
-func newMonitoringControllerFor(d *Deps, dyn dynamic.Interface, load schemaLoader) *MonitoringController {
+func newMonitoringControllerFor(d *base.Deps, dyn dynamic.Interface, load schemaLoader) *MonitoringController {
 	c := &MonitoringController{d: d, schemas: &monitoringSchemas{load: load}}
 	c.caches = newMonitoringCaches(dyn, d.Caches, c.enqueueAll)
 	if dyn != nil {
 		c.serviceMonitors = newMonitoringChild(render.KindServiceMonitor, serviceMonitorsGVR, dyn, c.caches, c.schemas, d)
 		c.prometheusRules = newMonitoringChild(render.KindPrometheusRule, prometheusRulesGVR, dyn, c.caches, c.schemas, d)
 	}
-	c.Controller = NewController("monitoring", d.Caches, d.Board, c.reconcile)
+	c.Controller = base.NewController("monitoring", d, c.reconcile)
 	c.Watched = monitoringWatches
 	return c
 }
@@ -160,7 +161,7 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 		if errors.Is(err, errMonitoringGoing) {
 			// Not served any more; look again until discovery agrees.
 			klog.FromContext(ctx).V(2).Info("Monitoring API going away, nothing written", "kind", it.kind, "err", err)
-			return worker.Result{RequeueAfter: WaitRequeue}, nil
+			return worker.Result{RequeueAfter: base.WaitRequeue}, nil
 		}
 		if err != nil {
 			return worker.Result{}, err
@@ -174,7 +175,7 @@ func (c *MonitoringController) reconcile(ctx context.Context, s *ogxv1beta1.OGXS
 // reads from the dynamic informers, live reads and writes through the
 // dynamic client, owned-field extraction with the published schema.
 func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynamic.Interface,
-	mc *monitoringCaches, schemas *monitoringSchemas, d *Deps,
+	mc *monitoringCaches, schemas *monitoringSchemas, d *base.Deps,
 ) *unstructuredChild {
 	client := func(ns string) dynamic.ResourceInterface { return dyn.Resource(gvr).Namespace(ns) }
 	return &unstructuredChild{

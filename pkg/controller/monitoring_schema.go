@@ -18,12 +18,13 @@ import (
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // monitoringOpenAPIPath is the OpenAPI v3 path of the monitoring group
 // version (/openapi/v3/apis/monitoring.coreos.com/v1).
-const monitoringOpenAPIPath = "apis/" + MonitoringGroupVersion
+const monitoringOpenAPIPath = "apis/" + base.MonitoringGroupVersion
 
 // schemaLoader returns the SMD types of the monitoring kinds by GVK.
 type schemaLoader func(ctx context.Context) (map[schema.GroupVersionKind]*typed.ParseableType, error)
@@ -60,12 +61,12 @@ func (m *monitoringSchemas) ensure(ctx context.Context) error {
 	}
 	types, err := m.load(ctx)
 	if err != nil {
-		return fmt.Errorf("loading the OpenAPI schema of %s: %w", MonitoringGroupVersion, err)
+		return fmt.Errorf("loading the OpenAPI schema of %s: %w", base.MonitoringGroupVersion, err)
 	}
 	m.types = types
 	if !m.complete() {
 		m.types = nil
-		return fmt.Errorf("the OpenAPI schema of %s lacks %s or %s", MonitoringGroupVersion,
+		return fmt.Errorf("the OpenAPI schema of %s lacks %s or %s", base.MonitoringGroupVersion,
 			render.KindServiceMonitor, render.KindPrometheusRule)
 	}
 	return nil
@@ -113,7 +114,7 @@ func openAPIV3Loader(kube kubernetes.Interface) schemaLoader {
 		}
 		gv, ok := paths[monitoringOpenAPIPath]
 		if !ok {
-			return nil, fmt.Errorf("the API server publishes no OpenAPI v3 document for %s yet", MonitoringGroupVersion)
+			return nil, fmt.Errorf("the API server publishes no OpenAPI v3 document for %s yet", base.MonitoringGroupVersion)
 		}
 		doc, err := gv.SchemaWithContext(ctx, runtime.ContentTypeJSON)
 		if err != nil {

@@ -39,6 +39,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -212,7 +213,7 @@ func newMonFake(tb testing.TB, objs ...runtime.Object) (*dynamicfake.FakeDynamic
 // monitoring informers.
 func newMonEnv(tb testing.TB, served bool, kubeObjs []runtime.Object, objs []runtime.Object, servers ...*ogxv1beta1.OGXServer) *monEnv {
 	tb.Helper()
-	e := &monEnv{sfEnv: newSFEnv(tb, Options{}, kubeObjs, servers...)}
+	e := &monEnv{sfEnv: newSFEnv(tb, base.Options{}, kubeObjs, servers...)}
 	e.dyn, e.trackers = newMonFake(tb, objs...)
 	load := func(context.Context) (map[schema.GroupVersionKind]*typed.ParseableType, error) {
 		e.mu.Lock()
@@ -320,7 +321,7 @@ func TestMonitoringNotServedWritesNothing(t *testing.T) {
 	if _, err := e.pass(s); err != nil {
 		t.Fatalf("pass: %v", err)
 	}
-	if o, _ := e.outcome(s, "monitoring"); o.Class != OutcomeOK {
+	if o, _ := e.outcome(s, "monitoring"); o.Class != base.OutcomeOK {
 		t.Errorf("outcome %+v, want ok", o)
 	}
 	if a := e.dyn.Actions(); len(a) != 0 {
@@ -366,7 +367,7 @@ func TestMonitoringCreateThenIdle(t *testing.T) {
 			t.Errorf("%s has no managedFields: the fake does not record ownership", w.GetName())
 		}
 	}
-	if o, _ := e.outcome(s, "monitoring"); o.Class != OutcomeOK {
+	if o, _ := e.outcome(s, "monitoring"); o.Class != base.OutcomeOK {
 		t.Errorf("outcome %+v, want ok", o)
 	}
 
@@ -523,7 +524,7 @@ func TestMonitoringGuard(t *testing.T) {
 	cases := []struct {
 		name     string
 		existing *unstructured.Unstructured
-		want     Outcome
+		want     base.Outcome
 	}{
 		{"unlabelled without owner (not cached: live GET)", monObject(render.KindServiceMonitor, smName, nil, nil),
 			agConflict(render.KindServiceMonitor, smName)},
@@ -660,7 +661,7 @@ func TestMonitoringAPIFlips(t *testing.T) {
 	if _, err := e.pass(s); err != nil {
 		t.Fatalf("pass: %v", err)
 	}
-	if o, _ := e.outcome(s, "monitoring"); o.Class != OutcomeOK {
+	if o, _ := e.outcome(s, "monitoring"); o.Class != base.OutcomeOK {
 		t.Errorf("outcome %+v, want ok", o)
 	}
 	if w := e.writes(); len(w) != 0 {
@@ -821,10 +822,10 @@ func TestMonitoringCRDGoingAway(t *testing.T) {
 			if err != nil {
 				t.Fatalf("pass: %v", err)
 			}
-			if res.RequeueAfter != WaitRequeue {
-				t.Errorf("RequeueAfter %s, want %s", res.RequeueAfter, WaitRequeue)
+			if res.RequeueAfter != base.WaitRequeue {
+				t.Errorf("RequeueAfter %s, want %s", res.RequeueAfter, base.WaitRequeue)
 			}
-			if o, _ := e.outcome(s, "monitoring"); o.Class != OutcomeOK {
+			if o, _ := e.outcome(s, "monitoring"); o.Class != base.OutcomeOK {
 				t.Errorf("outcome %+v, want ok", o)
 			}
 		})
@@ -838,7 +839,7 @@ func TestMonitoringCRDGoingAway(t *testing.T) {
 	if _, err := e.pass(s); !resolve.IsUserError(err) {
 		t.Errorf("pass error %v, want a user error", err)
 	}
-	if o, _ := e.outcome(s, "monitoring"); o.Class != OutcomeUserError || o.Reason != ogxv1beta1.ReasonApplyFailed {
+	if o, _ := e.outcome(s, "monitoring"); o.Class != base.OutcomeUserError || o.Reason != ogxv1beta1.ReasonApplyFailed {
 		t.Errorf("outcome %+v, want ApplyFailed", o)
 	}
 }

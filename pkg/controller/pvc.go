@@ -16,6 +16,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -28,15 +29,15 @@ import (
 // resized or deleted, and the claim carries no owner reference, so user data
 // outlives the OGXServer.
 type PVCController struct {
-	*Controller
+	*base.Controller
 	kube   kubernetes.Interface
 	caches *caches.Caches
 	events *events.Sink
 }
 
-func newPVCController(d *Deps) *PVCController {
+func newPVCController(d *base.Deps) *PVCController {
 	c := &PVCController{kube: d.Kube, caches: d.Caches, events: d.Events}
-	c.Controller = NewController("pvc", d.Caches, d.Board, c.reconcile)
+	c.Controller = base.NewController("pvc", d, c.reconcile)
 	c.Watched = pvcWatches
 	return c
 }
@@ -49,23 +50,23 @@ func (c *PVCController) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) 
 	key := caches.Key(s.Namespace, s.Name)
 	// The pvc controller runs for every server, so it reports unusable
 	// adoption annotations (storage and networking) once while they last.
-	problems := AdoptionAnnotationProblems(s)
+	problems := base.AdoptionAnnotationProblems(s)
 	c.events.WarnWhile(s, resolve.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
 	var facts []metav1.Condition
 	if legacy != "" {
 		var err error
 		facts, err = c.storageAdoption(ctx, s, legacy)
-		c.board.SetFacts(key, s.UID, c.Name(), facts)
+		c.Deps.Board.SetFacts(key, s.UID, c.Name(), facts)
 		if err != nil {
 			return worker.Result{}, err
 		}
 	} else {
-		cached, err := CachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
+		cached, err := base.CachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.board.SetFacts(key, s.UID, c.Name(), keepStorageAdopted(cached))
+		c.Deps.Board.SetFacts(key, s.UID, c.Name(), keepStorageAdopted(cached))
 	}
 	adopted, err := c.adoptedPVCs(ctx, s)
 	if err != nil {

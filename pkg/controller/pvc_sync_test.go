@@ -17,13 +17,14 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("20Gi"))
-	e := newSFEnv(t, Options{}, nil, s)
+	e := newSFEnv(t, base.Options{}, nil, s)
 	if _, err := e.m.pvc.Sync(e.ctx, sfKey); err != nil {
 		t.Fatalf("first sync: %v", err)
 	}
@@ -55,7 +56,7 @@ func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 	if !equality.Semantic.DeepEqual(pvc, want) {
 		t.Errorf("created PVC (-want +got):\n%s", cmp.Diff(want, pvc))
 	}
-	if o, _ := e.outcome(s, "pvc"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
+	if o, _ := e.outcome(s, "pvc"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 		t.Errorf("outcome = %+v, want ok", o)
 	}
 
@@ -70,14 +71,14 @@ func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 
 	// Without storage the pvc controller does nothing at all.
 	s2 := sfServer(sfNamespace, "plain", "uid-plain")
-	e2 := newSFEnv(t, Options{}, nil, s2)
+	e2 := newSFEnv(t, base.Options{}, nil, s2)
 	if _, err := e2.m.pvc.Sync(e2.ctx, caches.Key(sfNamespace, "plain")); err != nil {
 		t.Fatal(err)
 	}
 	if w := e2.kubeWrites(); len(w) != 0 {
 		t.Errorf("pvc sync without storage sent writes:%s", sfDescribe(w))
 	}
-	if o, _ := e2.outcome(s2, "pvc"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
+	if o, _ := e2.outcome(s2, "pvc"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 		t.Errorf("outcome without storage = %+v, want ok", o)
 	}
 }
@@ -104,7 +105,7 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("10Gi"))
 	other := sfServer(sfNamespace, "other", "uid-other", sfWithStorage("5Gi"))
 	third := sfServer(sfNamespace, "third", "uid-third", sfWithStorage("5Gi"))
-	e := newSFEnv(t, Options{}, []runtime.Object{foreign.DeepCopy(), adopted.DeepCopy()}, s, other, third)
+	e := newSFEnv(t, base.Options{}, []runtime.Object{foreign.DeepCopy(), adopted.DeepCopy()}, s, other, third)
 
 	var all []clienttesting.Action
 	pass := func(step string, keys ...string) {
@@ -144,7 +145,7 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 	// The foreign claim named other-pvc is reported, not touched.
 	o, _ := e.outcome(other, "pvc")
 	wantMsg := "PersistentVolumeClaim other-pvc exists and is not managed by this OGXServer"
-	if o.Class != OutcomeUserError || o.Reason != ogxv1beta1.ReasonChildConflict || o.Message != wantMsg {
+	if o.Class != base.OutcomeUserError || o.Reason != ogxv1beta1.ReasonChildConflict || o.Message != wantMsg {
 		t.Errorf("foreign PVC outcome = %+v, want user error %s %q", o, ogxv1beta1.ReasonChildConflict, wantMsg)
 	}
 	got, err := e.kube.CoreV1().PersistentVolumeClaims(sfNamespace).Get(e.ctx, "other-pvc", metav1.GetOptions{})

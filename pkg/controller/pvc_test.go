@@ -16,6 +16,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -61,9 +62,9 @@ func TestKeepStorageAdopted(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			kube := kubefake.NewClientset(c.cached...)
 			caches := adoptedCaches(t, c.cached...)
-			board := NewOutcomeBoard(record.New())
+			board := base.NewOutcomeBoard(record.New())
 			pc := &PVCController{kube: kube, caches: caches, events: activeSink(),
-				Controller: NewController("pvc", caches, board, nil)}
+				Controller: base.NewController("pvc", &base.Deps{Caches: caches, Board: board}, nil)}
 			s := annotated()
 			s.Status.Conditions = c.shown
 			_, err := pc.reconcile(context.Background(), s)

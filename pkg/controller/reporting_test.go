@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -26,7 +27,7 @@ func TestInvalidImageOverridesReportedByNewLeader(t *testing.T) {
 		Labels: map[string]string{ogxv1beta1.WatchLabel: "true"}},
 		Data: map[string]string{render.ImageOverridesKey: "starter: 'Not An Image!'"}}
 	events := kubefake.NewClientset()
-	e := newSFEnv(t, Options{EventsClient: events, EventQPS: 100, EventBurst: 100}, []runtime.Object{cm})
+	e := newSFEnv(t, base.Options{EventsClient: events, EventQPS: 100, EventBurst: 100}, []runtime.Object{cm})
 	go e.m.Run(e.ctx)
 	sfEventually(t, "an InvalidImageOverrides Event", func() (bool, string) {
 		list, err := events.EventsV1().Events(sfOperator).List(e.ctx, metav1.ListOptions{})
@@ -105,7 +106,7 @@ func TestCauseEventsOncePerCause(t *testing.T) {
 		want: []string{"Normal AdoptionWaiting: waiting for 2 legacy pods of legacy to terminate"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newSFEnv(t, Options{EventQPS: 1000, EventBurst: 1000}, tc.objs, tc.server)
+			e := newSFEnv(t, base.Options{EventQPS: 1000, EventBurst: 1000}, tc.objs, tc.server)
 			e.m.Events.Lead()
 			var got []string
 			for pass := range 2 {

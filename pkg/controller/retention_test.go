@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -179,7 +180,7 @@ func TestCollectGenerated(t *testing.T) {
 			if c.status != "" {
 				s.Status.ConfigGeneration = &ogxv1beta1.ConfigGenerationStatus{ConfigMapName: c.status}
 			}
-			e := newSFEnv(t, Options{}, c.objs, s)
+			e := newSFEnv(t, base.Options{}, c.objs, s)
 			if c.listErr {
 				e.kube.PrependReactor("list", "replicasets", func(clienttesting.Action) (bool, runtime.Object, error) {
 					return true, nil, errors.New("injected list failure")

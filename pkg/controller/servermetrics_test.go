@@ -6,6 +6,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
@@ -16,7 +17,7 @@ import (
 func TestServerChangesCounted(t *testing.T) {
 	m := metrics.New("test")
 	mgr, err := NewManager(kubefake.NewClientset(), ogxfake.NewSimpleClientset(),
-		Options{OperatorNamespace: sfOperator, Metrics: m})
+		base.Options{OperatorNamespace: sfOperator, Metrics: m})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -35,7 +36,7 @@ func overrideSetsServerTLS(configYAML string) bool {
 // its hash) while server TLS is on in override mode and that config does
 // not configure it; it is sent again only for another config, or when the
 // cause went away and came back.
-func warnServerTLS(ctx context.Context, r *Resolver, sink *events.Sink, s *ogxv1beta1.OGXServer, configHash string) {
+func warnServerTLS(ctx context.Context, r *base.Resolver, sink *events.Sink, s *ogxv1beta1.OGXServer, configHash string) {
 	holds := false
 	if s.Spec.ServerTLS() != nil && s.Spec.ConfigMode() == ogxv1beta1.ConfigModeOverride {
 		text, err := r.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig",

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 )
 
 func TestOverrideSetsServerTLS(t *testing.T) {
@@ -36,7 +37,7 @@ func TestServerTLSWarningOncePerConfig(t *testing.T) {
 		sp.OverrideConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "override", Key: "config.yaml"}
 		sp.Network = &ogxv1beta1.NetworkSpec{TLS: &ogxv1beta1.ServerTLSSpec{SecretName: "tls"}}
 	})
-	e := newSFEnv(t, Options{}, []runtime.Object{cm}, s)
+	e := newSFEnv(t, base.Options{}, []runtime.Object{cm}, s)
 	e.m.Events.Lead()
 	warnings := func() int {
 		n := 0

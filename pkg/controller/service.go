@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -20,19 +21,19 @@ import (
 // ServiceController converges the Service N-service of every OGXServer and
 // adopts (and, when the annotation goes, releases) a legacy Service L-service.
 type ServiceController struct {
-	*Controller
+	*base.Controller
 	kube     kubernetes.Interface
 	caches   *caches.Caches
-	children *Children
+	children *base.Children
 	events   *events.Sink
 }
 
 // ServiceName names the service controller's outcomes.
 const ServiceName = "service"
 
-func newServiceController(d *Deps) *ServiceController {
+func newServiceController(d *base.Deps) *ServiceController {
 	c := &ServiceController{kube: d.Kube, caches: d.Caches, children: d.Children, events: d.Events}
-	c.Controller = NewController(ServiceName, d.Caches, d.Board, c.reconcile)
+	c.Controller = base.NewController(ServiceName, d, c.reconcile)
 	c.Watched = serviceWatches
 	return c
 }
@@ -60,7 +61,7 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
 	svcs := c.kube.CoreV1().Services(s.Namespace)
 	if legacy == "" {
-		sc, err := AdoptedScope(c.caches, s.Namespace)
+		sc, err := base.AdoptedScope(c.caches, s.Namespace)
 		if err != nil {
 			return err
 		}
@@ -68,22 +69,22 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 		if err != nil {
 			return err
 		}
-		facts, err := ReleaseNetworking(ctx, s, "Service", cached, svcs.Delete, c.events)
-		c.board.SetFacts(key, s.UID, c.Name(), facts)
+		facts, err := base.ReleaseNetworking(ctx, s, "Service", cached, svcs.Delete, c.events)
+		c.Deps.Board.SetFacts(key, s.UID, c.Name(), facts)
 		return err
 	}
 	svc, err := svcs.Get(ctx, render.ServiceName(legacy), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		c.board.SetFacts(key, s.UID, c.Name(), nil)
+		c.Deps.Board.SetFacts(key, s.UID, c.Name(), nil)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	changed, err := AdoptLegacy(ctx, s, legacy, svc, serviceSelectorPatch(s, svc.Spec.Selector),
+	changed, err := base.AdoptLegacy(ctx, s, legacy, svc, serviceSelectorPatch(s, svc.Spec.Selector),
 		func(ctx context.Context, name string, data []byte) error {
 			_, err := svcs.Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
-			return ClassifyWriteErrorOrNil("Service", name, err)
+			return base.ClassifyWriteErrorOrNil("Service", name, err)
 		})
 	if err != nil {
 		return err
@@ -91,6 +92,6 @@ func (c *ServiceController) adoptNetworking(ctx context.Context, s *ogxv1beta1.O
 	if changed {
 		c.events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
 	}
-	c.board.SetFacts(key, s.UID, c.Name(), NetworkingAdopted(legacy))
+	c.Deps.Board.SetFacts(key, s.UID, c.Name(), base.NetworkingAdopted(legacy))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -31,7 +32,7 @@ func TestSyncFakeServiceAppliesThenSkips(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := sfServer(sfNamespace, sfName, sfUID, tc.muts...)
-			e := newSFEnv(t, Options{}, nil, s)
+			e := newSFEnv(t, base.Options{}, nil, s)
 			if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
@@ -58,7 +59,7 @@ func TestSyncFakeServiceAppliesThenSkips(t *testing.T) {
 			if want := render.Service(s, &render.Inputs{}); !equality.Semantic.DeepEqual(owned, want) {
 				t.Errorf("owned Service fields differ from render:\n%s", cmp.Diff(want, owned))
 			}
-			if o, _ := e.outcome(s, "service"); o != (Outcome{Generation: 1, Class: OutcomeOK}) {
+			if o, _ := e.outcome(s, "service"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 				t.Errorf("outcome = %+v, want ok", o)
 			}
 
@@ -85,7 +86,7 @@ func TestSyncFakeServiceAppliesThenSkips(t *testing.T) {
 				t.Fatalf("after spec change: want one apply, got%s", sfDescribe(w))
 			}
 			sfExpectApply(t, w[0], gvrServices, sfName+"-service")
-			if o, _ := e.outcome(s, "service"); o.Generation != 2 || o.Class != OutcomeOK {
+			if o, _ := e.outcome(s, "service"); o.Generation != 2 || o.Class != base.OutcomeOK {
 				t.Errorf("outcome after spec change = %+v, want ok for generation 2", o)
 			}
 		})

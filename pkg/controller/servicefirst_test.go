@@ -15,6 +15,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 )
 
@@ -25,7 +26,7 @@ import (
 // Once the Deployment exists, losing the Service does not hold it back.
 func TestDeploymentCreateWaitsForService(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, Options{}, nil, s)
+	e := newSFEnv(t, base.Options{}, nil, s)
 
 	res, err := e.m.deployment.Sync(e.ctx, sfKey)
 	if err != nil || !res.Waiting || res.RequeueAfter != 0 {
@@ -65,7 +66,7 @@ func drainQueue(q *worker.Runner) {
 // service controller's failure.
 func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, Options{}, nil, s)
+	e := newSFEnv(t, base.Options{}, nil, s)
 	var refusing atomic.Bool
 	refusing.Store(true)
 	e.kube.PrependReactor("patch", "services", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -77,7 +78,7 @@ func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 	for _, c := range e.m.childControllers {
 		_, _ = c.Sync(e.ctx, sfKey)
 	}
-	if o, _ := e.outcome(s, ServiceName); o.Class == OutcomeOK {
+	if o, _ := e.outcome(s, ServiceName); o.Class == base.OutcomeOK {
 		t.Fatalf("service outcome = %+v, want a failure", o)
 	}
 	if o, seen := e.outcome(s, DeploymentName); seen {

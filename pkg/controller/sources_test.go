@@ -20,6 +20,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -46,7 +47,7 @@ func TestEventKeys(t *testing.T) {
 	})
 	plain := sfServer(sfNamespace, "plain", "uid-plain")
 	elsewhere := sfServer("team-b", "remote", "uid-remote")
-	e := newSFEnv(t, Options{}, nil, demo, other, plain, elsewhere)
+	e := newSFEnv(t, base.Options{}, nil, demo, other, plain, elsewhere)
 	m := e.m
 
 	const ogxAPI = "ogx.io/v1beta1"
@@ -198,7 +199,7 @@ func TestMergeWatches(t *testing.T) {
 // docs/controllers.md (Enqueue rules): per source, the controllers enqueued
 // in order, and whether the applier's hook observes it.
 func TestDeclaredWatches(t *testing.T) {
-	e := newSFEnv(t, Options{}, nil)
+	e := newSFEnv(t, base.Options{}, nil)
 	m := e.m
 	queues := map[string]*worker.Runner{"status": m.status.Runner}
 	for _, c := range m.childControllers {

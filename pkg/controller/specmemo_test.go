@@ -6,6 +6,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
@@ -14,7 +15,7 @@ import (
 // generation is validated again; an older generation never replaces a
 // newer verdict.
 func TestSpecMemoOncePerGeneration(t *testing.T) {
-	m := NewSpecMemo(record.New())
+	m := base.NewSpecMemo(record.New())
 	bad := sfServer(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) { sp.Distribution.Name = ptr.To("no-such") })
 	if errs := m.Errors(bad); len(errs) != 1 {
 		t.Fatalf("generation 1: %v, want the unknown distribution", errs)

@@ -9,6 +9,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
@@ -25,9 +26,9 @@ type StatusController struct {
 	*worker.Runner
 	ogx      versioned.Interface
 	caches   *caches.Caches
-	children *Children
-	board    *OutcomeBoard
-	resolver *Resolver
+	children *base.Children
+	board    *base.OutcomeBoard
+	resolver *base.Resolver
 	events   *events.Sink
 	prober   probe.Prober
 	probes   *probe.State
@@ -55,7 +56,7 @@ type statusWrite struct {
 	at time.Time
 }
 
-func newStatusController(d *Deps, controllers []string) *StatusController {
+func newStatusController(d *base.Deps, controllers []string) *StatusController {
 	c := &StatusController{
 		ogx: d.OGX, caches: d.Caches, board: d.Board, resolver: d.Resolver, events: d.Events, children: d.Children,
 		prober: d.Opts.Prober, probes: probe.NewState(d.Opts.ProbeInterval, d.Records), probeEnabled: d.Opts.ProbeEnabled,

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -23,7 +24,7 @@ type statusInputs struct {
 	pvc             *corev1.PersistentVolumeClaim // nil: not in the cache
 	pvcName         string
 	ingress         *networkingv1.Ingress // nil: not in the cache
-	outcomes        map[string]Outcome
+	outcomes        map[string]base.Outcome
 	facts           []metav1.Condition // conditions reported by controllers (adoption)
 	controllers     []string           // child controllers in the fixed error order
 	probe           *probe.Result
@@ -103,5 +104,5 @@ func boardComplete(in statusInputs) bool {
 // did not end OK.
 func serviceFailed(in statusInputs) bool {
 	o, ok := in.outcomes[ServiceName]
-	return ok && o.Generation == in.server.Generation && o.Class != OutcomeOK
+	return ok && o.Generation == in.server.Generation && o.Class != base.OutcomeOK
 }

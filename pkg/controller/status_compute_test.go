@@ -4,6 +4,7 @@ package controller
 // the complete statusResult with go-cmp.
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 )
 
 var (
@@ -32,8 +34,8 @@ const (
 // reasons (of the controllers the Manager runs).
 var scControllers = []string{"configmap", "pvc", "service", "networkpolicy", "deployment", "hpa", "pdb", "ingress"}
 
-func scAllOK() map[string]Outcome {
-	out := map[string]Outcome{}
+func scAllOK() map[string]base.Outcome {
+	out := map[string]base.Outcome{}
 	for _, c := range scControllers {
 		out[c] = scOK(scGen)
 	}
@@ -61,7 +63,7 @@ func scDeployment(replicas, available int32) *appsv1.Deployment {
 	}
 }
 
-func scOK(gen int64) Outcome { return Outcome{Generation: gen, Class: OutcomeOK} }
+func scOK(gen int64) base.Outcome { return base.Outcome{Generation: gen, Class: base.OutcomeOK} }
 
 // scInputs are the inputs of a converged, ready server: every controller
 // reported ok for the current generation, the Deployment is rolled out and
@@ -173,13 +175,13 @@ func scRun(t *testing.T, cases []scCase) {
 // end OK (DeploymentController.serviceFirst defers until the Service
 // exists); in every other case a missing outcome keeps status waiting.
 func TestBoardCompleteExcusesOnlyADeferredDeployment(t *testing.T) {
-	refused := func(gen int64) Outcome {
-		return Outcome{Generation: gen, Class: OutcomeTransient, Message: "refused"}
+	refused := func(gen int64) base.Outcome {
+		return base.Outcome{Generation: gen, Class: base.OutcomeTransient, Message: "refused"}
 	}
 	for _, tc := range []struct {
 		name       string
 		deployment bool
-		service    *Outcome
+		service    *base.Outcome
 		want       bool
 	}{
 		{"service failed this generation, no Deployment", false, ptrOutcome(refused(scGen)), true},
@@ -204,4 +206,34 @@ func TestBoardCompleteExcusesOnlyADeferredDeployment(t *testing.T) {
 	}
 }
 
-func ptrOutcome(o Outcome) *Outcome { return &o }
+func ptrOutcome(o base.Outcome) *base.Outcome { return &o }
+
+// TestKeepReportedConfigOnlyForTheSameSource: while a new generation's
+// config is not generated, status keeps the reported base only if the spec
+// still takes its base from the same kind of source.
+func TestKeepReportedConfigOnlyForTheSameSource(t *testing.T) {
+	withBase := func(sp *ogxv1beta1.OGXServerSpec) {
+		sp.BaseConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "base", Key: "config.yaml"}
+	}
+	for _, tc := range []struct {
+		name     string
+		reported string
+		spec     func(*ogxv1beta1.OGXServerSpec)
+		kept     bool
+	}{
+		{"base ConfigMap, still", "configmap", withBase, true},
+		{"image labels, still", "oci-label", func(*ogxv1beta1.OGXServerSpec) {}, true},
+		{"was override", "override", withBase, false},
+		{"was built in", "builtin", func(*ogxv1beta1.OGXServerSpec) {}, false},
+		{"image labels, now a base ConfigMap", "oci-label", withBase, false},
+	} {
+		s := sfServer(sfNamespace, sfName, sfUID, tc.spec)
+		s.Status.ResolvedDistribution = &ogxv1beta1.ResolvedDistribution{Image: "img@sha256:" + strings.Repeat("0", 64),
+			ConfigSource: tc.reported, ConfigHash: "sha256:old"}
+		in := statusInputs{image: "img"}
+		keepReportedConfig(s, &in)
+		if kept := in.configHash == "sha256:old"; kept != tc.kept || (kept && in.image != s.Status.ResolvedDistribution.Image) {
+			t.Errorf("%s: source %q hash %q image %q; kept = %v, want %v", tc.name, in.configSource, in.configHash, in.image, kept, tc.kept)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -26,7 +27,7 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 		cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, ogxv1beta1.ReasonConfigGenerationInactive, "Declarative config generation is not active")
 		return nil
 	}
-	if o, ok := in.outcomes["configmap"]; ok && o.Class == OutcomeUserError {
+	if o, ok := in.outcomes["configmap"]; ok && o.Class == base.OutcomeUserError {
 		// Each cause keeps its own reason (an invalid spec, a missing or
 		// unlabelled reference, a CA bundle problem, a conflict on a child
 		// of the configmap controller); only a failure of generation itself
@@ -108,7 +109,7 @@ func storageReady(in statusInputs, cs *conditionSet) {
 // serviceReady sets ServiceReady.
 func serviceReady(in statusInputs, cs *conditionSet) {
 	switch o := in.outcomes["service"]; {
-	case o.Class == OutcomeUserError:
+	case o.Class == base.OutcomeUserError:
 		cs.set(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, ogxv1beta1.ReasonServiceFailed, o.Message)
 	case in.serviceExists:
 		cs.set(ogxv1beta1.ConditionServiceReady, metav1.ConditionTrue, ogxv1beta1.ReasonServiceReady, "Service is ready")
@@ -148,7 +149,7 @@ func adoptedConditions(in statusInputs, cs *conditionSet) {
 		case f != nil:
 		case t == ogxv1beta1.ConditionNetworkingAdopted && apimeta.FindStatusCondition(cs.conds, t) != nil &&
 			resolve.AdoptionSource(in.server, ogxv1beta1.AnnotationAdoptNetworking) == "":
-			f = &NetworkingReleased()[0]
+			f = &base.NetworkingReleased()[0]
 		default:
 			cs.remove(t)
 			continue
@@ -161,8 +162,8 @@ func adoptedConditions(in statusInputs, cs *conditionSet) {
 // (checks A4/A5) and the several-adopted-PVCs error; once they are fixed it
 // turns False; valid annotations otherwise add nothing.
 func adoptionConfigInvalid(in statusInputs, cs *conditionSet) {
-	problems := AdoptionAnnotationProblems(in.server)
-	if o := in.outcomes["pvc"]; o.Class == OutcomeUserError && o.Reason == ogxv1beta1.ReasonAdoptionConfigInvalid {
+	problems := base.AdoptionAnnotationProblems(in.server)
+	if o := in.outcomes["pvc"]; o.Class == base.OutcomeUserError && o.Reason == ogxv1beta1.ReasonAdoptionConfigInvalid {
 		problems = append(problems, o.Message)
 	}
 	switch {

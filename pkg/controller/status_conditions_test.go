@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 )
 
@@ -194,7 +195,7 @@ func TestConfigGeneratedReasonPerCause(t *testing.T) {
 		if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
 			s.Spec.DisabledAPIs = []ogxv1beta1.DisabledAPI{"batches"}
 		}
-		in := statusInputs{server: s, outcomes: map[string]Outcome{"configmap": {Class: OutcomeUserError, Reason: tc.reported, Message: "m"}}}
+		in := statusInputs{server: s, outcomes: map[string]base.Outcome{"configmap": {Class: base.OutcomeUserError, Reason: tc.reported, Message: "m"}}}
 		cs := newConditionSet(nil, 1, metav1.Now())
 		configGenerated(in, cs)
 		c := apimeta.FindStatusCondition(cs.conds, ogxv1beta1.ConditionConfigGenerated)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 )
 
@@ -45,7 +46,7 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 		return st
 	}
 	conflict := func(in *statusInputs) {
-		in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
+		in.outcomes["service"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
 		in.serviceExists = false
 	}
 
@@ -171,7 +172,7 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 func TestStatusComputeConditionMessageCap(t *testing.T) {
 	long := strings.Repeat("x", 40000)
 	in := scInputs(func(in *statusInputs) {
-		in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonApplyFailed, Message: long}
+		in.outcomes["deployment"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonApplyFailed, Message: long}
 	})
 	res := computeStatus(in)
 	for _, typ := range []string{ogxv1beta1.ConditionReady, ogxv1beta1.ConditionStalled} {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
@@ -72,7 +73,7 @@ func TestStatusComputeFields(t *testing.T) {
 					st.ConfigGeneration = &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: 1, ConfigMapName: "demo-config-0123456789abcdef", GeneratedAt: scT0}
 					return st
 				}()), func(in *statusInputs) {
-					in.outcomes["configmap"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonBaseConfigUnavailable, Message: "set spec.baseConfig"}
+					in.outcomes["configmap"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonBaseConfigUnavailable, Message: "set spec.baseConfig"}
 				}),
 			want: statusResult{requeueAfter: time.Minute, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()

@@ -10,6 +10,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -103,7 +104,7 @@ func controlledBy(obj metav1.Object, s *ogxv1beta1.OGXServer) bool {
 }
 
 // overrideHash is sha256:<hex> of the override config content.
-func overrideHash(ctx context.Context, r *Resolver, s *ogxv1beta1.OGXServer) string {
+func overrideHash(ctx context.Context, r *base.Resolver, s *ogxv1beta1.OGXServer) string {
 	text, err := r.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig", resolve.PrefixConfigMap, "override config")
 	if err != nil {
 		return ""

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 )
 
 // terminal is one user-error cause.
@@ -32,14 +33,14 @@ func summarizeOutcomes(in statusInputs) passSummary {
 	for _, name := range in.controllers {
 		o := in.outcomes[name]
 		switch {
-		case o.Class == OutcomeUserError:
+		case o.Class == base.OutcomeUserError:
 			p.terminals = append(p.terminals, terminal{o.Reason, o.Message})
-		case o.Class == OutcomeWaiting:
+		case o.Class == base.OutcomeWaiting:
 			p.waiting = append(p.waiting, o.Message)
 			if o.Reason == ogxv1beta1.ReasonAdoptionInProgress {
 				p.waitReason = ogxv1beta1.ReasonAdoptionInProgress
 			}
-		case o.Class == OutcomeTransient && p.transient == "":
+		case o.Class == base.OutcomeTransient && p.transient == "":
 			p.transient = o.Message
 		case o.Generation != s.Generation && s.DeletionTimestamp == nil:
 			p.waiting = append(p.waiting, fmt.Sprintf("waiting for the %s controller to observe generation %d", name, s.Generation))

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 )
 
 func TestStatusComputePhases(t *testing.T) {
@@ -95,7 +96,7 @@ func TestStatusComputePhases(t *testing.T) {
 		{
 			name: "Initializing: a controller is waiting",
 			in: scInputs(func(in *statusInputs) {
-				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: waitCM}
+				in.outcomes["deployment"] = base.Outcome{Generation: scGen, Class: base.OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: waitCM}
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhaseInitializing, 1,
 				append([]metav1.Condition{scConfigInactive(scNow), scDeployReady(scNow), scServiceReady(scNow), scHealthDisabled(scNow)},
@@ -104,8 +105,8 @@ func TestStatusComputePhases(t *testing.T) {
 		{
 			name: "Initializing: two waits joined in controller order",
 			in: scInputs(func(in *statusInputs) {
-				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: waitCM}
-				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: waitGC}
+				in.outcomes["deployment"] = base.Outcome{Generation: scGen, Class: base.OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: waitCM}
+				in.outcomes["service"] = base.Outcome{Generation: scGen, Class: base.OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: waitGC}
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhaseInitializing, 1,
 				append([]metav1.Condition{scConfigInactive(scNow), scDeployReady(scNow), scServiceReady(scNow), scHealthDisabled(scNow)},
@@ -160,7 +161,7 @@ func TestStatusComputePhases(t *testing.T) {
 		{
 			name: "Failed: a user error",
 			in: scInputs(func(in *statusInputs) {
-				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
+				in.outcomes["service"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
 				in.serviceExists = false
 			}),
 			want: statusResult{requeueAfter: time.Minute, status: func() ogxv1beta1.OGXServerStatus {
@@ -177,9 +178,9 @@ func TestStatusComputePhases(t *testing.T) {
 		{
 			name: "Failed: several user errors joined in controller order, reason of the first",
 			in: scInputs(func(in *statusInputs) {
-				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonApplyFailed, Message: "Deployment/demo: forbidden"}
-				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
-				in.outcomes["pvc"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: "spec is invalid"}
+				in.outcomes["deployment"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonApplyFailed, Message: "Deployment/demo: forbidden"}
+				in.outcomes["service"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
+				in.outcomes["pvc"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: "spec is invalid"}
 				in.deployment = failedDeployment(scDeployment(1, 0), appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded", deadline)
 			}),
 			want: statusResult{requeueAfter: time.Minute, status: func() ogxv1beta1.OGXServerStatus {
@@ -230,7 +231,7 @@ func TestStatusComputePhases(t *testing.T) {
 		{
 			name: "transient: phase and Ready unchanged, Reconciling RetryingAfterError",
 			in: scInputs(scWithStatus(scReadyStatus()), func(in *statusInputs) {
-				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeTransient, Message: "writing Deployment demo: etcdserver: request timed out"}
+				in.outcomes["deployment"] = base.Outcome{Generation: scGen, Class: base.OutcomeTransient, Message: "writing Deployment demo: etcdserver: request timed out"}
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
@@ -243,7 +244,7 @@ func TestStatusComputePhases(t *testing.T) {
 			name: "transient on a new object: Pending, Ready Unknown",
 			in: scInputs(func(in *statusInputs) {
 				in.deployment = nil
-				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeTransient, Message: "the server is currently unable to handle the request"}
+				in.outcomes["deployment"] = base.Outcome{Generation: scGen, Class: base.OutcomeTransient, Message: "the server is currently unable to handle the request"}
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhasePending, 0,
 				scConfigInactive(scNow),
@@ -255,8 +256,8 @@ func TestStatusComputePhases(t *testing.T) {
 		{
 			name: "transient: the first transient in controller order is reported",
 			in: scInputs(func(in *statusInputs) {
-				in.outcomes["deployment"] = Outcome{Generation: scGen, Class: OutcomeTransient, Message: "second"}
-				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeTransient, Message: "first"}
+				in.outcomes["deployment"] = base.Outcome{Generation: scGen, Class: base.OutcomeTransient, Message: "second"}
+				in.outcomes["service"] = base.Outcome{Generation: scGen, Class: base.OutcomeTransient, Message: "first"}
 			}),
 			want: statusResult{requeueAfter: 10 * time.Second, status: scStatus(ogxv1beta1.PhasePending, 1,
 				scConfigInactive(scNow), scDeployReady(scNow), scServiceReady(scNow), scHealthDisabled(scNow),
@@ -267,7 +268,7 @@ func TestStatusComputePhases(t *testing.T) {
 			name: "Terminating wins over a user error, and needs no complete board",
 			in: scInputs(scWithStatus(scReadyStatus()), func(in *statusInputs) {
 				in.server.DeletionTimestamp = ptr.To(scT0)
-				in.outcomes = map[string]Outcome{"service": {Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}}
+				in.outcomes = map[string]base.Outcome{"service": {Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}}
 			}),
 			want: statusResult{status: func() ogxv1beta1.OGXServerStatus {
 				st := scReadyStatus()
@@ -281,7 +282,7 @@ func TestStatusComputePhases(t *testing.T) {
 			name: "board incomplete: wait without a status",
 			in: scInputs(scWithStatus(scReadyStatus()), func(in *statusInputs) {
 				delete(in.outcomes, "pvc")
-				in.outcomes["service"] = Outcome{Generation: scGen, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
+				in.outcomes["service"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict, Message: scSvcConf}
 			}),
 			want: statusResult{wait: true},
 		},

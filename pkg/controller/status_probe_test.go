@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe/probetest"
 )
@@ -44,7 +45,7 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	prober := &phRedirect{url: ts.URL, inner: probe.NewHTTPProber(5*time.Second, "")}
 
 	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
+	e := newSFEnv(t, base.Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
 	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	e.m.status.now = func() time.Time { return clock }
 	e.syncChildren(sfKey)
@@ -149,7 +150,7 @@ func (p *phBlockingProber) Probe(ctx context.Context, _ probe.Target) probe.Resu
 func TestStatusPassNeverWaitsOnProbe(t *testing.T) {
 	prober := &phBlockingProber{started: make(chan struct{}, 1), release: make(chan struct{})}
 	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
+	e := newSFEnv(t, base.Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
 	defer close(prober.release)
 	e.syncChildren(sfKey)
 	e.makeAvailable(sfName)

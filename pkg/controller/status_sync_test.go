@@ -15,6 +15,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -22,7 +23,7 @@ import (
 
 func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""))
-	e := newSFEnv(t, Options{OperatorVersion: "v1.2.3"}, nil, s)
+	e := newSFEnv(t, base.Options{OperatorVersion: "v1.2.3"}, nil, s)
 	clock := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	e.m.status.now = func() time.Time { return clock }
 
@@ -143,7 +144,7 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 	s := sfServer(sfNamespace, sfName, sfUID)
 	sentinel := sfServer(sfNamespace, "sentinel", "uid-sentinel")
-	e := newSFEnv(t, Options{}, nil, s, sentinel)
+	e := newSFEnv(t, base.Options{}, nil, s, sentinel)
 	var runners []*worker.Runner
 	for _, c := range e.m.childControllers {
 		runners = append(runners, c.Runner)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
@@ -23,8 +24,8 @@ func storeHolds(m *Manager, uid types.UID) []string {
 		name string
 		has  func() bool
 	}{
-		{"outcomes", func() bool { _, ok := m.Board.outcomes.Get(uid); return has(ok) }},
-		{"facts", func() bool { _, ok := m.Board.facts.Get(uid); return has(ok) }},
+		{"outcomes", func() bool { return len(m.Board.Get(uid)) > 0 }},
+		{"facts", func() bool { return len(m.Board.Facts(uid)) > 0 }},
 		{"status writes", func() bool { _, ok := m.status.writes.Get(uid); return has(ok) }},
 		{"probes", func() bool { _, ok, _ := m.status.probes.Due(uid, "", time.Time{}); return has(ok) }},
 		{"digests", func() bool { _, ok := m.status.digests.Get(uid); return has(ok) }},
@@ -45,7 +46,7 @@ func storeHolds(m *Manager, uid types.UID) []string {
 // recordAll puts state for s into every slot, as a pass over s would.
 func recordAll(m *Manager, s *ogxv1beta1.OGXServer) {
 	key := caches.Key(s.Namespace, s.Name)
-	m.Board.Record(key, s.UID, "deployment", Outcome{Generation: s.Generation, Class: OutcomeOK})
+	m.Board.Record(key, s.UID, "deployment", base.Outcome{Generation: s.Generation, Class: base.OutcomeOK})
 	m.Board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue}})
 	m.status.writes.Set(s.UID, statusWrite{written: s, at: time.Now()})
 	m.status.probes.Store(s.UID, "t", time.Now(), probe.Result{})
@@ -53,7 +54,9 @@ func recordAll(m *Manager, s *ogxv1beta1.OGXServer) {
 	m.Events.Journal().Add(key, s.UID, "Service", s.Name, events.Created)
 	m.Events.Lead()
 	m.Events.WarnWhile(s, "Reason", "note", true)
-	m.Resolver.Memo.put(s.UID, key, memoKey{generation: s.Generation}, resolve.GeneratedConfig{})
+	if _, err := m.Resolver.Memo.Generated(s, "", func() (resolve.GeneratedConfig, error) { return resolve.GeneratedConfig{}, nil }); err != nil {
+		panic(err)
+	}
 	m.Specs.Errors(s)
 }
 
@@ -65,7 +68,7 @@ const slotCount = 9
 // keeps the state of servers that still exist.
 func TestSweepDropsStateOfDeletedServers(t *testing.T) {
 	live := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, Options{}, nil, live)
+	e := newSFEnv(t, base.Options{}, nil, live)
 	gone := sfServer(sfNamespace, "deleted", types.UID("9f0c2a51-7d1e-4b6a-8a3e-2c4d5e6f7a8b"))
 
 	recordAll(e.m, live)
@@ -91,7 +94,7 @@ func TestSweepDropsStateOfDeletedServers(t *testing.T) {
 // The sweep asks the cache whether a server exists when it drops that
 // server's state: a server created after the sweep began is live for it.
 func TestHasServerFollowsTheCache(t *testing.T) {
-	e := newSFEnv(t, Options{}, nil, sfServer(sfNamespace, sfName, sfUID))
+	e := newSFEnv(t, base.Options{}, nil, sfServer(sfNamespace, sfName, sfUID))
 	late := sfServer(sfNamespace, "late", types.UID("3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"))
 	if e.m.Caches.HasServer(late.UID) {
 		t.Fatal("hasServer is true before the server exists")

@@ -20,6 +20,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
@@ -81,14 +82,14 @@ type running struct {
 // startController runs an in-process controller watching only namespace ns
 // through a write-counting client; it stops when the test ends. opts may
 // adjust the options.
-func startController(t *testing.T, ns string, adjust ...func(*controller.Options)) *running {
+func startController(t *testing.T, ns string, adjust ...func(*base.Options)) *running {
 	t.Helper()
 	wc := &writeCounter{counts: map[string]int{}}
 	cfg := cp.Config()
 	cfg.WrapTransport = wc.wrap
 	kube := kubernetes.NewForConfigOrDie(cfg)
 	ogx := versioned.NewForConfigOrDie(cfg)
-	opts := controller.Options{
+	opts := base.Options{
 		WatchNamespaces:   []string{ns},
 		OperatorNamespace: ns,
 		OperatorVersion:   "e2e",

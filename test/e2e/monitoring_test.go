@@ -21,7 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
@@ -55,7 +55,7 @@ func TestMonitoring(t *testing.T) {
 	if served(t) {
 		t.Fatal("monitoring.coreos.com/v1 is served before the test installed it (left over from another test?)")
 	}
-	ctrl := startController(t, ns, func(o *controller.Options) { o.DiscoveryInterval = time.Hour })
+	ctrl := startController(t, ns, func(o *base.Options) { o.DiscoveryInterval = time.Hour })
 
 	// 1. Not served: no write to the monitoring group, Ready, no error.
 	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(ctx, newServer(ns, "mon-a"), metav1.CreateOptions{}); err != nil {

@@ -35,10 +35,14 @@ var layers = []struct {
 	// The controllers' shared mechanism: the per-server record, the worker
 	// loop, Events and the applier. They know no controller.
 	{4, []string{"pkg/controller/record", "pkg/controller/worker", "pkg/controller/events", "pkg/controller/apply", "pkg/controller/caches", "pkg/controller/probe"}},
-	// The controllers.
-	{5, []string{"pkg/controller"}},
+	// What every controller is built from: the options and shared
+	// dependencies, the pass every child controller runs, outcomes, the
+	// resolver of a server's inputs and the adoption helpers.
+	{5, []string{"pkg/controller/base"}},
+	// The controllers and the manager that runs them.
+	{6, []string{"pkg/controller"}},
 	// Programs.
-	{6, []string{"cmd/"}},
+	{7, []string{"cmd/"}},
 }
 
 // forbidden are imports the layers alone would allow but the design does
@@ -155,7 +159,8 @@ func TestTestHelpersStayInTests(t *testing.T) {
 // TestLayerOf pins the prefix rule the check depends on.
 func TestLayerOf(t *testing.T) {
 	for pkg, want := range map[string]int{
-		"pkg/controller":                    5,
+		"pkg/controller":                    6,
+		"pkg/controller/base":               5,
 		"pkg/controller/record":             4,
 		"pkg/controller/worker":             4,
 		"pkg/render":                        2,
@@ -164,7 +169,7 @@ func TestLayerOf(t *testing.T) {
 		"pkg/resolve":                       3,
 		"pkg/generated/clientset/versioned": 1,
 		"pkg/apis/ogx/v1beta1":              0,
-		"cmd/ogx-controller":                6,
+		"cmd/ogx-controller":                7,
 		"pkg/unknown":                       -1,
 	} {
 		if got := layerOf(pkg); got != want {

@@ -1,4 +1,4 @@
-package controller
+package base
 
 import (
 	"k8s.io/apimachinery/pkg/types"
@@ -106,4 +106,9 @@ func (m *ConfigMemo) Generated(s *ogxv1beta1.OGXServer, base string, generate fu
 		return resolve.GeneratedConfig{}, err
 	}
 	return m.put(s.UID, caches.Key(s.Namespace, s.Name), key, g), nil
+}
+
+// Drop forgets uid's generated config, as a restart of the process would.
+func (m *ConfigMemo) Drop(uid types.UID) {
+	m.Update(uid, func(memoEntry, bool) (memoEntry, bool) { return memoEntry{}, false })
 }

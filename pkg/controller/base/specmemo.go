@@ -1,4 +1,4 @@
-package controller
+package base
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"

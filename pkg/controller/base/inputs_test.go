@@ -1,4 +1,4 @@
-package controller
+package base
 
 // Unit tests of the controller's resolve.Source (inputs.go): a referenced
 // ConfigMap or Secret comes from the label-filtered cache; on a miss, one
@@ -6,24 +6,54 @@ package controller
 // answer stays a transient error.
 
 import (
+	"context"
 	"errors"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
+	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
+
+const testNamespace = "team-a"
+
+// resolverEnv is a Resolver on synced caches of fake clientsets.
+type resolverEnv struct {
+	ctx      context.Context
+	kube     *kubefake.Clientset
+	resolver *Resolver
+}
+
+func newResolverEnv(t *testing.T, objs []runtime.Object) *resolverEnv {
+	t.Helper()
+	kube := kubefake.NewClientset(objs...)
+	c := caches.NewCaches(kube, ogxfake.NewSimpleClientset(), nil, "ogx-system", nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c.Start(ctx)
+	if err := c.WaitForSync(ctx, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	opts := WithDefaults(Options{OperatorNamespace: "ogx-system"}, kube)
+	kube.ClearActions()
+	return &resolverEnv{ctx: ctx, kube: kube, resolver: NewResolver(c, kube, opts, record.New())}
+}
 
 func TestCacheSourceReferences(t *testing.T) {
 	watched := map[string]string{ogxv1beta1.WatchLabel: "true"}
 	meta := func(name string, labels map[string]string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Namespace: sfNamespace, Name: name, Labels: labels}
+		return metav1.ObjectMeta{Namespace: testNamespace, Name: name, Labels: labels}
 	}
 	objs := []runtime.Object{
 		&corev1.ConfigMap{ObjectMeta: meta("cm-watched", watched)},
@@ -31,7 +61,7 @@ func TestCacheSourceReferences(t *testing.T) {
 		&corev1.Secret{ObjectMeta: meta("sec-watched", watched)},
 		&corev1.Secret{ObjectMeta: meta("sec-unwatched", nil)},
 	}
-	e := newSFEnv(t, Options{}, objs)
+	e := newResolverEnv(t, objs)
 	for _, resource := range []string{"configmaps", "secrets"} {
 		e.kube.PrependReactor("get", resource, func(a clienttesting.Action) (bool, runtime.Object, error) {
 			if a.(clienttesting.GetAction).GetName() != "broken" {
@@ -40,13 +70,13 @@ func TestCacheSourceReferences(t *testing.T) {
 			return true, nil, apierrors.NewInternalError(errors.New("etcd unavailable"))
 		})
 	}
-	src, ok := e.m.Resolver.Source.(*cacheSource)
+	src, ok := e.resolver.Source.(*cacheSource)
 	if !ok {
-		t.Fatalf("the resolver's source is %T, want *cacheSource", e.m.Resolver.Source)
+		t.Fatalf("the resolver's source is %T, want *cacheSource", e.resolver.Source)
 	}
 	lookups := map[string]func(name string) error{
-		"configmaps": func(name string) error { _, err := src.ConfigMap(e.ctx, sfNamespace, name); return err },
-		"secrets":    func(name string) error { _, err := src.Secret(e.ctx, sfNamespace, name); return err },
+		"configmaps": func(name string) error { _, err := src.ConfigMap(e.ctx, testNamespace, name); return err },
+		"secrets":    func(name string) error { _, err := src.Secret(e.ctx, testNamespace, name); return err },
 	}
 	prefix := map[string]string{"configmaps": "cm-", "secrets": "sec-"}
 	cases := []struct {

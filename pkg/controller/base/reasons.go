@@ -1,4 +1,4 @@
-package controller
+package base
 
 // The status reasons a controller records with an outcome are the API's
 // (ogxv1beta1.Reason*, docs/status.md, Terminal reasons).

@@ -1,4 +1,4 @@
-package controller
+package base
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -29,12 +28,10 @@ type ReconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Re
 // controller.
 type Controller struct {
 	*worker.Runner
-	Events *events.Sink
-	// Specs shares the validator's verdict per generation between the child
-	// controllers; nil validates on every pass.
-	Specs     *SpecMemo
-	caches    *caches.Caches
-	board     *OutcomeBoard
+	// Deps are the clients, caches and per-server stores it shares with
+	// the other controllers: the Events sink, the validator's verdict per
+	// generation (Specs) and the outcome board.
+	Deps      *Deps
 	reconcile ReconcileFunc
 	// Watched names the sources whose events start its passes; each
 	// controller declares them in its own file (watches.go).
@@ -49,12 +46,16 @@ func (c *Controller) Watches(w *caches.Sources) []caches.Watch {
 	return caches.WatchesOf(c.Enqueue, c.Watched(w)...)
 }
 
-func NewController(name string, caches *caches.Caches, board *OutcomeBoard, reconcile ReconcileFunc) *Controller {
-	c := &Controller{caches: caches, board: board, reconcile: reconcile}
-	c.Runner = worker.NewRunner(name, c.Sync, caches.Metrics)
+// NewController runs reconcile in the worker loop of a controller named
+// name; name keys its outcomes and names it in logs and metrics.
+func NewController(name string, d *Deps, reconcile ReconcileFunc) *Controller {
+	c := &Controller{Deps: d, reconcile: reconcile}
+	c.Runner = worker.NewRunner(name, c.Sync, d.Caches.Metrics)
 	return c
 }
 
+// Sync is one pass over the server named by key (exported for the
+// controllers' tests).
 func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error) {
 	namespace, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
@@ -62,7 +63,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		klog.FromContext(ctx).Error(err, "Dropping malformed key")
 		return worker.Result{}, nil
 	}
-	s, err := c.caches.Server(namespace, name)
+	s, err := c.Deps.Caches.Server(namespace, name)
 	if apierrors.IsNotFound(err) {
 		return worker.Result{}, nil
 	}
@@ -75,8 +76,8 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	// find the same cause (an invalid spec).
 	record := func(o Outcome, eventReason string) {
 		o.Generation = s.Generation
-		if _, newCause := c.board.RecordCause(key, s.UID, c.Name(), o); newCause && c.Events != nil {
-			c.Events.Warn(s, eventReason, o.Message)
+		if _, newCause := c.Deps.Board.RecordCause(key, s.UID, c.Name(), o); newCause && c.Deps.Events != nil {
+			c.Deps.Events.Warn(s, eventReason, o.Message)
 		}
 	}
 	if s.DeletionTimestamp != nil {
@@ -84,7 +85,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		record(Outcome{Class: OutcomeOK}, "")
 		return worker.Result{}, nil
 	}
-	if errs := c.Specs.Errors(s); len(errs) > 0 {
+	if errs := c.Deps.Specs.Errors(s); len(errs) > 0 {
 		err := &resolve.UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: specErrorsEvent(errs), Err: errs.ToAggregate()}
 		record(Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: err.Error()}, err.EventReason())
 		return worker.Result{}, err
