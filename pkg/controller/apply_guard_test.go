@@ -16,7 +16,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -24,27 +23,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
-
-func agOwner(apiVersion, kind, name string, uid types.UID) []metav1.OwnerReference {
-	return []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, UID: uid, Controller: ptr.To(true)}}
-}
-
-func agManagedLabels() map[string]string {
-	return map[string]string{render.LabelManagedBy: render.ManagedByValue}
-}
 
 // agService is an existing Service named demo-service.
 func agService(lbls map[string]string, owners []metav1.OwnerReference) *corev1.Service {
@@ -67,43 +57,31 @@ type agCase struct {
 	userErr, waiting bool
 }
 
-func agConflict(kind, name string) base.Outcome {
-	return base.Outcome{Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonChildConflict,
-		Message: kind + " " + name + " exists and is not managed by this OGXServer"}
-}
-
-func agWaiting(kind, name string) base.Outcome {
-	return base.Outcome{Class: base.OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing,
-		Message: "waiting for garbage collection of " + kind + " " + name + " owned by a previous OGXServer"}
-}
-
-const agGroupVersion = "ogx.io/v1beta1"
-
 func TestApplyGuardService(t *testing.T) {
 	svcName := sfName + "-service"
 	cases := []agCase{
 		{name: "unlabelled without owner (not cached: live GET)", existing: agService(nil, nil),
-			want: agConflict("Service", svcName), userErr: true},
-		{name: "labelled, controlled by a Deployment", existing: agService(agManagedLabels(), agOwner("apps/v1", "Deployment", "x", "uid-x")),
-			want: agConflict("Service", svcName), userErr: true},
-		{name: "unlabelled, controlled by another OGXServer", existing: agService(nil, agOwner(agGroupVersion, "OGXServer", "other", "uid-other")),
-			want: agConflict("Service", svcName), userErr: true},
-		{name: "labelled, controlled by an OGXServer of another group", existing: agService(agManagedLabels(), agOwner("example.com/v1", "OGXServer", sfName, "uid-old")),
-			want: agConflict("Service", svcName), userErr: true},
-		{name: "labelled, controlled by an older OGXServer of the same name", existing: agService(agManagedLabels(), agOwner(agGroupVersion, "OGXServer", sfName, "uid-old")),
-			want: agWaiting("Service", svcName), waiting: true},
-		{name: "unlabelled, controlled by an older OGXServer of the same name (live GET)", existing: agService(nil, agOwner(agGroupVersion, "OGXServer", sfName, "uid-old")),
-			want: agWaiting("Service", svcName), waiting: true},
+			want: controllertest.Conflict("Service", svcName), userErr: true},
+		{name: "labelled, controlled by a Deployment", existing: agService(controllertest.ManagedLabels(), controllertest.OwnerRefs("apps/v1", "Deployment", "x", "uid-x")),
+			want: controllertest.Conflict("Service", svcName), userErr: true},
+		{name: "unlabelled, controlled by another OGXServer", existing: agService(nil, controllertest.OwnerRefs(controllertest.GroupVersion, "OGXServer", "other", "uid-other")),
+			want: controllertest.Conflict("Service", svcName), userErr: true},
+		{name: "labelled, controlled by an OGXServer of another group", existing: agService(controllertest.ManagedLabels(), controllertest.OwnerRefs("example.com/v1", "OGXServer", sfName, "uid-old")),
+			want: controllertest.Conflict("Service", svcName), userErr: true},
+		{name: "labelled, controlled by an older OGXServer of the same name", existing: agService(controllertest.ManagedLabels(), controllertest.OwnerRefs(controllertest.GroupVersion, "OGXServer", sfName, "uid-old")),
+			want: controllertest.WaitingForGC("Service", svcName), waiting: true},
+		{name: "unlabelled, controlled by an older OGXServer of the same name (live GET)", existing: agService(nil, controllertest.OwnerRefs(controllertest.GroupVersion, "OGXServer", sfName, "uid-old")),
+			want: controllertest.WaitingForGC("Service", svcName), waiting: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sfServer(sfNamespace, sfName, sfUID)
+			s := controllertest.Server(sfNamespace, sfName, sfUID)
 			e := newSFEnv(t, base.Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
 			before, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, svcName, metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.clearActions()
+			e.ClearActions()
 			for pass := range 2 {
 				res, err := e.m.service.Sync(e.ctx, sfKey)
 				switch {
@@ -114,18 +92,18 @@ func TestApplyGuardService(t *testing.T) {
 				}
 				want := tc.want
 				want.Generation = 1
-				if got, _ := e.outcome(s, "service"); got != want {
+				if got, _ := e.Outcome(s, "service"); got != want {
 					t.Errorf("pass %d: outcome (-want +got):\n%s", pass, cmp.Diff(want, got))
 				}
 			}
 			// A create-only apply is refused by an existing object, so it
 			// is the one request allowed before the live GET; the second
 			// pass knows the name is taken and only reads.
-			if w := withoutCreateOnly(e.kubeWrites()); len(w) != 0 {
-				t.Errorf("guarded Service was written:%s", sfDescribe(w))
+			if w := controllertest.WithoutCreateOnly(e.KubeWrites()); len(w) != 0 {
+				t.Errorf("guarded Service was written:%s", controllertest.Describe(w))
 			}
-			if n := len(e.kubeWrites()); n > 1 {
-				t.Errorf("%d create-only applies in two passes, want at most 1:%s", n, sfDescribe(e.kubeWrites()))
+			if n := len(e.KubeWrites()); n > 1 {
+				t.Errorf("%d create-only applies in two passes, want at most 1:%s", n, controllertest.Describe(e.KubeWrites()))
 			}
 			after, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, svcName, metav1.GetOptions{})
 			if err != nil {
@@ -141,14 +119,14 @@ func TestApplyGuardService(t *testing.T) {
 // TestApplyGuardAdoptsLabelledOrphan: the one row of the guard that writes an
 // object it did not create: no controller owner but our managed-by label.
 func TestApplyGuardAdoptsLabelledOrphan(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, base.Options{}, []runtime.Object{agService(agManagedLabels(), nil)}, s)
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
+	e := newSFEnv(t, base.Options{}, []runtime.Object{agService(controllertest.ManagedLabels(), nil)}, s)
 	if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	w := e.kubeWrites()
+	w := e.KubeWrites()
 	if len(w) != 1 {
-		t.Fatalf("want one apply adopting the orphan, got%s", sfDescribe(w))
+		t.Fatalf("want one apply adopting the orphan, got%s", controllertest.Describe(w))
 	}
 	sfExpectApply(t, w[0], gvrServices, sfName+"-service")
 	svc, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, sfName+"-service", metav1.GetOptions{})
@@ -158,15 +136,15 @@ func TestApplyGuardAdoptsLabelledOrphan(t *testing.T) {
 	if ref := metav1.GetControllerOf(svc); ref == nil || ref.UID != sfUID {
 		t.Errorf("adopted Service controller = %+v, want this OGXServer", ref)
 	}
-	if o, _ := e.outcome(s, "service"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
+	if o, _ := e.Outcome(s, "service"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 		t.Errorf("outcome = %+v, want ok", o)
 	}
 }
 
 func TestApplyGuardDeploymentChildren(t *testing.T) {
 	foreignDeployment := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: sfName, Namespace: sfNamespace, Labels: agManagedLabels(),
-			OwnerReferences: agOwner("example.com/v1", "Pipeline", "p", "uid-p")},
+		ObjectMeta: metav1.ObjectMeta{Name: sfName, Namespace: sfNamespace, Labels: controllertest.ManagedLabels(),
+			OwnerReferences: controllertest.OwnerRefs("example.com/v1", "Pipeline", "p", "uid-p")},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To[int32](7),
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
@@ -179,7 +157,7 @@ func TestApplyGuardDeploymentChildren(t *testing.T) {
 	}
 	foreignSA := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sfName + "-sa", Namespace: sfNamespace}}
 	oldIncarnation := foreignDeployment.DeepCopy()
-	oldIncarnation.OwnerReferences = agOwner(agGroupVersion, "OGXServer", sfName, "uid-old")
+	oldIncarnation.OwnerReferences = controllertest.OwnerRefs(controllertest.GroupVersion, "OGXServer", sfName, "uid-old")
 
 	for _, tc := range []struct {
 		name     string
@@ -189,20 +167,20 @@ func TestApplyGuardDeploymentChildren(t *testing.T) {
 		applied []string
 	}{
 		{name: "foreign Deployment (storage on: no strategy patch either)", existing: foreignDeployment,
-			want: agConflict("Deployment", sfName), applied: []string{"serviceaccounts"}},
+			want: controllertest.Conflict("Deployment", sfName), applied: []string{"serviceaccounts"}},
 		{name: "Deployment of a previous incarnation", existing: oldIncarnation,
-			want: agWaiting("Deployment", sfName), applied: []string{"serviceaccounts"}},
+			want: controllertest.WaitingForGC("Deployment", sfName), applied: []string{"serviceaccounts"}},
 		{name: "foreign ServiceAccount ends the pass", existing: foreignSA,
-			want: agConflict("ServiceAccount", sfName+"-sa")},
+			want: controllertest.Conflict("ServiceAccount", sfName+"-sa")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("1Gi"))
+			s := controllertest.Server(sfNamespace, sfName, sfUID, controllertest.WithStorage("1Gi"))
 			e := newSFEnv(t, base.Options{}, []runtime.Object{tc.existing.DeepCopyObject()}, s)
 			e.serviceDone()
 			_, _ = e.m.deployment.Sync(e.ctx, sfKey)
 			want := tc.want
 			want.Generation = 1
-			if got, _ := e.outcome(s, "deployment"); got != want {
+			if got, _ := e.Outcome(s, "deployment"); got != want {
 				t.Errorf("outcome (-want +got):\n%s", cmp.Diff(want, got))
 			}
 			var applied []string
@@ -210,12 +188,12 @@ func TestApplyGuardDeploymentChildren(t *testing.T) {
 			if _, ok := tc.existing.(*appsv1.Deployment); ok {
 				guarded = "deployments"
 			}
-			for _, a := range e.kubeWrites() {
-				if isCreateOnly(a) && a.GetResource().Resource == guarded {
+			for _, a := range e.KubeWrites() {
+				if controllertest.IsCreateOnly(a) && a.GetResource().Resource == guarded {
 					continue // refused by the existing object
 				}
 				if a.GetVerb() != "patch" {
-					t.Errorf("unexpected write %s", sfActionString(a))
+					t.Errorf("unexpected write %s", controllertest.ActionString(a))
 					continue
 				}
 				applied = append(applied, a.GetResource().Resource)
@@ -247,20 +225,20 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("3Gi")}},
 		},
 	}
-	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""))
+	s := controllertest.Server(sfNamespace, sfName, sfUID, controllertest.WithStorage(""))
 	e := newSFEnv(t, base.Options{}, []runtime.Object{existing}, s)
 	_, err := e.m.pvc.Sync(e.ctx, sfKey)
 	if !resolve.IsUserError(err) {
 		t.Errorf("err = %v, want a user error", err)
 	}
-	want := agConflict("PersistentVolumeClaim", sfName+"-pvc")
+	want := controllertest.Conflict("PersistentVolumeClaim", sfName+"-pvc")
 	want.Generation = 1
-	if got, _ := e.outcome(s, "pvc"); got != want {
+	if got, _ := e.Outcome(s, "pvc"); got != want {
 		t.Errorf("outcome (-want +got):\n%s", cmp.Diff(want, got))
 	}
-	for _, a := range e.kubeWrites() {
+	for _, a := range e.KubeWrites() {
 		if a.GetVerb() != "create" {
-			t.Errorf("PVC conflict sent %s", sfActionString(a))
+			t.Errorf("PVC conflict sent %s", controllertest.ActionString(a))
 		}
 	}
 	got, err := e.kube.CoreV1().PersistentVolumeClaims(sfNamespace).Get(e.ctx, sfName+"-pvc", metav1.GetOptions{})
@@ -276,7 +254,7 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 	labelled := existing.DeepCopy()
 	labelled.Name = "second-pvc"
 	labelled.Labels = map[string]string{render.LabelManagedBy: render.ManagedByValue}
-	s2 := sfServer(sfNamespace, "second", "uid-second", sfWithStorage(""))
+	s2 := controllertest.Server(sfNamespace, "second", "uid-second", controllertest.WithStorage(""))
 	e2 := newSFEnv(t, base.Options{}, []runtime.Object{labelled}, s2)
 	// Hide the claim from the cache, as if the informer had not delivered it.
 	sc := e2.m.Caches.For(sfNamespace)
@@ -286,7 +264,7 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 	if _, err := e2.m.pvc.Sync(e2.ctx, caches.Key(sfNamespace, "second")); err != nil {
 		t.Errorf("labelled claim missing from the cache: err %v, want nil", err)
 	}
-	if o, _ := e2.outcome(s2, "pvc"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
+	if o, _ := e2.Outcome(s2, "pvc"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 		t.Errorf("outcome = %+v, want ok", o)
 	}
 }
@@ -295,7 +273,7 @@ func TestApplyGuardPVCConflict(t *testing.T) {
 // a user error InvalidSpec in every child controller, recorded before any
 // request is sent, and status reports it as Failed.
 func TestApplyGuardInvalidSpec(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""), func(sp *ogxv1beta1.OGXServerSpec) {
+	s := controllertest.Server(sfNamespace, sfName, sfUID, controllertest.WithStorage(""), func(sp *ogxv1beta1.OGXServerSpec) {
 		sp.Distribution.Name = ptr.To("no-such-distribution")
 	})
 	e := newSFEnv(t, base.Options{}, nil, s)
@@ -305,14 +283,14 @@ func TestApplyGuardInvalidSpec(t *testing.T) {
 		if !errors.As(err, &ue) || ue.Reason != ogxv1beta1.ReasonInvalidSpec {
 			t.Errorf("%s: err = %v, want a user error %s", c.Name(), err, ogxv1beta1.ReasonInvalidSpec)
 		}
-		o, _ := e.outcome(s, c.Name())
+		o, _ := e.Outcome(s, c.Name())
 		if o.Generation != 1 || o.Class != base.OutcomeUserError || o.Reason != ogxv1beta1.ReasonInvalidSpec ||
 			!strings.Contains(o.Message, `unknown distribution "no-such-distribution"`) {
 			t.Errorf("%s: outcome %+v, want InvalidSpec naming the distribution", c.Name(), o)
 		}
 	}
 	if a := e.kube.Actions(); len(a) != 0 {
-		t.Errorf("invalid spec sent requests:%s", sfDescribe(a))
+		t.Errorf("invalid spec sent requests:%s", controllertest.Describe(a))
 	}
 
 	got := e.syncStatus()
@@ -393,21 +371,5 @@ func TestTakeoverIsJournaled(t *testing.T) {
 		if diff := cmp.Diff(tc.want, []string{reason, action, note}); diff != "" {
 			t.Errorf("%s: event (-want +got):\n%s", tc.name, diff)
 		}
-	}
-}
-
-// TestRoleRefChangeIsChildConflict: the API server's answer to a RoleBinding
-// apply with another roleRef (immutable) is recognised, also wrapped as the
-// applier wraps it; other invalid writes are not.
-func TestRoleRefChangeIsChildConflict(t *testing.T) {
-	gk := rbacv1.SchemeGroupVersion.WithKind("RoleBinding").GroupKind()
-	immutable := apierrors.NewInvalid(gk, "demo-rb", field.ErrorList{
-		field.Invalid(field.NewPath("roleRef"), rbacv1.RoleRef{Name: "other"}, "cannot change roleRef")})
-	other := apierrors.NewInvalid(gk, "demo-rb", field.ErrorList{field.Required(field.NewPath("subjects").Index(0).Child("name"), "")})
-	if !roleRefChanged(immutable) || !roleRefChanged(apply.ClassifyWriteError("RoleBinding", "demo-rb", immutable)) {
-		t.Errorf("a roleRef change was not recognised")
-	}
-	if roleRefChanged(other) || roleRefChanged(nil) {
-		t.Errorf("another invalid write taken for a roleRef change")
 	}
 }

@@ -26,6 +26,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 )
 
 const benchFleetSize = 1000
@@ -94,7 +95,7 @@ func newBenchFleet(tb testing.TB, n int) *benchFleet {
 	for i := range n {
 		ns := fmt.Sprintf("bench-%d", i%namespaces)
 		name := fmt.Sprintf("server-%04d", i)
-		servers[i] = sfServer(ns, name, types.UID(fmt.Sprintf("uid-%04d", i)), func(s *ogxv1beta1.OGXServerSpec) { benchSpec(i, s) })
+		servers[i] = controllertest.Server(ns, name, types.UID(fmt.Sprintf("uid-%04d", i)), func(s *ogxv1beta1.OGXServerSpec) { benchSpec(i, s) })
 		keys[i] = caches.Key(ns, name)
 	}
 	e := newSFEnv(tb, base.Options{OperatorVersion: "v1.0.0"}, kubeObjs, servers...)
@@ -113,12 +114,12 @@ func newBenchFleet(tb testing.TB, n int) *benchFleet {
 			}
 			return nil
 		})
-		e.waitCaught()
-		if len(sfWrites(e.kube.Actions())) == 0 {
+		e.WaitCaught()
+		if len(controllertest.Writes(e.kube.Actions())) == 0 {
 			break
 		}
 		if round == 3 {
-			tb.Fatalf("child controllers still write after %d rounds:%s", round+1, sfDescribe(sfWrites(e.kube.Actions())[:10]))
+			tb.Fatalf("child controllers still write after %d rounds:%s", round+1, controllertest.Describe(controllertest.Writes(e.kube.Actions())[:10]))
 		}
 		e.kube.ClearActions()
 	}
@@ -134,12 +135,12 @@ func newBenchFleet(tb testing.TB, n int) *benchFleet {
 		_, err = e.kube.AppsV1().Deployments(ns).UpdateStatus(e.ctx, d, metav1.UpdateOptions{})
 		return err
 	})
-	e.waitCaught()
+	e.WaitCaught()
 	benchEach(tb, keys, func(key string) error {
-		_, err := e.m.status.sync(e.ctx, key)
+		_, err := e.m.status.Sync(e.ctx, key)
 		return err
 	})
-	e.waitCaught()
+	e.WaitCaught()
 	for _, s := range servers {
 		got, err := e.m.Caches.Server(s.Namespace, s.Name)
 		if err != nil {
@@ -149,7 +150,7 @@ func newBenchFleet(tb testing.TB, n int) *benchFleet {
 			tb.Fatalf("%s/%s did not converge: phase %q, conditions %+v", s.Namespace, s.Name, got.Status.Phase, got.Status.Conditions)
 		}
 	}
-	e.clearActions()
+	e.ClearActions()
 	return f
 }
 
@@ -193,7 +194,7 @@ func (f *benchFleet) pass(ctx context.Context) error {
 				return fmt.Errorf("%s %s: %w", c.Name(), key, err)
 			}
 		}
-		if _, err := f.m.status.sync(ctx, key); err != nil {
+		if _, err := f.m.status.Sync(ctx, key); err != nil {
 			return fmt.Errorf("status %s: %w", key, err)
 		}
 	}
@@ -204,11 +205,11 @@ func (f *benchFleet) pass(ctx context.Context) error {
 // clear, and how many reads there were.
 func (f *benchFleet) writes() (string, int) {
 	all := append(f.kube.Actions(), f.ogx.Actions()...)
-	w := sfWrites(all)
+	w := controllertest.Writes(all)
 	if len(w) == 0 {
 		return "", len(all)
 	}
-	return sfDescribe(w), len(all) - len(w)
+	return controllertest.Describe(w), len(all) - len(w)
 }
 
 func TestFullPass1000Steady(t *testing.T) {

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/status"
 )
 
 // budgetCounts renders actions as "verb resource[/subresource]" counts.
@@ -50,7 +50,7 @@ func budgetString(m map[string]int) string {
 // or run again after convergence. A regression here multiplies by the size
 // of the fleet.
 func TestRequestBudgetOfANewServer(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID)
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, base.Options{}, nil, s)
 	e.m.Events.Lead()
 
@@ -70,41 +70,41 @@ func TestRequestBudgetOfANewServer(t *testing.T) {
 		t.Errorf("child requests of the first passes (-want +got):%s\n%s", budgetString(budgetCounts(e.kube.Actions())), d)
 	}
 	for _, a := range e.kube.Actions() {
-		if !isCreateOnly(a) {
-			t.Errorf("%s: a new child's write is not create-only", sfActionString(a))
+		if !controllertest.IsCreateOnly(a) {
+			t.Errorf("%s: a new child's write is not create-only", controllertest.ActionString(a))
 		}
 	}
 
 	// The API server stamps a new object's creationTimestamp; the fake
 	// does not. With the Deployment just created, the first status waits
 	// for its pods (firstStatusWait) and nothing is written yet.
-	stampCreated(t, e, sfName, e.m.status.now())
-	res, err := e.m.status.sync(e.ctx, sfKey)
+	stampCreated(t, e, sfName, time.Now())
+	res, err := e.m.status.Sync(e.ctx, sfKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.RequeueAfter <= 0 || res.RequeueAfter > statusCoalesceWindow {
-		t.Errorf("first status pass requeues after %s, want within %s", res.RequeueAfter, statusCoalesceWindow)
+	if res.RequeueAfter <= 0 || res.RequeueAfter > status.CoalesceWindow {
+		t.Errorf("first status pass requeues after %s, want within %s", res.RequeueAfter, status.CoalesceWindow)
 	}
 	if n := len(e.ogx.Actions()); n != 0 {
 		t.Errorf("first status pass with a new Deployment sent %d requests, want 0", n)
 	}
 	// The Deployment becomes Available (the test's own writes are not counted).
-	e.waitCaught()
+	e.WaitCaught()
 	e.makeAvailable(sfName)
 	e.kube.ClearActions()
 	// Status reaches Ready; every controller passes once more (the events
 	// of the children and of the status write start such passes).
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+	if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	e.waitCaught()
+	e.WaitCaught()
 	for _, c := range e.m.childControllers {
 		if _, err := c.Sync(e.ctx, sfKey); err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
 	}
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+	if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(e.kube.Actions()); n != 0 {
@@ -147,87 +147,6 @@ func stampCreated(t *testing.T, e *sfEnv, name string, at time.Time) {
 	if _, err := e.kube.AppsV1().Deployments(sfNamespace).Update(e.ctx, d, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	e.waitCaught()
+	e.WaitCaught()
 	e.kube.ClearActions()
-}
-
-// TestStatusCoalesce: while a server is starting, a change within the same
-// phase waits until the last write is statusCoalesceWindow old; a change of
-// phase or generation, or a first write, is written at once.
-func TestStatusCoalesce(t *testing.T) {
-	now := metav1.Now().Time
-	c := &StatusController{now: func() time.Time { return now }, writes: record.NewSlot[statusWrite](record.New())}
-	server := func(phase ogxv1beta1.Phase) *ogxv1beta1.OGXServer {
-		return &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{UID: "u", Generation: 1},
-			Status: ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: 1}}
-	}
-	status := func(phase ogxv1beta1.Phase, gen int64) ogxv1beta1.OGXServerStatus {
-		return ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: gen}
-	}
-	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1), nil); w != 0 {
-		t.Errorf("never written: wait %s, want 0", w)
-	}
-	c.writes.Set("u", statusWrite{at: now.Add(-500 * time.Millisecond)})
-	for _, tc := range []struct {
-		name      string
-		stored    ogxv1beta1.Phase
-		computed  ogxv1beta1.OGXServerStatus
-		wantDelay bool
-	}{
-		{"same starting phase", ogxv1beta1.PhaseInitializing, status(ogxv1beta1.PhaseInitializing, 1), true},
-		{"pending stays pending", ogxv1beta1.PhasePending, status(ogxv1beta1.PhasePending, 1), true},
-		{"phase change", ogxv1beta1.PhaseInitializing, status(ogxv1beta1.PhaseReady, 1), false},
-		{"new generation", ogxv1beta1.PhaseInitializing, status(ogxv1beta1.PhaseInitializing, 2), false},
-		{"ready is never delayed", ogxv1beta1.PhaseReady, status(ogxv1beta1.PhaseReady, 1), false},
-	} {
-		w := c.coalesce(server(tc.stored), tc.computed, nil)
-		if tc.wantDelay && w != statusCoalesceWindow-500*time.Millisecond {
-			t.Errorf("%s: wait %s, want %s", tc.name, w, statusCoalesceWindow-500*time.Millisecond)
-		}
-		if !tc.wantDelay && w != 0 {
-			t.Errorf("%s: wait %s, want 0", tc.name, w)
-		}
-	}
-	c.writes.Set("u", statusWrite{at: now.Add(-statusCoalesceWindow)})
-	if w := c.coalesce(server(ogxv1beta1.PhaseInitializing), status(ogxv1beta1.PhaseInitializing, 1), nil); w != 0 {
-		t.Errorf("window passed: wait %s, want 0", w)
-	}
-}
-
-// TestFirstStatusWait: a server never written that would say Initializing
-// waits until its Deployment is statusCoalesceWindow old, so pods that are
-// quickly available make Ready its first status; nothing else waits, and a
-// Deployment stamped in the future (clocks differ) waits one window at most.
-func TestFirstStatusWait(t *testing.T) {
-	now := metav1.Now().Time
-	c := &StatusController{now: func() time.Time { return now }, writes: record.NewSlot[statusWrite](record.New())}
-	deployment := func(age time.Duration) *appsv1.Deployment {
-		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now.Add(-age))}}
-	}
-	server := func(phase ogxv1beta1.Phase) *ogxv1beta1.OGXServer {
-		return &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{UID: "u", Generation: 1},
-			Status: ogxv1beta1.OGXServerStatus{Phase: phase}}
-	}
-	computed := func(phase ogxv1beta1.Phase) ogxv1beta1.OGXServerStatus {
-		return ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: 1}
-	}
-	for _, tc := range []struct {
-		name     string
-		stored   ogxv1beta1.Phase
-		computed ogxv1beta1.Phase
-		d        *appsv1.Deployment
-		want     time.Duration
-	}{
-		{"young Deployment", "", ogxv1beta1.PhaseInitializing, deployment(time.Second), statusCoalesceWindow - time.Second},
-		{"Deployment old enough", "", ogxv1beta1.PhaseInitializing, deployment(statusCoalesceWindow), 0},
-		{"clocks differ", "", ogxv1beta1.PhaseInitializing, deployment(-time.Minute), statusCoalesceWindow},
-		{"first status Ready", "", ogxv1beta1.PhaseReady, deployment(time.Second), 0},
-		{"first status Pending", "", ogxv1beta1.PhasePending, nil, 0},
-		{"first status Failed", "", ogxv1beta1.PhaseFailed, deployment(time.Second), 0},
-		{"written before", ogxv1beta1.PhasePending, ogxv1beta1.PhaseInitializing, deployment(time.Second), 0},
-	} {
-		if got := c.coalesce(server(tc.stored), computed(tc.computed), tc.d); got != tc.want {
-			t.Errorf("%s: wait %s, want %s", tc.name, got, tc.want)
-		}
-	}
 }

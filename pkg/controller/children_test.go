@@ -26,6 +26,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -91,7 +92,7 @@ func checkChild[O metav1.Object, AC any](t *testing.T, e *sfEnv, c *apply.Child[
 	var verbs []string
 	for _, a := range e.kube.Actions() {
 		if a.GetResource() != gvr || a.GetNamespace() != sfNamespace {
-			t.Errorf("request to the wrong resource: %s", sfActionString(a))
+			t.Errorf("request to the wrong resource: %s", controllertest.ActionString(a))
 			continue
 		}
 		v := a.GetVerb()

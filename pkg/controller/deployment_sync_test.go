@@ -20,6 +20,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -31,7 +32,7 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 		muts []func(*ogxv1beta1.OGXServerSpec)
 	}{
 		{name: "defaults"},
-		{name: "storage and replicas", muts: []func(*ogxv1beta1.OGXServerSpec){sfWithStorage("20Gi"), func(s *ogxv1beta1.OGXServerSpec) {
+		{name: "storage and replicas", muts: []func(*ogxv1beta1.OGXServerSpec){controllertest.WithStorage("20Gi"), func(s *ogxv1beta1.OGXServerSpec) {
 			s.Workload.Replicas = ptr.To[int32](3)
 		}}},
 		{name: "custom image and port", muts: []func(*ogxv1beta1.OGXServerSpec){func(s *ogxv1beta1.OGXServerSpec) {
@@ -40,7 +41,7 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sfServer(sfNamespace, sfName, sfUID, tc.muts...)
+			s := controllertest.Server(sfNamespace, sfName, sfUID, tc.muts...)
 			e := newSFEnv(t, base.Options{}, nil, s)
 			ctx := e.ctx
 
@@ -48,18 +49,18 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 			if _, err := e.m.deployment.Sync(ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
-			w := e.kubeWrites()
+			w := e.KubeWrites()
 			if len(w) != 2 {
-				t.Fatalf("first sync: want 2 writes (ServiceAccount, Deployment), got%s", sfDescribe(w))
+				t.Fatalf("first sync: want 2 writes (ServiceAccount, Deployment), got%s", controllertest.Describe(w))
 			}
 			sfExpectApply(t, w[0], gvrServiceAccounts, sfName+"-sa")
 			sfExpectApply(t, w[1], gvrDeployments, sfName)
-			if o, _ := e.outcome(s, "deployment"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
+			if o, _ := e.Outcome(s, "deployment"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 				t.Errorf("outcome after first sync = %+v, want ok for generation 1", o)
 			}
 
 			// What was applied is what render produces, and ogx-controller owns it.
-			in := e.renderInputs(s)
+			in := e.RenderInputs(s)
 			wantDep, err := render.Deployment(s, &in)
 			if err != nil {
 				t.Fatal(err)
@@ -83,14 +84,14 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 				t.Errorf("ServiceAccount controller ref = %+v, want this OGXServer", ref)
 			}
 
-			e.waitCaught()
-			e.clearActions()
+			e.WaitCaught()
+			e.ClearActions()
 			for i := range 2 {
 				if _, err := e.m.deployment.Sync(ctx, sfKey); err != nil {
 					t.Fatalf("steady sync %d: %v", i, err)
 				}
-				if w := e.kubeWrites(); len(w) != 0 {
-					t.Fatalf("steady sync %d sent writes:%s", i, sfDescribe(w))
+				if w := e.KubeWrites(); len(w) != 0 {
+					t.Fatalf("steady sync %d sent writes:%s", i, controllertest.Describe(w))
 				}
 			}
 		})
@@ -98,14 +99,14 @@ func TestSyncFakeDeploymentAppliesThenSkips(t *testing.T) {
 }
 
 func TestSyncFakeDeploymentDriftIsReapplied(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID)
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, base.Options{}, nil, s)
 	e.serviceDone()
 	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	e.waitCaught()
-	e.clearActions()
+	e.WaitCaught()
+	e.ClearActions()
 
 	// A hand edit of an owned field moves ownership; the next pass re-applies.
 	dep, err := e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
@@ -116,14 +117,14 @@ func TestSyncFakeDeploymentDriftIsReapplied(t *testing.T) {
 	if _, err := e.kube.AppsV1().Deployments(sfNamespace).Update(e.ctx, dep, metav1.UpdateOptions{FieldManager: "kubectl-edit"}); err != nil {
 		t.Fatal(err)
 	}
-	e.waitCaught()
-	e.clearActions()
+	e.WaitCaught()
+	e.ClearActions()
 	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	w := e.kubeWrites()
+	w := e.KubeWrites()
 	if len(w) != 1 {
-		t.Fatalf("after drift: want one Deployment apply, got%s", sfDescribe(w))
+		t.Fatalf("after drift: want one Deployment apply, got%s", controllertest.Describe(w))
 	}
 	sfExpectApply(t, w[0], gvrDeployments, sfName)
 	dep, err = e.kube.AppsV1().Deployments(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
@@ -141,7 +142,7 @@ func TestSyncFakeDeploymentDriftIsReapplied(t *testing.T) {
 // it, the count became ours, and the apply without replicas dropped it, so
 // the Deployment fell back to one replica.
 func TestSyncFakeTakeoverBeforeHandOver(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID, func(spec *ogxv1beta1.OGXServerSpec) {
+	s := controllertest.Server(sfNamespace, sfName, sfUID, func(spec *ogxv1beta1.OGXServerSpec) {
 		spec.Workload = &ogxv1beta1.WorkloadSpec{Autoscaling: &ogxv1beta1.AutoscalingSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 5}}
 	})
 	upstream := &appsv1.Deployment{
@@ -161,9 +162,9 @@ func TestSyncFakeTakeoverBeforeHandOver(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 	var order []string
-	for _, a := range e.kubeWrites() {
+	for _, a := range e.KubeWrites() {
 		if a.GetResource() == gvrDeployments {
-			order = append(order, sfActionString(a))
+			order = append(order, controllertest.ActionString(a))
 		}
 	}
 	// The takeover patch, then the hand-over of the count it made ours,
@@ -194,7 +195,7 @@ func sfAppliedReplicas(t *testing.T, a clienttesting.Action) int32 {
 	t.Helper()
 	p, ok := a.(clienttesting.PatchActionImpl)
 	if !ok {
-		t.Fatalf("%s is not a patch", sfActionString(a))
+		t.Fatalf("%s is not a patch", controllertest.ActionString(a))
 	}
 	var body struct {
 		Spec struct {
@@ -202,7 +203,7 @@ func sfAppliedReplicas(t *testing.T, a clienttesting.Action) int32 {
 		} `json:"spec"`
 	}
 	if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
-		t.Fatalf("decoding %s: %v", sfActionString(a), err)
+		t.Fatalf("decoding %s: %v", controllertest.ActionString(a), err)
 	}
 	return ptr.Deref(body.Spec.Replicas, -1)
 }
@@ -242,23 +243,23 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 		{name: "both unset", want: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(tc.replicas, tc.min))
+			s := controllertest.Server(sfNamespace, sfName, sfUID, sfAutoscaling(tc.replicas, tc.min))
 			e := newSFEnv(t, base.Options{}, nil, s)
 			e.serviceDone()
 			if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
 			var deps []clienttesting.Action
-			for _, a := range e.kubeWrites() {
+			for _, a := range e.KubeWrites() {
 				if a.GetResource() == gvrDeployments {
 					deps = append(deps, a)
 				}
 			}
 			// The create-only apply with the count, the hand-over, and the
 			// apply of the rendered object, which has no count.
-			if len(deps) != 3 || !isCreateOnly(deps[0]) ||
-				!strings.Contains(sfActionString(deps[1]), fmt.Sprintf("manager %q", render.HandoverFieldManager)) {
-				t.Fatalf("Deployment writes:%s\nwant the create, the hand-over, then the apply", sfDescribe(deps))
+			if len(deps) != 3 || !controllertest.IsCreateOnly(deps[0]) ||
+				!strings.Contains(controllertest.ActionString(deps[1]), fmt.Sprintf("manager %q", render.HandoverFieldManager)) {
+				t.Fatalf("Deployment writes:%s\nwant the create, the hand-over, then the apply", controllertest.Describe(deps))
 			}
 			sfExpectApply(t, deps[0], gvrDeployments, sfName)
 			sfExpectApply(t, deps[2], gvrDeployments, sfName)
@@ -280,14 +281,14 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 				t.Errorf("the HPA's minReplicas is %d, the Deployment started at %d", got, tc.want)
 			}
 
-			e.waitCaught()
-			e.clearActions()
+			e.WaitCaught()
+			e.ClearActions()
 			for i := range 2 {
 				if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 					t.Fatalf("steady sync %d: %v", i, err)
 				}
-				if w := e.kubeWrites(); len(w) != 0 {
-					t.Fatalf("steady sync %d sent writes:%s", i, sfDescribe(w))
+				if w := e.KubeWrites(); len(w) != 0 {
+					t.Fatalf("steady sync %d sent writes:%s", i, controllertest.Describe(w))
 				}
 			}
 		})
@@ -299,7 +300,7 @@ func TestSyncFakeAutoscaledDeploymentStartsAtMinimum(t *testing.T) {
 // it, not ogx-controller) costs no write, and a pass that does write
 // another field sends no count and leaves it as it was.
 func TestSyncFakeAutoscaledDeploymentExistingCountKept(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID, sfAutoscaling(nil, ptr.To[int32](2)))
+	s := controllertest.Server(sfNamespace, sfName, sfUID, sfAutoscaling(nil, ptr.To[int32](2)))
 	e := newSFEnv(t, base.Options{}, nil, s)
 	e.serviceDone()
 	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
@@ -315,27 +316,27 @@ func TestSyncFakeAutoscaledDeploymentExistingCountKept(t *testing.T) {
 	if _, err := e.kube.AppsV1().Deployments(sfNamespace).Update(e.ctx, dep, metav1.UpdateOptions{FieldManager: "kube-controller-manager"}); err != nil {
 		t.Fatal(err)
 	}
-	e.waitCaught()
-	e.clearActions()
+	e.WaitCaught()
+	e.ClearActions()
 
 	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	if w := e.kubeWrites(); len(w) != 0 {
-		t.Fatalf("a pass over an existing Deployment sent writes:%s", sfDescribe(w))
+	if w := e.KubeWrites(); len(w) != 0 {
+		t.Fatalf("a pass over an existing Deployment sent writes:%s", controllertest.Describe(w))
 	}
 
 	// A change of another field: one apply, without a count.
 	s = s.DeepCopy()
 	s.Spec.Distribution = ogxv1beta1.DistributionSpec{Image: ptr.To("quay.io/example/ogx:2.0.0")}
-	e.updateServer(s)
-	e.clearActions()
+	e.UpdateServer(s)
+	e.ClearActions()
 	if _, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	w := e.kubeWrites()
+	w := e.KubeWrites()
 	if len(w) != 1 {
-		t.Fatalf("after an image change: want one Deployment apply, got%s", sfDescribe(w))
+		t.Fatalf("after an image change: want one Deployment apply, got%s", controllertest.Describe(w))
 	}
 	sfExpectApply(t, w[0], gvrDeployments, sfName)
 	if got := sfAppliedReplicas(t, w[0]); got != -1 {

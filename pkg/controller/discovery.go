@@ -113,7 +113,7 @@ func (m *Manager) watchOptionalAPIs(ctx context.Context, interval time.Duration)
 		default:
 		}
 	}
-	if dyn, err := dynamicClientFor(m.Kube); err != nil {
+	if dyn, err := base.DynamicClientFor(m.Kube); err != nil {
 		logger.Error(err, "Cannot watch the optional APIs' CRDs; checking every interval only", "interval", interval)
 	} else if dyn != nil {
 		if err := watchOptionalCRDs(ctx, dyn, poke); err != nil {

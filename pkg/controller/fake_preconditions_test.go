@@ -2,14 +2,13 @@ package controller
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -20,75 +19,8 @@ import (
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 )
-
-// applyPreconditions makes a fake clientset honour the resourceVersion of a
-// server-side apply as the API server does (the fake trackers ignore it): an
-// existing object with another resourceVersion answers 409 Conflict; a
-// missing object is created whatever the resourceVersion.
-func applyPreconditions(tracker clienttesting.ObjectTracker) clienttesting.ReactionFunc {
-	return func(action clienttesting.Action) (bool, runtime.Object, error) {
-		p, ok := action.(clienttesting.PatchAction)
-		if !ok || p.GetPatchType() != types.ApplyPatchType {
-			return false, nil, nil
-		}
-		var body struct {
-			Metadata struct {
-				ResourceVersion string `json:"resourceVersion"`
-			} `json:"metadata"`
-		}
-		if err := json.Unmarshal(p.GetPatch(), &body); err != nil || body.Metadata.ResourceVersion == "" {
-			return false, nil, nil
-		}
-		existing, err := tracker.Get(p.GetResource(), p.GetNamespace(), p.GetName())
-		if apierrors.IsNotFound(err) {
-			return false, nil, nil
-		}
-		if err != nil {
-			return true, nil, err
-		}
-		m, err := meta.Accessor(existing)
-		if err != nil {
-			return true, nil, err
-		}
-		if m.GetResourceVersion() != body.Metadata.ResourceVersion {
-			return true, nil, apierrors.NewConflict(p.GetResource().GroupResource(), p.GetName(),
-				errorString("the object has been modified; please apply your changes to the latest version and try again"))
-		}
-		return false, nil, nil
-	}
-}
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
-// isCreateOnly reports whether a is a create-only apply (resourceVersion
-// apply.AbsentResourceVersion): against an existing object the API server refuses
-// it, so it can never change what it guards.
-func isCreateOnly(a clienttesting.Action) bool {
-	p, ok := a.(clienttesting.PatchAction)
-	if !ok || p.GetPatchType() != types.ApplyPatchType {
-		return false
-	}
-	var body struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	return json.Unmarshal(p.GetPatch(), &body) == nil && body.Metadata.ResourceVersion == apply.AbsentResourceVersion
-}
-
-// withoutCreateOnly drops the create-only applies from actions.
-func withoutCreateOnly(actions []clienttesting.Action) []clienttesting.Action {
-	var out []clienttesting.Action
-	for _, a := range actions {
-		if !isCreateOnly(a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
 
 // TestSetTypedResourceVersion: every typed child's apply configuration takes
 // the create-only precondition and loses it again; a kind it silently
@@ -131,11 +63,11 @@ func TestSetTypedResourceVersion(t *testing.T) {
 // resourceVersion on an apply that creates gets a live read and a plain
 // apply instead, and the child is created.
 func TestCreateOnAPIServerRefusingPrecondition(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID)
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, base.Options{}, nil, s)
 	e.kube.PrependReactor("patch", "services", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		if isCreateOnly(a) {
-			return true, nil, apierrors.NewInternalError(errorString("resourceVersion should not be set on objects to be created"))
+		if controllertest.IsCreateOnly(a) {
+			return true, nil, apierrors.NewInternalError(errors.New("resourceVersion should not be set on objects to be created"))
 		}
 		return false, nil, nil
 	})

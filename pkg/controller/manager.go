@@ -13,6 +13,16 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/configmap"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/deployment"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/hpa"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/ingress"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/monitoring"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/networkpolicy"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/pdb"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/pvc"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/service"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/status"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -22,16 +32,16 @@ import (
 type Manager struct {
 	base.Deps
 
-	configMap     *ConfigMapController
-	deployment    *DeploymentController
-	service       *ServiceController
-	pvc           *PVCController
+	configMap     *configmap.Controller
+	deployment    *deployment.Controller
+	service       *service.Controller
+	pvc           *pvc.Controller
 	networkPolicy *base.Controller
 	hpa           *base.Controller
 	pdb           *base.Controller
 	ingress       *base.Controller
-	monitoring    *MonitoringController
-	status        *StatusController
+	monitoring    *monitoring.Controller
+	status        *status.Controller
 	// childControllers are run in the fixed order their errors are reported.
 	childControllers []*base.Controller
 	// handlersSynced report when each event handler has been handed every
@@ -42,12 +52,12 @@ type Manager struct {
 // NewManager builds the caches and controllers; nothing runs until Start and
 // Run.
 func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts base.Options) (*Manager, error) {
-	opts = base.WithDefaults(opts, kube)
-	caches := caches.NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
-		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, opts.TakeoverManagers)
-	caches.Metrics = opts.Metrics
-	opts.Metrics.CountServersWith(caches.ServerPhases)
-	m := &Manager{Deps: base.NewDeps(kube, ogx, caches, opts)}
+	return newManager(base.NewDeps(kube, ogx, base.WithDefaults(opts, kube)))
+}
+
+// newManager builds the controllers on d.
+func newManager(d base.Deps) (*Manager, error) {
+	m := &Manager{Deps: d}
 	m.newControllers()
 	if err := m.registerHandlers(); err != nil {
 		return nil, err
@@ -60,19 +70,15 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts base.Op
 // and journaled writes.
 func (m *Manager) newControllers() {
 	d := &m.Deps
-	m.configMap = newConfigMapController(d)
-	m.service = newServiceController(d)
-	m.pvc = newPVCController(d)
-	m.deployment = newDeploymentController(d)
-	m.networkPolicy = base.NewOptional("networkpolicy", "NetworkPolicy", d, d.Children.NetworkPolicies, networkPolicyWatches,
-		render.NetworkPolicyName, render.WantNetworkPolicy, render.NetworkPolicy)
-	m.hpa = base.NewOptional("hpa", "HorizontalPodAutoscaler", d, d.Children.HPAs, hpaWatches,
-		render.HPAName, render.WantHPA, render.HPA)
-	m.pdb = base.NewOptional("pdb", "PodDisruptionBudget", d, d.Children.PDBs, pdbWatches,
-		render.PDBName, render.WantPDB, render.PDB)
-	m.ingress = base.NewOptional("ingress", "Ingress", d, d.Children.Ingresses, ingressWatches,
-		render.IngressName, render.WantIngress, render.Ingress, ingressAdoption(d))
-	m.monitoring = newMonitoringController(d)
+	m.configMap = configmap.NewController(d)
+	m.service = service.NewController(d)
+	m.pvc = pvc.NewController(d)
+	m.deployment = deployment.NewController(d)
+	m.networkPolicy = networkpolicy.NewController(d)
+	m.hpa = hpa.NewController(d)
+	m.pdb = pdb.NewController(d)
+	m.ingress = ingress.NewController(d)
+	m.monitoring = monitoring.NewController(d)
 	// The fixed order in which their errors are reported (docs/status.md,
 	// Terminal reasons).
 	m.childControllers = []*base.Controller{
@@ -83,7 +89,7 @@ func (m *Manager) newControllers() {
 	for i, c := range m.childControllers {
 		names[i] = c.Name()
 	}
-	m.status = newStatusController(&m.Deps, names)
+	m.status = status.NewController(&m.Deps, names)
 }
 
 // Start starts the informers and waits for them to sync. Every replica does
@@ -208,7 +214,7 @@ func (m *Manager) watches(sources *caches.Sources) []caches.Watch {
 	for _, c := range m.childControllers {
 		entries = append(entries, c.Watches(sources)...)
 	}
-	return append(entries, m.status.watches(sources)...)
+	return append(entries, m.status.Watches(sources)...)
 }
 
 // serverEvents starts every controller's pass for an OGXServer on create,

@@ -19,22 +19,23 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("20Gi"))
+	s := controllertest.Server(sfNamespace, sfName, sfUID, controllertest.WithStorage("20Gi"))
 	e := newSFEnv(t, base.Options{}, nil, s)
 	if _, err := e.m.pvc.Sync(e.ctx, sfKey); err != nil {
 		t.Fatalf("first sync: %v", err)
 	}
-	w := e.kubeWrites()
+	w := e.KubeWrites()
 	if len(w) != 1 {
-		t.Fatalf("first sync: want one create, got%s", sfDescribe(w))
+		t.Fatalf("first sync: want one create, got%s", controllertest.Describe(w))
 	}
 	c, ok := w[0].(clienttesting.CreateActionImpl)
 	if !ok || c.GetResource() != gvrPVCs || c.GetNamespace() != sfNamespace {
-		t.Fatalf("want create of a PVC, got %s", sfActionString(w[0]))
+		t.Fatalf("want create of a PVC, got %s", controllertest.ActionString(w[0]))
 	}
 	if c.CreateOptions.FieldManager != render.FieldManager {
 		t.Errorf("create field manager = %q, want %q", c.CreateOptions.FieldManager, render.FieldManager)
@@ -56,29 +57,29 @@ func TestSyncFakePVCCreatesThenSkips(t *testing.T) {
 	if !equality.Semantic.DeepEqual(pvc, want) {
 		t.Errorf("created PVC (-want +got):\n%s", cmp.Diff(want, pvc))
 	}
-	if o, _ := e.outcome(s, "pvc"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
+	if o, _ := e.Outcome(s, "pvc"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 		t.Errorf("outcome = %+v, want ok", o)
 	}
 
-	e.waitCaught()
-	e.clearActions()
+	e.WaitCaught()
+	e.ClearActions()
 	if _, err := e.m.pvc.Sync(e.ctx, sfKey); err != nil {
 		t.Fatalf("steady sync: %v", err)
 	}
-	if w := e.kubeWrites(); len(w) != 0 {
-		t.Fatalf("steady sync sent writes:%s", sfDescribe(w))
+	if w := e.KubeWrites(); len(w) != 0 {
+		t.Fatalf("steady sync sent writes:%s", controllertest.Describe(w))
 	}
 
 	// Without storage the pvc controller does nothing at all.
-	s2 := sfServer(sfNamespace, "plain", "uid-plain")
+	s2 := controllertest.Server(sfNamespace, "plain", "uid-plain")
 	e2 := newSFEnv(t, base.Options{}, nil, s2)
 	if _, err := e2.m.pvc.Sync(e2.ctx, caches.Key(sfNamespace, "plain")); err != nil {
 		t.Fatal(err)
 	}
-	if w := e2.kubeWrites(); len(w) != 0 {
-		t.Errorf("pvc sync without storage sent writes:%s", sfDescribe(w))
+	if w := e2.KubeWrites(); len(w) != 0 {
+		t.Errorf("pvc sync without storage sent writes:%s", controllertest.Describe(w))
 	}
-	if o, _ := e2.outcome(s2, "pvc"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
+	if o, _ := e2.Outcome(s2, "pvc"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 		t.Errorf("outcome without storage = %+v, want ok", o)
 	}
 }
@@ -102,9 +103,9 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 	adopted := foreign.DeepCopy()
 	adopted.Name = "legacy-pvc"
 	adopted.Labels = map[string]string{render.LabelAdoptedFrom: "legacy", render.LabelInstance: "third"}
-	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage("10Gi"))
-	other := sfServer(sfNamespace, "other", "uid-other", sfWithStorage("5Gi"))
-	third := sfServer(sfNamespace, "third", "uid-third", sfWithStorage("5Gi"))
+	s := controllertest.Server(sfNamespace, sfName, sfUID, controllertest.WithStorage("10Gi"))
+	other := controllertest.Server(sfNamespace, "other", "uid-other", controllertest.WithStorage("5Gi"))
+	third := controllertest.Server(sfNamespace, "third", "uid-third", controllertest.WithStorage("5Gi"))
 	e := newSFEnv(t, base.Options{}, []runtime.Object{foreign.DeepCopy(), adopted.DeepCopy()}, s, other, third)
 
 	var all []clienttesting.Action
@@ -114,11 +115,11 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 			for _, c := range e.m.childControllers {
 				_, _ = c.Sync(e.ctx, key)
 			}
-			_, _ = e.m.status.sync(e.ctx, key)
+			_, _ = e.m.status.Sync(e.ctx, key)
 		}
 		all = append(all, e.kube.Actions()...)
 		e.kube.ClearActions()
-		e.waitCaught()
+		e.WaitCaught()
 		// A second pass after the caches caught up.
 		for _, key := range keys {
 			for _, c := range e.m.childControllers {
@@ -127,7 +128,7 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 		}
 		all = append(all, e.kube.Actions()...)
 		e.kube.ClearActions()
-		e.waitCaught()
+		e.WaitCaught()
 	}
 	otherKey := caches.Key(sfNamespace, "other")
 	pass("create", sfKey, otherKey, caches.Key(sfNamespace, "third"))
@@ -143,7 +144,7 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 	}
 
 	// The foreign claim named other-pvc is reported, not touched.
-	o, _ := e.outcome(other, "pvc")
+	o, _ := e.Outcome(other, "pvc")
 	wantMsg := "PersistentVolumeClaim other-pvc exists and is not managed by this OGXServer"
 	if o.Class != base.OutcomeUserError || o.Reason != ogxv1beta1.ReasonChildConflict || o.Message != wantMsg {
 		t.Errorf("foreign PVC outcome = %+v, want user error %s %q", o, ogxv1beta1.ReasonChildConflict, wantMsg)
@@ -159,8 +160,8 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 	// Resize request: never applied.
 	s2 := s.DeepCopy()
 	s2.Generation = 2
-	sfWithStorage("50Gi")(&s2.Spec)
-	e.updateServer(s2)
+	controllertest.WithStorage("50Gi")(&s2.Spec)
+	e.UpdateServer(s2)
 	pass("resize", sfKey)
 	pvc, err := e.kube.CoreV1().PersistentVolumeClaims(sfNamespace).Get(e.ctx, sfName+"-pvc", metav1.GetOptions{})
 	if err != nil {
@@ -174,19 +175,19 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 	s3 := s2.DeepCopy()
 	s3.Generation = 3
 	s3.Spec.Workload.Storage = nil
-	e.updateServer(s3)
+	e.UpdateServer(s3)
 	pass("storage removed", sfKey)
 
 	// Being deleted, then gone.
 	s4 := s3.DeepCopy()
 	s4.DeletionTimestamp = ptr.To(metav1.Now())
 	s4.Finalizers = []string{"example.com/hold"}
-	e.updateServer(s4)
+	e.UpdateServer(s4)
 	pass("terminating", sfKey)
 	if err := e.ogx.Tracker().Delete(gvrOGXServers, sfNamespace, sfName); err != nil {
 		t.Fatal(err)
 	}
-	e.waitCaught()
+	e.WaitCaught()
 	pass("deleted", sfKey)
 
 	creates, patches := 0, 0
@@ -204,19 +205,19 @@ func TestSyncFakePVCVerbAudit(t *testing.T) {
 			p := a.(clienttesting.PatchActionImpl)
 			var body map[string]any
 			if err := json.Unmarshal(p.GetPatch(), &body); err != nil || p.GetPatchType() != types.MergePatchType {
-				t.Errorf("PVC patch %s is not a JSON merge patch: %s", sfActionString(a), p.GetPatch())
+				t.Errorf("PVC patch %s is not a JSON merge patch: %s", controllertest.ActionString(a), p.GetPatch())
 				continue
 			}
 			for k := range body {
 				if k != "metadata" {
-					t.Errorf("PVC patch touches %q: %s %s", k, sfActionString(a), p.GetPatch())
+					t.Errorf("PVC patch touches %q: %s %s", k, controllertest.ActionString(a), p.GetPatch())
 				}
 			}
 		default:
-			t.Errorf("forbidden PVC request: %s", sfActionString(a))
+			t.Errorf("forbidden PVC request: %s", controllertest.ActionString(a))
 		}
 		if a.GetSubresource() != "" {
-			t.Errorf("PVC subresource request: %s", sfActionString(a))
+			t.Errorf("PVC subresource request: %s", controllertest.ActionString(a))
 		}
 	}
 	// demo-pvc once, other-pvc once (answered AlreadyExists), and other-pvc

@@ -14,6 +14,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -29,7 +30,7 @@ func TestInvalidImageOverridesReportedByNewLeader(t *testing.T) {
 	events := kubefake.NewClientset()
 	e := newSFEnv(t, base.Options{EventsClient: events, EventQPS: 100, EventBurst: 100}, []runtime.Object{cm})
 	go e.m.Run(e.ctx)
-	sfEventually(t, "an InvalidImageOverrides Event", func() (bool, string) {
+	controllertest.Eventually(t, "an InvalidImageOverrides Event", func() (bool, string) {
 		list, err := events.EventsV1().Events(sfOperator).List(e.ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -41,15 +42,6 @@ func TestInvalidImageOverridesReportedByNewLeader(t *testing.T) {
 		}
 		return false, fmt.Sprintf("%d Events, none InvalidImageOverrides", len(list.Items))
 	})
-}
-
-// sfQueuedEvents drains the Events the sink queued: "Type Reason: note".
-func sfQueuedEvents(e *sfEnv) []string {
-	var out []string
-	for _, ev := range e.m.Events.Queued() {
-		out = append(out, ev.Type+" "+ev.Reason+": "+ev.Note)
-	}
-	return out
 }
 
 // TestCauseEventsOncePerCause: each cause the spec names an Event for
@@ -77,26 +69,26 @@ func TestCauseEventsOncePerCause(t *testing.T) {
 		want    []string
 	}{{
 		name: "unknown distribution",
-		server: sfServer(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) {
+		server: controllertest.Server(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) {
 			sp.Distribution.Name = ptr.To("no-such")
 		}),
 		want: []string{`Warning UnknownDistribution: spec.distribution.name: Invalid value: "no-such": unknown distribution "no-such"; available distributions: ` +
 			strings.Join(ogxv1beta1.DistributionNames(), ", ")},
 	}, {
 		name: "unknown distribution among other errors",
-		server: sfServer(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) {
+		server: controllertest.Server(sfNamespace, sfName, sfUID, func(sp *ogxv1beta1.OGXServerSpec) {
 			sp.Distribution.Name = ptr.To("no-such")
 			sp.Storage = &ogxv1beta1.StateStorageSpec{KV: &ogxv1beta1.KVStorageSpec{Type: "redis"}}
 		}),
 		want: []string{"Warning InvalidSpec: "},
 	}, {
 		name:   "adoption annotation naming the server itself",
-		server: withAnnotation(sfServer(sfNamespace, sfName, sfUID), ogxv1beta1.AnnotationAdoptNetworking, sfName),
+		server: withAnnotation(controllertest.Server(sfNamespace, sfName, sfUID), ogxv1beta1.AnnotationAdoptNetworking, sfName),
 		want: []string{fmt.Sprintf(`Warning AdoptionInvalid: %s: value %q must not equal the CR name; same-name adoption causes resource conflicts`,
 			ogxv1beta1.AnnotationAdoptNetworking, sfName)},
 	}, {
 		name:   "waiting for legacy pods, their count changing",
-		server: withAnnotation(sfServer(sfNamespace, sfName, sfUID, sfWithStorage("")), ogxv1beta1.AnnotationAdoptStorage, "legacy"),
+		server: withAnnotation(controllertest.Server(sfNamespace, sfName, sfUID, controllertest.WithStorage("")), ogxv1beta1.AnnotationAdoptStorage, "legacy"),
 		objs:   legacyPods(2),
 		between: func(e *sfEnv) {
 			if err := e.kube.CoreV1().Pods(sfNamespace).Delete(e.ctx, "legacy-1", metav1.DeleteOptions{}); err != nil {
@@ -116,7 +108,7 @@ func TestCauseEventsOncePerCause(t *testing.T) {
 				for _, c := range e.m.childControllers {
 					_, _ = c.Sync(e.ctx, sfKey)
 				}
-				got = append(got, sfQueuedEvents(e)...)
+				got = append(got, controllertest.DrainEvents(e.Deps.Events)...)
 			}
 			// Messages of several errors are long; compare the reason and
 			// the start of the note.

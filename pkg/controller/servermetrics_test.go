@@ -7,6 +7,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
@@ -36,7 +37,7 @@ func TestServerChangesCounted(t *testing.T) {
 		return 0
 	}
 	h := mgr.serverEvents()
-	s := sfServer(sfNamespace, sfName, sfUID)
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
 	h.OnAdd(s, false)
 	statusOnly := s.DeepCopy()
 	statusOnly.Status.Phase = ogxv1beta1.PhaseReady

@@ -13,6 +13,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -31,14 +32,14 @@ func TestSyncFakeServiceAppliesThenSkips(t *testing.T) {
 		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sfServer(sfNamespace, sfName, sfUID, tc.muts...)
+			s := controllertest.Server(sfNamespace, sfName, sfUID, tc.muts...)
 			e := newSFEnv(t, base.Options{}, nil, s)
 			if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
-			w := e.kubeWrites()
+			w := e.KubeWrites()
 			if len(w) != 1 {
-				t.Fatalf("first sync: want one Service apply, got%s", sfDescribe(w))
+				t.Fatalf("first sync: want one Service apply, got%s", controllertest.Describe(w))
 			}
 			sfExpectApply(t, w[0], gvrServices, sfName+"-service")
 			svc, err := e.kube.CoreV1().Services(sfNamespace).Get(e.ctx, sfName+"-service", metav1.GetOptions{})
@@ -59,34 +60,34 @@ func TestSyncFakeServiceAppliesThenSkips(t *testing.T) {
 			if want := render.Service(s, &render.Inputs{}); !equality.Semantic.DeepEqual(owned, want) {
 				t.Errorf("owned Service fields differ from render:\n%s", cmp.Diff(want, owned))
 			}
-			if o, _ := e.outcome(s, "service"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
+			if o, _ := e.Outcome(s, "service"); o != (base.Outcome{Generation: 1, Class: base.OutcomeOK}) {
 				t.Errorf("outcome = %+v, want ok", o)
 			}
 
-			e.waitCaught()
-			e.clearActions()
+			e.WaitCaught()
+			e.ClearActions()
 			if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 				t.Fatalf("steady sync: %v", err)
 			}
-			if w := e.kubeWrites(); len(w) != 0 {
-				t.Fatalf("steady sync sent writes:%s", sfDescribe(w))
+			if w := e.KubeWrites(); len(w) != 0 {
+				t.Fatalf("steady sync sent writes:%s", controllertest.Describe(w))
 			}
 
 			// A spec change reaches the Service with one apply.
 			s2 := s.DeepCopy()
 			s2.Generation = 2
 			s2.Spec.Network = &ogxv1beta1.NetworkSpec{Port: 7777}
-			e.updateServer(s2)
-			e.clearActions()
+			e.UpdateServer(s2)
+			e.ClearActions()
 			if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 				t.Fatal(err)
 			}
-			w = e.kubeWrites()
+			w = e.KubeWrites()
 			if len(w) != 1 {
-				t.Fatalf("after spec change: want one apply, got%s", sfDescribe(w))
+				t.Fatalf("after spec change: want one apply, got%s", controllertest.Describe(w))
 			}
 			sfExpectApply(t, w[0], gvrServices, sfName+"-service")
-			if o, _ := e.outcome(s, "service"); o.Generation != 2 || o.Class != base.OutcomeOK {
+			if o, _ := e.Outcome(s, "service"); o.Generation != 2 || o.Class != base.OutcomeOK {
 				t.Errorf("outcome after spec change = %+v, want ok for generation 2", o)
 			}
 		})

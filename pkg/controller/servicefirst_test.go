@@ -16,6 +16,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 )
 
@@ -25,17 +26,17 @@ import (
 // the next Deployment pass creates the ServiceAccount and the Deployment.
 // Once the Deployment exists, losing the Service does not hold it back.
 func TestDeploymentCreateWaitsForService(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID)
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, base.Options{}, nil, s)
 
 	res, err := e.m.deployment.Sync(e.ctx, sfKey)
 	if err != nil || !res.Waiting || res.RequeueAfter != 0 {
 		t.Fatalf("first Deployment pass = %+v, %v; want deferred without a requeue", res, err)
 	}
-	if w := e.kubeWrites(); len(w) != 0 {
-		t.Fatalf("first Deployment pass wrote before the Service:%s", sfDescribe(w))
+	if w := e.KubeWrites(); len(w) != 0 {
+		t.Fatalf("first Deployment pass wrote before the Service:%s", controllertest.Describe(w))
 	}
-	if o, seen := e.outcome(s, DeploymentName); seen {
+	if o, seen := e.Outcome(s, base.ControllerDeployment); seen {
 		t.Errorf("outcome while deferred = %+v, want none (the pass has not happened)", o)
 	}
 
@@ -44,8 +45,8 @@ func TestDeploymentCreateWaitsForService(t *testing.T) {
 	if err := e.kube.CoreV1().Services(sfNamespace).Delete(e.ctx, sfName+"-service", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	e.waitCaught()
-	e.clearActions()
+	e.WaitCaught()
+	e.ClearActions()
 	if res, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil || res.Waiting {
 		t.Errorf("Deployment pass without its Service = %+v, %v; an existing Deployment must not wait", res, err)
 	}
@@ -65,7 +66,7 @@ func drainQueue(q *worker.Runner) {
 // does not wait for the deferred deployment controller: it reports the
 // service controller's failure.
 func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID)
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, base.Options{}, nil, s)
 	var refusing atomic.Bool
 	refusing.Store(true)
@@ -78,15 +79,15 @@ func TestFailedServiceHoldsDeploymentAndShowsInStatus(t *testing.T) {
 	for _, c := range e.m.childControllers {
 		_, _ = c.Sync(e.ctx, sfKey)
 	}
-	if o, _ := e.outcome(s, ServiceName); o.Class == base.OutcomeOK {
+	if o, _ := e.Outcome(s, base.ControllerService); o.Class == base.OutcomeOK {
 		t.Fatalf("service outcome = %+v, want a failure", o)
 	}
-	if o, seen := e.outcome(s, DeploymentName); seen {
+	if o, seen := e.Outcome(s, base.ControllerDeployment); seen {
 		t.Errorf("deployment outcome = %+v, want none: its create waits for the Service", o)
 	}
-	for _, w := range e.kubeWrites() {
+	for _, w := range e.KubeWrites() {
 		if w.GetResource() == gvrDeployments {
-			t.Fatalf("Deployment written while its Service is refused:%s", sfDescribe(e.kubeWrites()))
+			t.Fatalf("Deployment written while its Service is refused:%s", controllertest.Describe(e.KubeWrites()))
 		}
 	}
 	got := e.syncStatus()
@@ -114,7 +115,7 @@ func expectServiceWakesDeployment(t *testing.T, e *sfEnv, when string) {
 	if _, err := e.m.service.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	e.waitCaught()
+	e.WaitCaught()
 	if n := e.m.deployment.Queue().Len(); n != 1 {
 		t.Fatalf("deployment queue holds %d keys %s, want 1 (its watch of Services)", n, when)
 	}
@@ -125,13 +126,13 @@ func expectServiceWakesDeployment(t *testing.T, e *sfEnv, when string) {
 // and must create the ServiceAccount, then the Deployment.
 func expectDeploymentCreated(t *testing.T, e *sfEnv, when string) {
 	t.Helper()
-	e.clearActions()
+	e.ClearActions()
 	if res, err := e.m.deployment.Sync(e.ctx, sfKey); err != nil || res.Waiting {
 		t.Fatalf("Deployment pass %s = %+v, %v", when, res, err)
 	}
-	w := e.kubeWrites()
+	w := e.KubeWrites()
 	if len(w) != 2 {
-		t.Fatalf("Deployment pass %s: want the ServiceAccount and the Deployment, got%s", when, sfDescribe(w))
+		t.Fatalf("Deployment pass %s: want the ServiceAccount and the Deployment, got%s", when, controllertest.Describe(w))
 	}
 	sfExpectApply(t, w[0], gvrServiceAccounts, sfName+"-sa")
 	sfExpectApply(t, w[1], gvrDeployments, sfName)

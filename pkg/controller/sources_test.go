@@ -22,6 +22,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -35,18 +36,18 @@ func controlled(ns, name, apiVersion, kind, owner string, controller bool) metav
 func TestEventKeys(t *testing.T) {
 	// demo reads ConfigMaps override and client-cert and Secret client-key;
 	// other reads override too; plain reads nothing of its own.
-	demo := sfServer(sfNamespace, sfName, sfUID, func(s *ogxv1beta1.OGXServerSpec) {
+	demo := controllertest.Server(sfNamespace, sfName, sfUID, func(s *ogxv1beta1.OGXServerSpec) {
 		s.OverrideConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "override", Key: "config.yaml"}
 		s.TLS = &ogxv1beta1.OutboundTLSSpec{Identity: &ogxv1beta1.ClientIdentitySpec{
 			Cert: ogxv1beta1.ConfigMapKeyRef{Name: "client-cert", Key: "tls.crt"},
 			Key:  ogxv1beta1.SecretKeyRef{Name: "client-key", Key: "tls.key"},
 		}}
 	})
-	other := sfServer(sfNamespace, "other", "uid-other", func(s *ogxv1beta1.OGXServerSpec) {
+	other := controllertest.Server(sfNamespace, "other", "uid-other", func(s *ogxv1beta1.OGXServerSpec) {
 		s.OverrideConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "override", Key: "config.yaml"}
 	})
-	plain := sfServer(sfNamespace, "plain", "uid-plain")
-	elsewhere := sfServer("team-b", "remote", "uid-remote")
+	plain := controllertest.Server(sfNamespace, "plain", "uid-plain")
+	elsewhere := controllertest.Server("team-b", "remote", "uid-remote")
 	e := newSFEnv(t, base.Options{}, nil, demo, other, plain, elsewhere)
 	m := e.m
 

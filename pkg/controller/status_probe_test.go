@@ -13,9 +13,11 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe/probetest"
 )
@@ -44,10 +46,9 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	defer ts.Close()
 	prober := &phRedirect{url: ts.URL, inner: probe.NewHTTPProber(5*time.Second, "")}
 
-	s := sfServer(sfNamespace, sfName, sfUID)
-	e := newSFEnv(t, base.Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
-	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	e.m.status.now = func() time.Time { return clock }
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
+	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
+	e := newSFEnv(t, base.Options{Clock: clock, ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
 	e.syncChildren(sfKey)
 	e.makeAvailable(sfName)
 
@@ -55,15 +56,15 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	// result; the pass after the probe reports its result.
 	check := func(step string, wantStatus metav1.ConditionStatus, wantReason, wantMsg string) *ogxv1beta1.OGXServer {
 		t.Helper()
-		if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+		if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 			t.Fatal(err)
 		}
-		phProbesSettled(t, e.m.status.probes)
-		e.waitCaught()
-		if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+		phProbesSettled(t, e.m.status.Probes())
+		e.WaitCaught()
+		if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 			t.Fatal(err)
 		}
-		e.waitCaught()
+		e.WaitCaught()
 		got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -101,7 +102,7 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 
 	// Within the interval and with an unchanged Deployment, no new probe.
 	srv.Health.Store(200)
-	clock = clock.Add(10 * time.Second)
+	clock.SetTime(clock.Now().Add(10 * time.Second))
 	before := prober.probes.Load()
 	check("cached 503", metav1.ConditionFalse, "HealthCheckFailed", "GET /v1/health returned HTTP 503")
 	if n := prober.probes.Load() - before; n != 0 {
@@ -110,7 +111,7 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 
 	// After the interval: 200 → True; the version is kept when /v1/version fails.
 	srv.Version.Store("")
-	clock = clock.Add(time.Minute)
+	clock.SetTime(clock.Now().Add(time.Minute))
 	got = check("200", metav1.ConditionTrue, "HealthCheckPassed", "Health check passed")
 	if got.Status.Version.ServerVersion != "0.9.0" {
 		t.Errorf("serverVersion after a failed /v1/version = %q, want 0.9.0 kept", got.Status.Version.ServerVersion)
@@ -123,7 +124,7 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 // phProbesSettled waits until no probe is in flight.
 func phProbesSettled(t *testing.T, p *probe.State) {
 	t.Helper()
-	sfEventually(t, "probes in flight to finish", func() (bool, string) {
+	controllertest.Eventually(t, "probes in flight to finish", func() (bool, string) {
 		n := p.InFlight()
 		return n == 0, fmt.Sprintf("%d in flight", n)
 	})
@@ -149,14 +150,14 @@ func (p *phBlockingProber) Probe(ctx context.Context, _ probe.Target) probe.Resu
 // enqueues the key.
 func TestStatusPassNeverWaitsOnProbe(t *testing.T) {
 	prober := &phBlockingProber{started: make(chan struct{}, 1), release: make(chan struct{})}
-	s := sfServer(sfNamespace, sfName, sfUID)
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, base.Options{ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
 	defer close(prober.release)
 	e.syncChildren(sfKey)
 	e.makeAvailable(sfName)
 	// The prober blocks until the test ends, so a pass that waited on it
 	// would never return.
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+	if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	<-prober.started
@@ -168,7 +169,7 @@ func TestStatusPassNeverWaitsOnProbe(t *testing.T) {
 		t.Errorf("phase %q with the probe in flight, want Ready", got.Status.Phase)
 	}
 	// A second pass while the probe is in flight starts no other probe.
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+	if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
 	select {

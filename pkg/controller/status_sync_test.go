@@ -13,31 +13,32 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID, sfWithStorage(""))
-	e := newSFEnv(t, base.Options{OperatorVersion: "v1.2.3"}, nil, s)
-	clock := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	e.m.status.now = func() time.Time { return clock }
+	s := controllertest.Server(sfNamespace, sfName, sfUID, controllertest.WithStorage(""))
+	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	e := newSFEnv(t, base.Options{Clock: clock, OperatorVersion: "v1.2.3"}, nil, s)
 
 	// Before the child controllers reported, status waits and writes
 	// nothing, and does not poll: each first outcome enqueues it.
-	res, err := e.m.status.sync(e.ctx, sfKey)
+	res, err := e.m.status.Sync(e.ctx, sfKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.RequeueAfter != 0 {
 		t.Errorf("requeue with an incomplete board = %v, want none", res.RequeueAfter)
 	}
-	if w := e.ogxWrites(); len(w) != 0 {
-		t.Fatalf("status wrote with an incomplete board:%s", sfDescribe(w))
+	if w := e.OGXWrites(); len(w) != 0 {
+		t.Fatalf("status wrote with an incomplete board:%s", controllertest.Describe(w))
 	}
 
 	for _, c := range e.m.childControllers {
@@ -45,18 +46,18 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
 	}
-	e.waitCaught()
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+	e.WaitCaught()
+	if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	w := e.ogxWrites()
+	w := e.OGXWrites()
 	if len(w) != 1 {
-		t.Fatalf("first status sync: want one write, got%s", sfDescribe(w))
+		t.Fatalf("first status sync: want one write, got%s", controllertest.Describe(w))
 	}
 	p, ok := w[0].(clienttesting.PatchActionImpl)
 	if !ok || p.GetSubresource() != "status" || p.GetPatchType() != types.ApplyPatchType || p.GetName() != sfName ||
 		p.PatchOptions.FieldManager != render.FieldManager {
-		t.Fatalf("status write = %s, want apply of ogxservers/status by %s", sfActionString(w[0]), render.FieldManager)
+		t.Fatalf("status write = %s, want apply of ogxservers/status by %s", controllertest.ActionString(w[0]), render.FieldManager)
 	}
 	stored, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
 	if err != nil {
@@ -65,17 +66,17 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 	if stored.Status.Phase != ogxv1beta1.PhaseInitializing || stored.Status.ObservedGeneration != 1 {
 		t.Errorf("stored status phase %q observedGeneration %d, want Initializing 1", stored.Status.Phase, stored.Status.ObservedGeneration)
 	}
-	if stored.Status.Version.OperatorVersion != "v1.2.3" || !stored.Status.Version.LastUpdated.Time.Equal(clock) {
+	if stored.Status.Version.OperatorVersion != "v1.2.3" || !stored.Status.Version.LastUpdated.Time.Equal(clock.Now()) {
 		t.Errorf("stored version = %+v", stored.Status.Version)
 	}
 
 	// Steady state over several requeue cycles: no request at all, on either
 	// clientset, although the clock moves.
-	e.waitCaught()
-	e.clearActions()
+	e.WaitCaught()
+	e.ClearActions()
 	for i := range 3 {
-		clock = clock.Add(5 * time.Minute)
-		if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+		clock.SetTime(clock.Now().Add(5 * time.Minute))
+		if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range e.m.childControllers {
@@ -83,21 +84,21 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if w := append(e.ogxWrites(), e.kubeWrites()...); len(w) != 0 {
-			t.Fatalf("cycle %d: steady state sent writes:%s", i, sfDescribe(w))
+		if w := append(e.OGXWrites(), e.KubeWrites()...); len(w) != 0 {
+			t.Fatalf("cycle %d: steady state sent writes:%s", i, controllertest.Describe(w))
 		}
 	}
 
 	// A changed input writes again, once; timestamps of unchanged
 	// conditions stay.
 	e.makeAvailable(sfName)
-	e.clearActions()
-	clock = clock.Add(time.Minute)
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+	e.ClearActions()
+	clock.SetTime(clock.Now().Add(time.Minute))
+	if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	if w := e.ogxWrites(); len(w) != 1 {
-		t.Fatalf("after the rollout: want one status write, got%s", sfDescribe(w))
+	if w := e.OGXWrites(); len(w) != 1 {
+		t.Fatalf("after the rollout: want one status write, got%s", controllertest.Describe(w))
 	}
 	after, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
 	if err != nil {
@@ -110,26 +111,26 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 		before := meta.FindStatusCondition(stored.Status.Conditions, c.Type)
 		switch {
 		case before == nil:
-			if !c.LastTransitionTime.Time.Equal(clock) {
-				t.Errorf("new condition %s: lastTransitionTime %v, want %v", c.Type, c.LastTransitionTime, clock)
+			if !c.LastTransitionTime.Time.Equal(clock.Now()) {
+				t.Errorf("new condition %s: lastTransitionTime %v, want %v", c.Type, c.LastTransitionTime, clock.Now())
 			}
 		case before.Status == c.Status && !c.LastTransitionTime.Equal(&before.LastTransitionTime):
 			t.Errorf("condition %s kept status %s but lastTransitionTime moved %v → %v", c.Type, c.Status, before.LastTransitionTime, c.LastTransitionTime)
-		case before.Status != c.Status && !c.LastTransitionTime.Time.Equal(clock):
-			t.Errorf("condition %s flipped but lastTransitionTime is %v, want %v", c.Type, c.LastTransitionTime, clock)
+		case before.Status != c.Status && !c.LastTransitionTime.Time.Equal(clock.Now()):
+			t.Errorf("condition %s flipped but lastTransitionTime is %v, want %v", c.Type, c.LastTransitionTime, clock.Now())
 		}
 	}
 	if meta.FindStatusCondition(after.Status.Conditions, ogxv1beta1.ConditionReconciling) != nil {
 		t.Errorf("Reconciling present while Ready: %+v", after.Status.Conditions)
 	}
-	e.waitCaught()
-	e.clearActions()
-	clock = clock.Add(5 * time.Minute)
-	if _, err := e.m.status.sync(e.ctx, sfKey); err != nil {
+	e.WaitCaught()
+	e.ClearActions()
+	clock.SetTime(clock.Now().Add(5 * time.Minute))
+	if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
 		t.Fatal(err)
 	}
-	if w := e.ogxWrites(); len(w) != 0 {
-		t.Fatalf("steady Ready state sent writes:%s", sfDescribe(w))
+	if w := e.OGXWrites(); len(w) != 0 {
+		t.Fatalf("steady Ready state sent writes:%s", controllertest.Describe(w))
 	}
 }
 
@@ -142,8 +143,8 @@ func TestSyncFakeStatusWritesOnceThenNothing(t *testing.T) {
 // itself in every queue, not for the queues to be non-empty: the update's
 // own key would satisfy the latter while the sentinel was still on its way.
 func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
-	s := sfServer(sfNamespace, sfName, sfUID)
-	sentinel := sfServer(sfNamespace, "sentinel", "uid-sentinel")
+	s := controllertest.Server(sfNamespace, sfName, sfUID)
+	sentinel := controllertest.Server(sfNamespace, "sentinel", "uid-sentinel")
 	e := newSFEnv(t, base.Options{}, nil, s, sentinel)
 	var runners []*worker.Runner
 	for _, c := range e.m.childControllers {
@@ -187,7 +188,7 @@ func TestSyncFakeStatusOnlyUpdateTriggersNoPass(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen := map[string][]string{}
-		sfEventually(t, "the sentinel to be enqueued everywhere", func() (bool, string) {
+		controllertest.Eventually(t, "the sentinel to be enqueued everywhere", func() (bool, string) {
 			take(seen)
 			for _, q := range runners {
 				if !slices.Contains(seen[q.Name()], sentinelKey) {

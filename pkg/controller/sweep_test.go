@@ -11,13 +11,16 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// storeHolds lists the slots of the per-server record that hold state for
-// uid.
+// storeHolds lists the slots of the per-server record, as far as they can
+// be read from outside their packages, that hold state for uid. Every
+// per-server store is a slot of the one record (record.NewSlot), so
+// "record" covers the status controller's writes and digests as well.
 func storeHolds(m *Manager, uid types.UID) []string {
 	has := func(ok bool) bool { return ok }
 	slots := []struct {
@@ -26,9 +29,7 @@ func storeHolds(m *Manager, uid types.UID) []string {
 	}{
 		{"outcomes", func() bool { return len(m.Board.Get(uid)) > 0 }},
 		{"facts", func() bool { return len(m.Board.Facts(uid)) > 0 }},
-		{"status writes", func() bool { _, ok := m.status.writes.Get(uid); return has(ok) }},
-		{"probes", func() bool { _, ok, _ := m.status.probes.Due(uid, "", time.Time{}); return has(ok) }},
-		{"digests", func() bool { _, ok := m.status.digests.Get(uid); return has(ok) }},
+		{"probes", func() bool { _, ok, _ := m.status.Probes().Due(uid, "", time.Time{}); return has(ok) }},
 		{"journal", func() bool { _, ok := m.Events.Journal().Get(uid); return has(ok) }},
 		{"record", func() bool { return m.Records.Has(uid) }},
 		{"config memo", func() bool { _, ok := m.Resolver.Memo.Get(uid); return has(ok) }},
@@ -48,9 +49,7 @@ func recordAll(m *Manager, s *ogxv1beta1.OGXServer) {
 	key := caches.Key(s.Namespace, s.Name)
 	m.Board.Record(key, s.UID, "deployment", base.Outcome{Generation: s.Generation, Class: base.OutcomeOK})
 	m.Board.SetFacts(key, s.UID, "service", []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue}})
-	m.status.writes.Set(s.UID, statusWrite{written: s, at: time.Now()})
-	m.status.probes.Store(s.UID, "t", time.Now(), probe.Result{})
-	m.status.digests.Set(s.UID, digestRecord{image: "img", digest: "sha256:0"})
+	m.status.Probes().Store(s.UID, "t", time.Now(), probe.Result{})
 	m.Events.Journal().Add(key, s.UID, "Service", s.Name, events.Created)
 	m.Events.Lead()
 	m.Events.WarnWhile(s, "Reason", "note", true)
@@ -61,15 +60,15 @@ func recordAll(m *Manager, s *ogxv1beta1.OGXServer) {
 }
 
 // slotCount is how many slots record fills.
-const slotCount = 9
+const slotCount = 7
 
 // A pass that finishes after its server was deleted records into the stores
 // after the delete handler forgot the server; the sweep drops that state and
 // keeps the state of servers that still exist.
 func TestSweepDropsStateOfDeletedServers(t *testing.T) {
-	live := sfServer(sfNamespace, sfName, sfUID)
+	live := controllertest.Server(sfNamespace, sfName, sfUID)
 	e := newSFEnv(t, base.Options{}, nil, live)
-	gone := sfServer(sfNamespace, "deleted", types.UID("9f0c2a51-7d1e-4b6a-8a3e-2c4d5e6f7a8b"))
+	gone := controllertest.Server(sfNamespace, "deleted", types.UID("9f0c2a51-7d1e-4b6a-8a3e-2c4d5e6f7a8b"))
 
 	recordAll(e.m, live)
 	recordAll(e.m, gone)
@@ -94,15 +93,15 @@ func TestSweepDropsStateOfDeletedServers(t *testing.T) {
 // The sweep asks the cache whether a server exists when it drops that
 // server's state: a server created after the sweep began is live for it.
 func TestHasServerFollowsTheCache(t *testing.T) {
-	e := newSFEnv(t, base.Options{}, nil, sfServer(sfNamespace, sfName, sfUID))
-	late := sfServer(sfNamespace, "late", types.UID("3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"))
+	e := newSFEnv(t, base.Options{}, nil, controllertest.Server(sfNamespace, sfName, sfUID))
+	late := controllertest.Server(sfNamespace, "late", types.UID("3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"))
 	if e.m.Caches.HasServer(late.UID) {
 		t.Fatal("hasServer is true before the server exists")
 	}
 	if _, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Create(e.ctx, late, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	sfEventually(t, "the new server in the UID index", func() (bool, string) {
+	controllertest.Eventually(t, "the new server in the UID index", func() (bool, string) {
 		return e.m.Caches.HasServer(late.UID), "not indexed"
 	})
 	recordAll(e.m, late)
@@ -113,7 +112,7 @@ func TestHasServerFollowsTheCache(t *testing.T) {
 	if err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Delete(e.ctx, late.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	sfEventually(t, "the deleted server gone from the UID index", func() (bool, string) {
+	controllertest.Eventually(t, "the deleted server gone from the UID index", func() (bool, string) {
 		return !e.m.Caches.HasServer(late.UID), "still indexed"
 	})
 }

@@ -3,6 +3,7 @@
 package layering
 
 import (
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -33,16 +34,29 @@ var layers = []struct {
 	// shared by the controllers and render.
 	{3, []string{"pkg/migrate", "pkg/resolve"}},
 	// The controllers' shared mechanism: the per-server record, the worker
-	// loop, Events and the applier. They know no controller.
+	// loop, Events, the applier, the informer caches and the server probe.
+	// They know no controller.
 	{4, []string{"pkg/controller/record", "pkg/controller/worker", "pkg/controller/events", "pkg/controller/apply", "pkg/controller/caches", "pkg/controller/probe"}},
 	// What every controller is built from: the options and shared
 	// dependencies, the pass every child controller runs, outcomes, the
-	// resolver of a server's inputs and the adoption helpers.
-	{5, []string{"pkg/controller/base"}},
-	// The controllers and the manager that runs them.
-	{6, []string{"pkg/controller"}},
+	// resolver of a server's inputs and the adoption helpers; and the
+	// controllers' test harness, built on it.
+	{5, []string{"pkg/controller/base", "pkg/controller/controllertest"}},
+	// The controllers, one package each (controllers below).
+	{6, controllers},
+	// The manager that lists and runs them.
+	{7, []string{"pkg/controller"}},
 	// Programs.
-	{7, []string{"cmd/"}},
+	{8, []string{"cmd/"}},
+}
+
+// controllers are the controller packages. None imports another: they
+// coordinate through the API's objects, the caches and the per-server
+// record of package base, never through each other's code.
+var controllers = []string{
+	"pkg/controller/configmap", "pkg/controller/pvc", "pkg/controller/service", "pkg/controller/networkpolicy",
+	"pkg/controller/deployment", "pkg/controller/hpa", "pkg/controller/pdb", "pkg/controller/ingress",
+	"pkg/controller/monitoring", "pkg/controller/status",
 }
 
 // forbidden are imports the layers alone would allow but the design does
@@ -93,6 +107,47 @@ func moduleImports(t *testing.T, format string) [][]string {
 	return pkgs
 }
 
+// violations returns what is wrong with the module imports of one package
+// (module-relative paths): an import of a higher layer, of a package
+// without a layer, of test/ or cmd/, a forbidden import, or one controller
+// package importing another.
+func violations(pkg string, imports []string) []string {
+	from := layerOf(pkg)
+	if from < 0 {
+		return []string{pkg + " has no layer: add it to layers"}
+	}
+	var out []string
+	for _, dep := range imports {
+		switch to := layerOf(dep); {
+		case strings.HasPrefix(dep, "test/") || strings.HasPrefix(dep, "cmd/"):
+			out = append(out, fmt.Sprintf("%s imports %s", pkg, dep))
+		case to < 0:
+			out = append(out, fmt.Sprintf("%s imports %s, which has no layer", pkg, dep))
+		case to > from:
+			out = append(out, fmt.Sprintf("%s (layer %d) imports %s (layer %d): layers import downward only", pkg, from, dep, to))
+		}
+		for _, f := range forbidden {
+			if strings.HasPrefix(pkg, f.from) && strings.HasPrefix(dep, f.to) {
+				out = append(out, fmt.Sprintf("%s imports %s: %s must not depend on %s", pkg, dep, f.from, f.to))
+			}
+		}
+		if a, b := controllerOf(pkg), controllerOf(dep); a != "" && b != "" && a != b {
+			out = append(out, fmt.Sprintf("%s imports %s: a controller package never imports another", pkg, dep))
+		}
+	}
+	return out
+}
+
+// controllerOf returns the controller package pkg belongs to, or "".
+func controllerOf(pkg string) string {
+	for _, c := range controllers {
+		if pkg == c || strings.HasPrefix(pkg, c+"/") {
+			return c
+		}
+	}
+	return ""
+}
+
 func TestImportsPointDown(t *testing.T) {
 	checked := 0
 	for _, fields := range moduleImports(t, `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}`) {
@@ -100,30 +155,15 @@ func TestImportsPointDown(t *testing.T) {
 		if strings.HasPrefix(pkg, "test/") || strings.HasPrefix(pkg, "hack/") {
 			continue
 		}
-		from := layerOf(pkg)
-		if from < 0 {
-			t.Errorf("%s has no layer: add it to layers", pkg)
-			continue
-		}
 		checked++
+		var imports []string
 		for _, imp := range fields[1:] {
-			if !strings.HasPrefix(imp, module) {
-				continue
+			if strings.HasPrefix(imp, module) {
+				imports = append(imports, strings.TrimPrefix(imp, module))
 			}
-			dep := strings.TrimPrefix(imp, module)
-			switch to := layerOf(dep); {
-			case strings.HasPrefix(dep, "test/") || strings.HasPrefix(dep, "cmd/"):
-				t.Errorf("%s imports %s", pkg, dep)
-			case to < 0:
-				t.Errorf("%s imports %s, which has no layer", pkg, dep)
-			case to > from:
-				t.Errorf("%s (layer %d) imports %s (layer %d): layers import downward only", pkg, from, dep, to)
-			}
-			for _, f := range forbidden {
-				if strings.HasPrefix(pkg, f.from) && strings.HasPrefix(dep, f.to) {
-					t.Errorf("%s imports %s: %s must not depend on %s", pkg, dep, f.from, f.to)
-				}
-			}
+		}
+		for _, v := range violations(pkg, imports) {
+			t.Error(v)
 		}
 	}
 	if checked < 10 {
@@ -131,9 +171,41 @@ func TestImportsPointDown(t *testing.T) {
 	}
 }
 
+// TestViolationsCatchBadImports feeds the check the imports it exists to
+// refuse, so a rule that stopped matching fails here rather than passing
+// silently over the real module.
+func TestViolationsCatchBadImports(t *testing.T) {
+	for _, tc := range []struct{ pkg, dep string }{
+		{"pkg/controller/deployment", "pkg/controller/service"},
+		{"pkg/controller/status", "pkg/controller/configmap"},
+		{"pkg/controller/ingress", "pkg/controller/service"},
+		{"pkg/render", "pkg/controller/base"},
+		{"pkg/render", "pkg/resolve"},
+		{"pkg/resolve", "pkg/controller/base"},
+		{"pkg/controller/base", "pkg/controller/deployment"},
+		{"pkg/controller/caches", "pkg/controller/base"},
+		{"pkg/controller/deployment", "pkg/controller"},
+		{"pkg/controller", "cmd/ogx-controller"},
+	} {
+		if v := violations(tc.pkg, []string{tc.dep}); len(v) == 0 {
+			t.Errorf("%s importing %s passes the check", tc.pkg, tc.dep)
+		}
+	}
+	for _, tc := range []struct{ pkg, dep string }{
+		{"pkg/controller/deployment", "pkg/controller/base"},
+		{"pkg/controller", "pkg/controller/deployment"},
+		{"pkg/controller/status", "pkg/controller/probe"},
+		{"pkg/controller/monitoring", "pkg/controller/controllertest"},
+	} {
+		if v := violations(tc.pkg, []string{tc.dep}); len(v) != 0 {
+			t.Errorf("%s importing %s is refused: %v", tc.pkg, tc.dep, v)
+		}
+	}
+}
+
 // testOnly are packages made for tests: throwaway certificates and the
 // admission test fixtures. Production code must not link them.
-var testOnly = []string{"pkg/testcerts", "pkg/admission/admissiontest", "pkg/controller/probe/probetest"}
+var testOnly = []string{"pkg/testcerts", "pkg/admission/admissiontest", "pkg/controller/probe/probetest", "pkg/controller/controllertest"}
 
 // TestTestHelpersStayInTests fails when a package outside test/ and hack/
 // imports a test-only package from its non-test files.
@@ -159,7 +231,6 @@ func TestTestHelpersStayInTests(t *testing.T) {
 // TestLayerOf pins the prefix rule the check depends on.
 func TestLayerOf(t *testing.T) {
 	for pkg, want := range map[string]int{
-		"pkg/controller":                    6,
 		"pkg/controller/base":               5,
 		"pkg/controller/record":             4,
 		"pkg/controller/worker":             4,
@@ -169,7 +240,7 @@ func TestLayerOf(t *testing.T) {
 		"pkg/resolve":                       3,
 		"pkg/generated/clientset/versioned": 1,
 		"pkg/apis/ogx/v1beta1":              0,
-		"cmd/ogx-controller":                7,
+		"cmd/ogx-controller":                8,
 		"pkg/unknown":                       -1,
 	} {
 		if got := layerOf(pkg); got != want {

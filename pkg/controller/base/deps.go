@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
@@ -12,6 +13,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
@@ -58,6 +60,9 @@ type Options struct {
 	// dropped and counted (zero: 5 a second, bursts of 100).
 	EventQPS   float64
 	EventBurst int
+	// Clock tells the status controller the time it stamps and waits by
+	// (nil: the real clock).
+	Clock clock.PassiveClock
 	// ShutdownTimeout is how long passes in flight when Run's context ends
 	// may go on with a live context before theirs is cancelled
 	// (--graceful-shutdown-timeout; zero: 25 s).
@@ -120,6 +125,9 @@ func WithDefaults(opts Options, kube kubernetes.Interface) Options {
 	if opts.CacheSyncTimeout <= 0 {
 		opts.CacheSyncTimeout = 2 * time.Minute
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = 25 * time.Second
 	}
@@ -137,9 +145,14 @@ func WithDefaults(opts Options, kube kubernetes.Interface) Options {
 
 // NewDeps builds what the controllers share: clients, caches, the
 // per-server record and the outcome board in it, the children's appliers,
-// the resolver and the event sink. The sink comes first: its journal also
-// records the children's takeovers.
-func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, caches *caches.Caches, opts Options) Deps {
+// the resolver and the event sink. opts must have its defaults
+// (WithDefaults). The sink comes first: its journal also records the
+// children's takeovers.
+func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, opts Options) Deps {
+	caches := caches.NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
+		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, opts.TakeoverManagers)
+	caches.Metrics = opts.Metrics
+	opts.Metrics.CountServersWith(caches.ServerPhases)
 	records := record.New()
 	sink := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
 	return Deps{

@@ -1,0 +1,16 @@
+package base
+
+// The controllers' names. Each keys its controller's outcomes and facts on
+// the OutcomeBoard, names its queue in logs and metrics, and is how the
+// status controller finds the outcome a condition reports.
+const (
+	ControllerConfigMap     = "configmap"
+	ControllerPVC           = "pvc"
+	ControllerService       = "service"
+	ControllerNetworkPolicy = "networkpolicy"
+	ControllerDeployment    = "deployment"
+	ControllerHPA           = "hpa"
+	ControllerPDB           = "pdb"
+	ControllerIngress       = "ingress"
+	ControllerMonitoring    = "monitoring"
+)

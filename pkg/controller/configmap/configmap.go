@@ -1,0 +1,98 @@
+package configmap
+
+import (
+	"context"
+	"fmt"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// Controller keeps the ConfigMaps ogx-controller writes itself: the
+// CA bundle N-ca-bundle (applied when non-empty, deleted when empty) and, in
+// generated mode, the immutable N-config-<h16> holding the generated
+// config.yaml.
+type Controller struct {
+	*base.Controller
+	d *base.Deps
+}
+
+func NewController(d *base.Deps) *Controller {
+	c := &Controller{d: d}
+	c.Controller = base.NewController(base.ControllerConfigMap, d, c.reconcile)
+	c.Watched = configMapWatches
+	return c
+}
+
+// configMapWatches: the generated ConfigMap's pass starts on owned and
+// referenced ConfigMaps and on referenced Secrets, its generation's inputs.
+func configMapWatches(w *caches.Sources) []*caches.Source {
+	return []*caches.Source{w.ConfigMaps, w.Secrets}
+}
+
+func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+	if err := c.caBundle(ctx, s); err != nil {
+		return worker.Result{}, err
+	}
+	current, err := c.generated(ctx, s)
+	if err != nil {
+		return worker.Result{}, err
+	}
+	c.collectGenerated(ctx, s, current)
+	return worker.Result{}, nil
+}
+
+func (c *Controller) caBundle(ctx context.Context, s *ogxv1beta1.OGXServer) error {
+	name := render.CABundleName(s.Name)
+	b, err := c.d.Resolver.CABundle(ctx, s)
+	if err != nil {
+		return err
+	}
+	var res events.WriteResult
+	c.d.Events.WarnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
+		b.Data == "" && b.Explicit)
+	if b.Data == "" {
+		res, err = c.d.Children.ConfigMaps.Remove(ctx, s, name)
+	} else {
+		res, err = c.d.Children.ConfigMaps.Converge(ctx, s, name, render.CABundleConfigMap(s, b.Data))
+	}
+	if err != nil {
+		return err
+	}
+	c.d.Events.Written(s, "ConfigMap", name, res)
+	return nil
+}
+
+// generated writes the generated config ConfigMap when it is not cached.
+func (c *Controller) generated(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
+	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
+		return "", nil
+	}
+	rc, g, err := c.d.Resolver.RuntimeConfig(ctx, s)
+	if err != nil || g == nil {
+		return "", err
+	}
+	name := rc.ConfigMapName
+	sc := c.d.Caches.For(s.Namespace)
+	// The resolver has refused a cached ConfigMap of this name with other
+	// content (a hash collision): one that is cached holds this config.
+	if _, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
+		return name, nil
+	}
+	res, err := c.d.Children.ConfigMaps.Converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
+	if err != nil {
+		return "", err
+	}
+	if res == events.Created {
+		c.d.Events.Normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
+			name, g.ProviderCount, g.ResourceCount))
+		for _, w := range g.Warnings {
+			c.d.Events.Warn(s, "ConfigGenerationWarning", w)
+		}
+	}
+	return name, nil
+}

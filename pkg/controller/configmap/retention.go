@@ -1,0 +1,163 @@
+package configmap
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// minGeneratedKept is how many generated ConfigMaps are always kept, so a
+// rollback to the previous config stays possible.
+const minGeneratedKept = 2
+
+// collectGenerated deletes superseded generated ConfigMaps of an OGXServer
+// (docs/children.md, Config retention). It never deletes the current one, the
+// one status names, or one that the Deployment or any of its ReplicaSets still
+// mounts, keeps at least two, and deletes the oldest first. Errors are logged,
+// never returned: collection must not fail a pass.
+//
+// What the ReplicaSets mount is the one input read live, and only when a
+// collection is due. No recorded outcome can stand in for it: the deployment
+// controller knows the template it applies and, from its cached Deployment,
+// whether the rollout finished, but not which older ReplicaSets exist. Those
+// (kept for rollback, and during a rollout still running pods) mount older
+// configs, several at once after quick successive changes, and after an
+// operator restart nothing in memory remembers them. A ReplicaSet informer
+// (label-filtered, reduced to the mounted config) would serve, at the cost of
+// one more watch per scope held open for a check that is rarely due. So the
+// cached facts (current, status, the Deployment's template) are applied
+// first, and the LIST is made only when they still leave a ConfigMap to
+// delete: it can only protect more, never less.
+func (c *Controller) collectGenerated(ctx context.Context, s *ogxv1beta1.OGXServer, current string) {
+	candidates := c.generatedOf(s)
+	if len(candidates) <= minGeneratedKept {
+		return
+	}
+	protected := c.protectedByCache(s, current)
+	if !collectionDue(candidates, protected) {
+		return
+	}
+	if err := c.markReplicaSetMounts(ctx, s, protected); err != nil {
+		// Without the ReplicaSets we cannot tell what is still mounted.
+		klog.FromContext(ctx).Error(err, "Listing ReplicaSets for config retention")
+		return
+	}
+	c.deleteOldest(ctx, s, candidates, protected)
+}
+
+// generatedOf lists the cached generated ConfigMaps this OGXServer controls.
+func (c *Controller) generatedOf(s *ogxv1beta1.OGXServer) []*corev1.ConfigMap {
+	sel := labels.SelectorFromSet(labels.Set{render.LabelGeneratedConfig: "true", render.LabelInstance: s.Name})
+	cached, err := c.d.Caches.For(s.Namespace).ConfigMaps.ConfigMaps(s.Namespace).List(sel)
+	if err != nil {
+		return nil
+	}
+	var out []*corev1.ConfigMap
+	for _, cm := range cached {
+		if ref := metav1.GetControllerOfNoCopy(cm); ref != nil && ref.UID == s.UID {
+			out = append(out, cm)
+		}
+	}
+	return out
+}
+
+// protectedByCache is what the caches say must stay: the current ConfigMap,
+// the one status names and the one the cached Deployment's template mounts.
+func (c *Controller) protectedByCache(s *ogxv1beta1.OGXServer, current string) map[string]bool {
+	protected := map[string]bool{}
+	if current != "" {
+		protected[current] = true
+	}
+	if g := s.Status.ConfigGeneration; g != nil && g.ConfigMapName != "" {
+		protected[g.ConfigMapName] = true
+	}
+	if d, ok := c.d.Children.Deployments.Current(s.Namespace, s.Name); ok {
+		markMounted(protected, d.Obj.Spec.Template.Spec.Volumes)
+	}
+	return protected
+}
+
+// collectionDue: more candidates than are kept (at least two, and every
+// protected one), so one would be deleted.
+func collectionDue(candidates []*corev1.ConfigMap, protected map[string]bool) bool {
+	return len(candidates) > keptOf(candidates, protected)
+}
+
+// keptOf is how many candidates stay: max(2, the protected ones).
+func keptOf(candidates []*corev1.ConfigMap, protected map[string]bool) int {
+	n := 0
+	for _, cm := range candidates {
+		if protected[cm.Name] {
+			n++
+		}
+	}
+	return max(minGeneratedKept, n)
+}
+
+// markReplicaSetMounts protects what any ReplicaSet of the server mounts (a
+// live LIST by the selector labels; see collectGenerated for why).
+func (c *Controller) markReplicaSetMounts(ctx context.Context, s *ogxv1beta1.OGXServer, protected map[string]bool) error {
+	sel := labels.SelectorFromSet(labels.Set{render.LabelApp: render.AppValue, render.LabelInstance: s.Name}).String()
+	list, err := c.d.Kube.AppsV1().ReplicaSets(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return fmt.Errorf("listing ReplicaSets of %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	for i := range list.Items {
+		markMounted(protected, list.Items[i].Spec.Template.Spec.Volumes)
+	}
+	return nil
+}
+
+// deleteOldest deletes unprotected candidates, oldest first (creation time,
+// then name), with a UID precondition, until keptOf remain, and reports them
+// in one Event.
+func (c *Controller) deleteOldest(ctx context.Context, s *ogxv1beta1.OGXServer, candidates []*corev1.ConfigMap, protected map[string]bool) {
+	keep := keptOf(candidates, protected)
+	sort.Slice(candidates, func(i, j int) bool {
+		a, b := candidates[i], candidates[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+	remaining := len(candidates)
+	var deleted []string
+	for _, cm := range candidates {
+		if remaining <= keep {
+			break
+		}
+		if protected[cm.Name] {
+			continue
+		}
+		uid := cm.UID
+		err := c.d.Kube.CoreV1().ConfigMaps(s.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).Error(err, "Deleting superseded generated ConfigMap", "name", cm.Name)
+			continue
+		}
+		remaining--
+		deleted = append(deleted, cm.Name)
+	}
+	if len(deleted) > 0 {
+		c.d.Events.Normal(s, "ConfigGarbageCollected", fmt.Sprintf("Deleted superseded generated ConfigMaps: %s", strings.Join(deleted, ", ")))
+	}
+}
+
+// markMounted protects every ConfigMap mounted as user-config.
+func markMounted(protected map[string]bool, vols []corev1.Volume) {
+	for _, v := range vols {
+		if v.Name == render.VolumeUserConfig && v.ConfigMap != nil {
+			protected[v.ConfigMap.Name] = true
+		}
+	}
+}

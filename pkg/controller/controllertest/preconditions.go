@@ -1,0 +1,52 @@
+package controllertest
+
+import (
+	"encoding/json"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+// ApplyPreconditions makes a fake clientset honour the resourceVersion of a
+// server-side apply as the API server does (the fake trackers ignore it): an
+// existing object with another resourceVersion answers 409 Conflict; a
+// missing object is created whatever the resourceVersion.
+func ApplyPreconditions(tracker clienttesting.ObjectTracker) clienttesting.ReactionFunc {
+	return func(action clienttesting.Action) (bool, runtime.Object, error) {
+		p, ok := action.(clienttesting.PatchAction)
+		if !ok || p.GetPatchType() != types.ApplyPatchType {
+			return false, nil, nil
+		}
+		var body struct {
+			Metadata struct {
+				ResourceVersion string `json:"resourceVersion"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(p.GetPatch(), &body); err != nil || body.Metadata.ResourceVersion == "" {
+			return false, nil, nil
+		}
+		existing, err := tracker.Get(p.GetResource(), p.GetNamespace(), p.GetName())
+		if apierrors.IsNotFound(err) {
+			return false, nil, nil
+		}
+		if err != nil {
+			return true, nil, err
+		}
+		m, err := meta.Accessor(existing)
+		if err != nil {
+			return true, nil, err
+		}
+		if m.GetResourceVersion() != body.Metadata.ResourceVersion {
+			return true, nil, apierrors.NewConflict(p.GetResource().GroupResource(), p.GetName(),
+				errorString("the object has been modified; please apply your changes to the latest version and try again"))
+		}
+		return false, nil, nil
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }

@@ -1,0 +1,338 @@
+package deployment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+)
+
+// Controller converges the ServiceAccount N-sa, the RoleBinding
+// N-rb (where the OpenShift security API is served) and the Deployment N of
+// every OGXServer, in that order; the first failed write ends the pass.
+type Controller struct {
+	*base.Controller
+	kube     kubernetes.Interface
+	caches   *caches.Caches
+	children *base.Children
+	resolver *base.Resolver
+	events   *events.Sink
+}
+
+func NewController(d *base.Deps) *Controller {
+	c := &Controller{kube: d.Kube, caches: d.Caches, children: d.Children, resolver: d.Resolver, events: d.Events}
+	c.Controller = base.NewController(base.ControllerDeployment, d, c.reconcile)
+	c.Watched = deploymentWatches
+	return c
+}
+
+// deploymentWatches: the Deployment's pass starts on its own writes
+// (Deployment, ServiceAccount, RoleBinding), on the PVC it mounts, adopted or
+// not, on the ConfigMaps and Secrets whose content its pod template hashes
+// (and whose appearance a waiting pass needs, configMapsReady), and on
+// Services, whose creation a new server's Deployment follows (serviceFirst).
+func deploymentWatches(w *caches.Sources) []*caches.Source {
+	return []*caches.Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.AdoptedPVCs, w.ConfigMaps, w.Secrets}
+}
+
+func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+	if err := c.serviceFirst(s); err != nil {
+		return worker.Result{}, err
+	}
+	in, err := c.resolver.Inputs(ctx, s)
+	if err != nil {
+		return worker.Result{}, err
+	}
+	warnServerTLS(ctx, c.resolver, c.events, s, in.RuntimeConfig.Hash)
+	if err := c.configMapsReady(s, in); err != nil {
+		return worker.Result{}, err
+	}
+	res, err := c.children.ServiceAccounts.Converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
+	if err != nil {
+		return worker.Result{}, err
+	}
+	c.events.Written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
+	if in.OpenShiftSecurityServed {
+		res, err := c.children.RoleBindings.Converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
+		if roleRefChanged(err) {
+			return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
+				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
+				s.Namespace, render.RoleBindingName(s.Name))
+		}
+		if err != nil {
+			return worker.Result{}, err
+		}
+		c.events.Written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
+	}
+	// No pod of ours may mount a volume legacy pods still use.
+	if err := base.StorageAdoptionGate(ctx, c.resolver, s); err != nil {
+		return worker.Result{}, err
+	}
+	desired, err := render.Deployment(s, &in)
+	if err != nil {
+		return worker.Result{}, asUserError(err)
+	}
+	if err := c.prepare(ctx, s, desired); err != nil {
+		return worker.Result{}, err
+	}
+	onCreate := createReplicas(s, desired)
+	res, err = c.children.Deployments.ConvergeCreating(ctx, s, s.Name, desired, onCreate)
+	if err != nil {
+		return worker.Result{}, err
+	}
+	c.events.Written(s, "Deployment", s.Name, res)
+	if res == events.Created && onCreate != desired {
+		if err := c.handOverCreated(ctx, s, desired); err != nil {
+			return worker.Result{}, err
+		}
+	}
+	return worker.Result{}, nil
+}
+
+// createReplicas is what the create of the Deployment sends. Without
+// autoscaling that is desired, which carries replicas R. With autoscaling
+// desired omits replicas (the HPA owns the count), and a Deployment created
+// without them would start at the API server's default of one replica, below
+// the HPA's minimum, until the HPA first acts. So the create carries the
+// HPA's minimum, max(1, R, autoscaling.minReplicas) as in the HPA itself,
+// and handOverCreated passes the count to the HPA in the same pass.
+func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) *appsv1ac.DeploymentApplyConfiguration {
+	if s.Spec.Autoscaling() == nil || desired.Spec == nil || desired.Spec.Replicas != nil {
+		return desired
+	}
+	n := s.Spec.HPAMinReplicas()
+	spec := *desired.Spec
+	spec.Replicas = &n
+	out := *desired
+	out.Spec = &spec
+	if desired.ObjectMetaApplyConfiguration != nil {
+		// The create sets a resourceVersion precondition on what it sends.
+		meta := *desired.ObjectMetaApplyConfiguration
+		out.ObjectMetaApplyConfiguration = &meta
+	}
+	return &out
+}
+
+// handOverCreated completes the create of an autoscaled Deployment, which
+// made ogx-controller the owner of the starting count (createReplicas): the
+// count is handed over as when autoscaling is switched on later
+// (handOverReplicas), then the rendered object, without replicas, is
+// applied so that ogx-controller lets go of the field. From the next pass on
+// nothing differs, so nothing is written, and the HPA alone moves the count.
+// Should either write fail, the retried pass finds the count still ours and
+// hands it over before its apply, as for any Deployment.
+func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	live, ok := c.children.Deployments.Current(s.Namespace, s.Name)
+	if !ok {
+		return fmt.Errorf("Deployment %s/%s vanished right after its create; retrying", s.Namespace, s.Name)
+	}
+	// No resourceVersion precondition here: kube-controller-manager writes
+	// the new Deployment within milliseconds (revision, status), and the
+	// count is the one this pass just created it with; the HPA acts only
+	// after its first sync period.
+	if err := c.handOverReplicas(ctx, live, desired, false); err != nil {
+		return err
+	}
+	_, err := c.children.Deployments.Converge(ctx, s, s.Name, desired)
+	return err
+}
+
+// serviceFirst holds back the writes of a new server's ServiceAccount and
+// Deployment until its Service is in the cache (or just written by the
+// service controller, which current shows at once).
+//
+// A server is Ready when its pods are available and its Service exists. At
+// fleet scale Services are the slowest child to create (the API server
+// allocates a cluster IP for each, and with a CPU-bound API server a Service
+// create costs about twice a Deployment's), so without this order most
+// servers' pods were available seconds before their Service existed, and
+// Ready waited for it (docs/performance.md, The Deployment after its
+// Service). With it the Deployment follows its Service within one pass, and
+// Ready follows the pods.
+//
+// The controllers coordinate through the cache alone: this pass watches
+// Services (deploymentWatches), so the Service's add event starts the pass
+// that creates the Deployment. The pass is deferred, not failed: nothing is
+// recorded and nothing is requeued. While the Service cannot be created (a
+// foreign Service holds its name, the API server refuses it) the Deployment
+// waits too, and status reports the service controller's failure instead
+// of waiting for this controller (boardComplete): such a server cannot be
+// Ready anyway. Only the create waits: an existing Deployment is never held
+// back by its Service, so a deleted Service cannot stop a rollout.
+func (c *Controller) serviceFirst(s *ogxv1beta1.OGXServer) error {
+	if _, exists := c.children.Deployments.Current(s.Namespace, s.Name); exists {
+		return nil
+	}
+	name := render.ServiceName(s.Name)
+	if _, exists := c.children.Services.Current(s.Namespace, name); exists {
+		return nil
+	}
+	return &base.DeferredError{Message: fmt.Sprintf("waiting for Service %s to be created first", name)}
+}
+
+// configMapsReady makes sure the ConfigMaps the Deployment will mount are in
+// the cache with the expected content, so a new OGXServer never points its
+// pods at a ConfigMap that does not exist yet.
+func (c *Controller) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) error {
+	sc := c.caches.For(s.Namespace)
+	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeGenerated {
+		if _, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(in.RuntimeConfig.ConfigMapName); err != nil {
+			return &worker.WaitingError{Message: fmt.Sprintf("waiting for generated ConfigMap %s", in.RuntimeConfig.ConfigMapName)}
+		}
+	}
+	if in.CABundleHash != "" {
+		name := render.CABundleName(s.Name)
+		cm, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(name)
+		if err != nil || contenthash.H16([]byte(cm.Data[render.CABundleKey])) != in.CABundleHash {
+			return &worker.WaitingError{Message: fmt.Sprintf("waiting for ConfigMap %s to hold the current CA bundle", name)}
+		}
+	}
+	return nil
+}
+
+// prepare sends the targeted patches that must precede the main apply: the
+// takeover from the upstream operator, the strategy switch to or from
+// Recreate, and the replica hand-over to the HPA.
+// Both carry the resourceVersion of the object as last known (the cache, or
+// our own newer write) as precondition, so a stale value is never forced
+// over a newer one.
+func (c *Controller) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	// Our own latest write counts too: a pass right after the create of an
+	// autoscaled Deployment must see the count it still owns.
+	live, found := c.children.Deployments.Current(s.Namespace, s.Name)
+	if !found {
+		return nil // absent (or not yet cached): the apply creates it
+	}
+	if apply.Guard(s, "Deployment", live.Obj) != nil {
+		return nil // converge reports the guard's verdict
+	}
+	// The takeover comes first: it can make the replica count ours (the
+	// upstream operator owned it), and only then does the hand-over check
+	// see that the count must be handed to the HPA before the apply drops
+	// it.
+	live, err := c.children.Deployments.TakeOverKnown(ctx, s, live)
+	if err != nil {
+		return err
+	}
+	if err := c.switchStrategy(ctx, live.Obj, desired); err != nil {
+		return err
+	}
+	return c.handOverReplicas(ctx, live, desired, true)
+}
+
+// switchStrategy handles the one field an apply alone cannot move: going to
+// Recreate needs the API-defaulted rollingUpdate block cleared, and leaving
+// Recreate needs the strategy patch's own co-ownership undone.
+func (c *Controller) switchStrategy(ctx context.Context, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	wantRecreate := desired.Spec != nil && desired.Spec.Strategy != nil && desired.Spec.Strategy.Type != nil &&
+		*desired.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
+	isRecreate := live.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
+	var patch map[string]any
+	switch {
+	case wantRecreate && !isRecreate:
+		patch = map[string]any{"spec": map[string]any{"strategy": map[string]any{"type": "Recreate", "rollingUpdate": nil}}}
+	case !wantRecreate && isRecreate && hasManagerEntry(live.ManagedFields, render.StrategyFieldManager):
+		patch = map[string]any{"spec": map[string]any{"strategy": map[string]any{"type": "RollingUpdate"}}}
+	default:
+		return nil
+	}
+	patch["metadata"] = map[string]any{"resourceVersion": live.ResourceVersion}
+	body, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	klog.FromContext(ctx).Info("Switching Deployment strategy", "name", live.Name, "recreate", wantRecreate)
+	_, err = c.kube.AppsV1().Deployments(live.Namespace).Patch(ctx, live.Name, types.MergePatchType, body,
+		metav1.PatchOptions{FieldManager: render.StrategyFieldManager})
+	if err != nil {
+		return apply.ClassifyWriteError("Deployment", live.Name, err)
+	}
+	return nil
+}
+
+// handOverReplicas keeps the replica count when autoscaling starts: while
+// ogx-controller owns spec.replicas, dropping it from the apply would make
+// the server reset it to 1, so the live value is first applied by another
+// manager that keeps owning it for the HPA. With pinned the apply carries
+// live's resourceVersion, so a count read from a stale cache is never forced
+// over a newer one.
+func (c *Controller) handOverReplicas(ctx context.Context, known apply.Known[*appsv1.Deployment], desired *appsv1ac.DeploymentApplyConfiguration, pinned bool) error {
+	if desired.Spec != nil && desired.Spec.Replicas != nil {
+		return nil
+	}
+	owns, err := caches.OwnsReplicas(known)
+	live := known.Obj
+	if err != nil || !owns || live.Spec.Replicas == nil {
+		return err
+	}
+	ac := appsv1ac.Deployment(live.Name, live.Namespace).
+		WithSpec(appsv1ac.DeploymentSpec().WithReplicas(*live.Spec.Replicas))
+	if pinned {
+		ac.WithResourceVersion(live.ResourceVersion)
+	} else {
+		// Still this object: a Deployment deleted (and perhaps recreated)
+		// in between answers 409 and the pass retries.
+		ac.WithUID(live.UID)
+	}
+	klog.FromContext(ctx).Info("Handing Deployment replicas over to the HPA", "name", live.Name, "replicas", *live.Spec.Replicas)
+	out, err := c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: render.HandoverFieldManager, Force: true})
+	if err != nil {
+		return apply.ClassifyWriteError("Deployment", live.Name, err)
+	}
+	c.children.Deployments.Recent.Remember(out)
+	return nil
+}
+
+// hasManagerEntry reports whether manager has a non-status entry in
+// managedFields.
+func hasManagerEntry(entries []metav1.ManagedFieldsEntry, manager string) bool {
+	for _, e := range entries {
+		if e.Manager == manager && e.Subresource == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// asUserError classifies a render error: the render-time spec errors
+// (reserved volume names, duplicate list keys) are InvalidSpec user errors.
+func asUserError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &resolve.UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Err: err}
+}
+
+// roleRefChanged reports whether an apply of a RoleBinding was refused
+// because the stored one binds another role: roleRef is immutable, so the
+// API server answers 422 Invalid with a cause on roleRef.
+func roleRefChanged(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil {
+		return false
+	}
+	for _, c := range status.Status().Details.Causes {
+		if c.Field == "roleRef" {
+			return true
+		}
+	}
+	return false
+}

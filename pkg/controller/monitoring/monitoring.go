@@ -1,0 +1,228 @@
+package monitoring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// The monitoring.coreos.com kinds written by the monitoring controller
+// (docs/children.md, ServiceMonitor and PrometheusRule).
+var (
+	serviceMonitorsGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+	prometheusRulesGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}
+	monitoringGVRs     = []schema.GroupVersionResource{serviceMonitorsGVR, prometheusRulesGVR}
+)
+
+// unstructuredChild is the applier of a monitoring kind: the generic applier
+// of every child, on unstructured objects.
+type unstructuredChild = apply.Child[*unstructured.Unstructured, *unstructured.Unstructured]
+
+// Controller converges the ServiceMonitor N-service-monitor and the
+// PrometheusRule N-prometheus-rules of every OGXServer while the monitoring
+// API is served (docs/children.md, ServiceMonitor and PrometheusRule). Without
+// it every pass records ok and writes nothing.
+type Controller struct {
+	*base.Controller
+	d       *base.Deps
+	caches  *monitoringCaches
+	schemas *monitoringSchemas
+	// serviceMonitors and prometheusRules are nil without a dynamic client
+	// (fake clientsets), which keeps the controller idle.
+	serviceMonitors *unstructuredChild
+	prometheusRules *unstructuredChild
+}
+
+// NewController builds the monitoring controller. Its dynamic
+// client shares the HTTP client (transport, credentials, impersonation,
+// rate limiter) of kube, so no further configuration is needed; with a
+// clientset that is not backed by a REST client (fakes) the controller stays
+// idle.
+func NewController(d *base.Deps) *Controller {
+	dyn, err := base.DynamicClientFor(d.Kube)
+	if err != nil {
+		klog.Background().Error(err, "Monitoring controller disabled: no dynamic client")
+	}
+	var load schemaLoader
+	if dyn != nil {
+		load = openAPIV3Loader(d.Kube)
+	}
+	return newMonitoringControllerFor(d, dyn, load)
+}
+
+// newMonitoringControllerFor builds the controller on a given dynamic client
+// and schema loader (nil: idle controller).
+func newMonitoringControllerFor(d *base.Deps, dyn dynamic.Interface, load schemaLoader) *Controller {
+	c := &Controller{d: d, schemas: &monitoringSchemas{load: load}}
+	c.caches = newMonitoringCaches(dyn, d.Caches, c.enqueueAll)
+	if dyn != nil {
+		c.serviceMonitors = newMonitoringChild(render.KindServiceMonitor, serviceMonitorsGVR, dyn, c.caches, c.schemas, d)
+		c.prometheusRules = newMonitoringChild(render.KindPrometheusRule, prometheusRulesGVR, dyn, c.caches, c.schemas, d)
+	}
+	c.Controller = base.NewController(base.ControllerMonitoring, d, c.reconcile)
+	c.Watched = monitoringWatches
+	return c
+}
+
+// monitoringWatches: besides its own informers' events (AddEventHandler),
+// the monitoring pass starts on referenced Secrets: the server TLS Secret's
+// ca.crt decides whether the scrape verifies.
+func monitoringWatches(w *caches.Sources) []*caches.Source { return []*caches.Source{w.Secrets} }
+
+// SetAPIServed starts the dynamic informers (a new factory each time, with
+// its own stop channel, children of ctx) when served turns true and stops
+// them when it turns false; it does nothing when the state is unchanged, so
+// it may be called after every discovery. Once started informers have
+// synced, and at once when they stop, every OGXServer is enqueued for this
+// controller. The OpenAPI schema is reloaded after each start.
+func (c *Controller) SetAPIServed(ctx context.Context, served bool) {
+	if served && !c.caches.running() {
+		// A new start: the CRDs (and their schema) may have changed.
+		c.schemas.reset()
+	}
+	c.caches.set(ctx, served)
+}
+
+// AddEventHandler registers a handler on the ServiceMonitor and
+// PrometheusRule informers of every current and future factory.
+func (c *Controller) AddEventHandler(h cache.ResourceEventHandler) {
+	c.caches.addEventHandler(h)
+}
+
+// served reports whether the monitoring API is served (the last discovery)
+// and its informers are synced, so passes see a complete cache.
+func (c *Controller) served() bool {
+	return c.serviceMonitors != nil && c.d.Resolver.APIs.Monitoring.Load() && c.caches.synced()
+}
+
+func (c *Controller) enqueueAll() {
+	for _, s := range c.d.Caches.Servers() {
+		c.Enqueue(caches.Key(s.Namespace, s.Name))
+	}
+}
+
+func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+	if !c.served() {
+		// The kinds are not served: nothing to write, nothing to delete.
+		return worker.Result{}, nil
+	}
+	in := render.Inputs{
+		OperatorNamespace: c.d.Opts.OperatorNamespace, ClusterDomain: c.d.Opts.ClusterDomain, MonitoringServed: true,
+	}
+	type item struct {
+		kind, name string
+		child      *unstructuredChild
+		desired    func() *unstructured.Unstructured
+	}
+	// ServiceMonitor first, then PrometheusRule.
+	items := []item{
+		{render.KindServiceMonitor, render.ServiceMonitorName(s.Name), c.serviceMonitors,
+			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.d.Resolver.ServerCA(s)) }},
+		{render.KindPrometheusRule, render.PrometheusRuleName(s.Name), c.prometheusRules,
+			func() *unstructured.Unstructured { return render.PrometheusRule(s, &in) }},
+	}
+	want := render.WantMonitoring(s, &in)
+	if want {
+		// The no-op check needs the schema; without it no write is sent.
+		if err := c.schemas.ensure(ctx); err != nil {
+			return worker.Result{}, err
+		}
+	}
+	for _, it := range items {
+		var (
+			res events.WriteResult
+			err error
+		)
+		if want {
+			res, err = it.child.Converge(ctx, s, it.name, it.desired())
+		} else {
+			res, err = it.child.Remove(ctx, s, it.name)
+		}
+		if errors.Is(err, errMonitoringGoing) {
+			// Not served any more; look again until discovery agrees.
+			klog.FromContext(ctx).V(2).Info("Monitoring API going away, nothing written", "kind", it.kind, "err", err)
+			return worker.Result{RequeueAfter: base.WaitRequeue}, nil
+		}
+		if err != nil {
+			return worker.Result{}, err
+		}
+		c.d.Events.Written(s, it.kind, it.name, res)
+	}
+	return worker.Result{}, nil
+}
+
+// newMonitoringChild binds a monitoring kind to the generic applier: cache
+// reads from the dynamic informers, live reads and writes through the
+// dynamic client, owned-field extraction with the published schema.
+func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynamic.Interface,
+	mc *monitoringCaches, schemas *monitoringSchemas, d *base.Deps,
+) *unstructuredChild {
+	client := func(ns string) dynamic.ResourceInterface { return dyn.Resource(gvr).Namespace(ns) }
+	return &unstructuredChild{
+		Kind:       kind,
+		APIVersion: render.MonitoringAPIVersion,
+		Metrics:    d.Caches.Metrics,
+		Takeover:   d.Opts.TakeoverManagers,
+		Cached: func(ns, name string) (apply.Known[*unstructured.Unstructured], error) {
+			obj, err := mc.get(gvr, ns, name)
+			return apply.Known[*unstructured.Unstructured]{Obj: obj}, err
+		},
+		Live: func(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
+			return client(ns).Get(ctx, name, metav1.GetOptions{})
+		},
+		Extract: schemas.extract,
+		SetResourceVersion: func(obj *unstructured.Unstructured, rv string) {
+			obj.SetResourceVersion(rv)
+		},
+		Apply: func(ctx context.Context, ns string, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			out, err := client(ns).Apply(ctx, obj.GetName(), obj, apply.ApplyOptions())
+			return out, kindGone(err)
+		},
+		Delete: func(ctx context.Context, ns, name string, opts metav1.DeleteOptions) error {
+			return client(ns).Delete(ctx, name, opts)
+		},
+		Patch: func(ctx context.Context, ns, name string, data []byte) (*unstructured.Unstructured, error) {
+			out, err := client(ns).Patch(ctx, name, types.JSONPatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
+			return out, kindGone(err)
+		},
+	}
+}
+
+// errMonitoringGoing marks a write refused because the kind is going away:
+// its CRD is being deleted (the API server refuses creates while it
+// terminates, and deleting it deletes our objects, whose delete events start
+// passes) or already gone before the next discovery noticed.
+var errMonitoringGoing = errors.New("the monitoring API is going away")
+
+// kindGone classifies the answer to a write: a NotFound (for an apply or a
+// patch the kind itself is gone) or a Forbidden because the CRD terminates
+// becomes errMonitoringGoing, which the pass treats like "not served"
+// instead of a user error: removing the CRDs is not the OGXServer's fault.
+func kindGone(err error) error {
+	if err == nil {
+		return nil
+	}
+	if apierrors.IsNotFound(err) ||
+		(apierrors.IsForbidden(err) && strings.Contains(err.Error(), "custom resource definition is terminating")) {
+		return fmt.Errorf("%w: %s", errMonitoringGoing, err.Error())
+	}
+	return err
+}

@@ -1,0 +1,138 @@
+package pvc
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// storageAdoption runs the storage adoption of the pvc controller
+// (docs/controllers.md, Storage adoption). It returns the conditions to show
+// and an error (worker.WaitingError while legacy pods run).
+func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
+	pvcName := render.PVCName(legacy)
+	pvcs := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace)
+	pvc, err := pvcs.Get(ctx, pvcName, metav1.GetOptions{})
+	if err == nil || apierrors.IsNotFound(err) {
+		c.events.WarnWhile(s, "AdoptionSourceNotFound", fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage),
+			apierrors.IsNotFound(err))
+	}
+	if apierrors.IsNotFound(err) {
+		return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageReady, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonStorageFailed,
+			Message: fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage)}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	adopted := []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
+		Message: fmt.Sprintf("PVC %s adopted", pvcName)}}
+	if pvc.Labels[render.LabelAdoptedFrom] == legacy {
+		c.events.While(s, corev1.EventTypeNormal, base.EventAdoptionWaiting, legacy, "", false)
+		return adopted, nil
+	}
+	if err := base.LegacyOwnerCheck(pvc, legacy, s); err != nil {
+		return nil, err
+	}
+	// Scale the legacy workload down and wait for its pods to be gone: our
+	// pods never mount a volume legacy pods still use.
+	if err := c.scaleDownLegacy(ctx, s, legacy); err != nil {
+		return nil, err
+	}
+	if waiting, err := c.legacyPodsRunning(ctx, s, legacy); waiting != nil || err != nil {
+		return waiting, err
+	}
+	patch, err := base.MergePatch(pvc.ResourceVersion, map[string]any{"metadata": map[string]any{
+		"ownerReferences": base.WithoutControllerRefs(pvc.OwnerReferences),
+		"labels": map[string]string{render.LabelAdoptedFrom: legacy, render.LabelInstance: s.Name,
+			render.LabelManagedBy: render.ManagedByValue},
+		"annotations": map[string]string{render.AnnotationAdoptedAt: base.AdoptedAt(time.Now())},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pvcs.Patch(ctx, pvcName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+		return nil, apply.ClassifyWriteError("PersistentVolumeClaim", pvcName, err)
+	}
+	c.events.Normal(s, "StorageAdopted", fmt.Sprintf("PVC %s adopted", pvcName))
+	return adopted, nil
+}
+
+// scaleDownLegacy scales the legacy Deployment to zero replicas, if it
+// exists and is not there yet.
+func (c *Controller) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) error {
+	d, err := c.kube.AppsV1().Deployments(s.Namespace).Get(ctx, legacy, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	case d.Spec.Replicas != nil && *d.Spec.Replicas == 0:
+		return nil
+	}
+	patch, _ := base.MergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
+	if _, err := c.kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+		return apply.ClassifyWriteError("Deployment", legacy, err)
+	}
+	c.events.Normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
+	return nil
+}
+
+// legacyPodsRunning returns, while pods of the legacy instance still run,
+// the StorageAdopted condition in progress and a worker.WaitingError; nil, nil
+// once they are gone.
+func (c *Controller) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
+	pods, err := c.kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: labels.SelectorFromSet(labels.Set{render.LabelInstance: legacy}).String()})
+	if err != nil {
+		return nil, err
+	}
+	n := len(pods.Items)
+	msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
+	// One Event per wait, not one per pass or per change of the count.
+	c.events.While(s, corev1.EventTypeNormal, base.EventAdoptionWaiting, legacy, msg, n > 0)
+	if n == 0 {
+		return nil, nil
+	}
+	return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionFalse,
+			Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}},
+		&worker.WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: msg}
+}
+
+// adoptedPVCs lists, from the adopted-PVC cache, the PVCs labelled as
+// adopted for this instance and adds the managed-by label to any that lack
+// it (adopted by the upstream operator), so the child cache sees them too.
+func (c *Controller) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer) ([]string, error) {
+	list, err := base.CachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, p := range list {
+		names = append(names, p.Name)
+		if p.Labels[render.LabelManagedBy] == render.ManagedByValue {
+			continue
+		}
+		patch, _ := base.MergePatch(p.ResourceVersion, map[string]any{"metadata": map[string]any{
+			"labels": map[string]string{render.LabelManagedBy: render.ManagedByValue}}})
+		if _, err := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch,
+			metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+			return nil, apply.ClassifyWriteError("PersistentVolumeClaim", p.Name, err)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}

@@ -1,0 +1,125 @@
+package pvc
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+)
+
+// Controller creates the PersistentVolumeClaim N-pvc of every OGXServer
+// with storage. It only ever creates: an existing claim is never modified,
+// resized or deleted, and the claim carries no owner reference, so user data
+// outlives the OGXServer.
+type Controller struct {
+	*base.Controller
+	kube   kubernetes.Interface
+	caches *caches.Caches
+	events *events.Sink
+}
+
+func NewController(d *base.Deps) *Controller {
+	c := &Controller{kube: d.Kube, caches: d.Caches, events: d.Events}
+	c.Controller = base.NewController(base.ControllerPVC, d, c.reconcile)
+	c.Watched = pvcWatches
+	return c
+}
+
+// pvcWatches: the PVC's pass starts on events of the PVCs it creates and of
+// those it adopts.
+func pvcWatches(w *caches.Sources) []*caches.Source { return []*caches.Source{w.PVCs, w.AdoptedPVCs} }
+
+func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+	key := caches.Key(s.Namespace, s.Name)
+	// The pvc controller runs for every server, so it reports unusable
+	// adoption annotations (storage and networking) once while they last.
+	problems := base.AdoptionAnnotationProblems(s)
+	c.events.WarnWhile(s, resolve.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
+	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
+	var facts []metav1.Condition
+	if legacy != "" {
+		var err error
+		facts, err = c.storageAdoption(ctx, s, legacy)
+		c.Deps.Board.SetFacts(key, s.UID, c.Name(), facts)
+		if err != nil {
+			return worker.Result{}, err
+		}
+	} else {
+		cached, err := base.CachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
+		if err != nil {
+			return worker.Result{}, err
+		}
+		c.Deps.Board.SetFacts(key, s.UID, c.Name(), keepStorageAdopted(cached))
+	}
+	adopted, err := c.adoptedPVCs(ctx, s)
+	if err != nil {
+		return worker.Result{}, err
+	}
+	if legacy == "" && len(adopted) > 1 {
+		return worker.Result{}, resolve.MultipleAdopted(s, adopted)
+	}
+	if s.Spec.StorageSpec() == nil || legacy != "" || len(adopted) > 0 {
+		return worker.Result{}, nil
+	}
+	name := render.PVCName(s.Name)
+	if _, err := c.caches.For(s.Namespace).PVCs.PersistentVolumeClaims(s.Namespace).Get(name); err == nil {
+		return worker.Result{}, nil
+	}
+	pvc, err := apply.AsObject[corev1.PersistentVolumeClaim](render.PVC(s, &render.Inputs{}))
+	if err != nil {
+		return worker.Result{}, err
+	}
+	_, err = c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Create(ctx, pvc, metav1.CreateOptions{FieldManager: render.FieldManager})
+	switch {
+	case err == nil:
+		klog.FromContext(ctx).Info("Created PVC", "name", name)
+		c.events.Written(s, "PersistentVolumeClaim", name, events.Created)
+		return worker.Result{}, nil
+	case apierrors.IsAlreadyExists(err):
+		// Not in our label-filtered cache: look at it live.
+		live, gerr := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if gerr != nil {
+			return worker.Result{}, fmt.Errorf("reading PVC %s: %w", name, gerr)
+		}
+		if live.Labels[render.LabelManagedBy] == render.ManagedByValue {
+			return worker.Result{}, nil
+		}
+		return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "PersistentVolumeClaim %s exists and is not managed by this OGXServer", name)
+	}
+	return worker.Result{}, apply.ClassifyWriteError("PersistentVolumeClaim", name, err)
+}
+
+// keepStorageAdopted keeps showing a completed storage adoption after the
+// annotation is removed: the adopted PVC stays in use. The adopted PVC in
+// the adopted-PVC cache (labelled ogx.io/adopted-from and with this
+// instance's label, which a completed adoption sets, ours or the upstream
+// operator's before a migration) is the fact it rests on, not the condition status once wrote, so an operator restart
+// reaches the same answer. Of several (themselves an AdoptionConfigInvalid
+// error), the one adopted first is named.
+func keepStorageAdopted(adopted []*corev1.PersistentVolumeClaim) []metav1.Condition {
+	if len(adopted) == 0 {
+		return nil
+	}
+	first := slices.MinFunc(adopted, func(a, b *corev1.PersistentVolumeClaim) int {
+		return cmp.Or(cmp.Compare(a.Annotations[render.AnnotationAdoptedAt], b.Annotations[render.AnnotationAdoptedAt]),
+			cmp.Compare(a.Name, b.Name))
+	})
+	return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
+		Message: fmt.Sprintf("PVC %s adopted", first.Name)}}
+}

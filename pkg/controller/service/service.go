@@ -1,0 +1,94 @@
+package service
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+)
+
+// Controller converges the Service N-service of every OGXServer and
+// adopts (and, when the annotation goes, releases) a legacy Service L-service.
+type Controller struct {
+	*base.Controller
+	kube     kubernetes.Interface
+	caches   *caches.Caches
+	children *base.Children
+	events   *events.Sink
+}
+
+func NewController(d *base.Deps) *Controller {
+	c := &Controller{kube: d.Kube, caches: d.Caches, children: d.Children, events: d.Events}
+	c.Controller = base.NewController(base.ControllerService, d, c.reconcile)
+	c.Watched = serviceWatches
+	return c
+}
+
+// serviceWatches: the Service's pass starts on events of Services and of
+// adopted legacy Services, whose release it decides from their cache.
+func serviceWatches(w *caches.Sources) []*caches.Source {
+	return []*caches.Source{w.Services, w.AdoptedServices}
+}
+
+func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+	name := render.ServiceName(s.Name)
+	res, err := c.children.Services.Converge(ctx, s, name, render.Service(s, &render.Inputs{}))
+	if err != nil {
+		return worker.Result{}, err
+	}
+	c.events.Written(s, "Service", name, res)
+	return worker.Result{}, c.adoptNetworking(ctx, s)
+}
+
+// adoptNetworking takes over Service L-service for adopt-networking:
+// ownership transferred and the selector pointed at our pods, ports kept.
+func (c *Controller) adoptNetworking(ctx context.Context, s *ogxv1beta1.OGXServer) error {
+	key := caches.Key(s.Namespace, s.Name)
+	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
+	svcs := c.kube.CoreV1().Services(s.Namespace)
+	if legacy == "" {
+		sc, err := base.AdoptedScope(c.caches, s.Namespace)
+		if err != nil {
+			return err
+		}
+		cached, err := sc.AdoptedServices.Services(s.Namespace).List(labels.Everything())
+		if err != nil {
+			return err
+		}
+		facts, err := base.ReleaseNetworking(ctx, s, "Service", cached, svcs.Delete, c.events)
+		c.Deps.Board.SetFacts(key, s.UID, c.Name(), facts)
+		return err
+	}
+	svc, err := svcs.Get(ctx, render.ServiceName(legacy), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		c.Deps.Board.SetFacts(key, s.UID, c.Name(), nil)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	changed, err := base.AdoptLegacy(ctx, s, legacy, svc, serviceSelectorPatch(s, svc.Spec.Selector),
+		func(ctx context.Context, name string, data []byte) error {
+			_, err := svcs.Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: render.FieldManager})
+			return base.ClassifyWriteErrorOrNil("Service", name, err)
+		})
+	if err != nil {
+		return err
+	}
+	if changed {
+		c.events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
+	}
+	c.Deps.Board.SetFacts(key, s.UID, c.Name(), base.NetworkingAdopted(legacy))
+	return nil
+}

@@ -1,0 +1,219 @@
+package status
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+)
+
+// configGenerated sets ConfigGenerated and returns status.configGeneration:
+// nil outside generated mode, the current one while the configmap
+// controller reports a user error or nothing was generated yet.
+func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenerationStatus {
+	s := in.server
+	old := s.Status.ConfigGeneration
+	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
+		cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, ogxv1beta1.ReasonConfigGenerationInactive, "Declarative config generation is not active")
+		return nil
+	}
+	if o, ok := in.outcomes[base.ControllerConfigMap]; ok && o.Class == base.OutcomeUserError {
+		// Each cause keeps its own reason (an invalid spec, a missing or
+		// unlabelled reference, a CA bundle problem, a conflict on a child
+		// of the configmap controller); only a failure of generation itself
+		// is ConfigGenerationFailed.
+		reason := o.Reason
+		if reason == "" {
+			reason = ogxv1beta1.ReasonConfigGenerationFailed
+		}
+		cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, reason, o.Message)
+		return old
+	}
+	g := in.generated
+	if g == nil {
+		return old
+	}
+	name := render.GeneratedConfigName(s.Name, g.Hash)
+	cg := &ogxv1beta1.ConfigGenerationStatus{ObservedGeneration: s.Generation, ConfigMapName: name,
+		ProviderCount: g.ProviderCount, ResourceCount: g.ResourceCount, ConfigVersion: g.ConfigVersion, GeneratedAt: in.now}
+	if old != nil && old.ConfigMapName == name {
+		// Same config: keep when and by which generation it was made.
+		cg.GeneratedAt = old.GeneratedAt
+		cg.ObservedGeneration = old.ObservedGeneration
+	}
+	cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionTrue, ogxv1beta1.ReasonConfigGenerationSucceeded,
+		fmt.Sprintf("Generated config.yaml with %d providers and %d resources", g.ProviderCount, g.ResourceCount))
+	return cg
+}
+
+// expectedReplicas is the replica count the rollout must reach. With
+// autoscaling the HPA decides it: the live spec.replicas, but at least the
+// HPA minimum (a new Deployment starts at 1 until the HPA scales it up).
+func expectedReplicas(s *ogxv1beta1.OGXServer, d *appsv1.Deployment) int32 {
+	if s.Spec.Autoscaling() == nil {
+		return s.Spec.Replicas()
+	}
+	expected := s.Spec.HPAMinReplicas()
+	if d != nil && d.Spec.Replicas != nil && *d.Spec.Replicas > expected {
+		expected = *d.Spec.Replicas
+	}
+	return expected
+}
+
+// deploymentReady sets DeploymentReady and returns the Deployment's failure
+// message ("" if none) and whether its rollout reached expected replicas.
+func deploymentReady(d *appsv1.Deployment, expected int32, cs *conditionSet) (failed string, rolledOut bool) {
+	if d == nil {
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentPending, "Deployment is pending")
+		return "", false
+	}
+	failed, rolledOut = deploymentFailure(d), rolloutComplete(d, expected)
+	switch {
+	case failed != "":
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentFailed, failed)
+	case rolledOut && expected == 0:
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionTrue, ogxv1beta1.ReasonDeploymentReady, "Deployment is scaled to zero")
+	case rolledOut:
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionTrue, ogxv1beta1.ReasonDeploymentReady, "Deployment is ready")
+	default:
+		cs.set(ogxv1beta1.ConditionDeploymentReady, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentProgressing,
+			fmt.Sprintf("Deployment is scaling: %d/%d replicas available", d.Status.AvailableReplicas, expected))
+	}
+	return failed, rolledOut
+}
+
+// storageReady sets StorageReady, which exists only with storage: the pvc
+// controller's report when it made one (adoption), else the claim's state.
+func storageReady(in statusInputs, cs *conditionSet) {
+	s := in.server
+	switch f := factOf(in.facts, ogxv1beta1.ConditionStorageReady); {
+	case s.Spec.StorageSpec() == nil:
+		cs.remove(ogxv1beta1.ConditionStorageReady)
+	case f != nil:
+		cs.set(ogxv1beta1.ConditionStorageReady, f.Status, f.Reason, f.Message)
+	default:
+		setStorage(cs, in.pvc, in.pvcName, s.Spec.StorageSize())
+	}
+}
+
+// serviceReady sets ServiceReady.
+func serviceReady(in statusInputs, cs *conditionSet) {
+	switch o := in.outcomes[base.ControllerService]; {
+	case o.Class == base.OutcomeUserError:
+		cs.set(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, ogxv1beta1.ReasonServiceFailed, o.Message)
+	case in.serviceExists:
+		cs.set(ogxv1beta1.ConditionServiceReady, metav1.ConditionTrue, ogxv1beta1.ReasonServiceReady, "Service is ready")
+	default:
+		cs.set(ogxv1beta1.ConditionServiceReady, metav1.ConditionFalse, ogxv1beta1.ReasonServicePending, fmt.Sprintf("Service %s not found", render.ServiceName(in.server.Name)))
+	}
+}
+
+// healthCheck sets HealthCheck, the probe's verdict; it never gates Ready.
+// Before the first probe the current condition stays.
+func healthCheck(in statusInputs, cs *conditionSet) {
+	d := in.deployment
+	switch {
+	case !in.probeEnabled:
+		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionUnknown, ogxv1beta1.ReasonHealthCheckDisabled, "The server probe is disabled")
+	case d == nil || d.Status.AvailableReplicas == 0:
+		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentNotReady, "Deployment not ready")
+	case in.probe == nil:
+	case in.probe.Healthy:
+		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionTrue, ogxv1beta1.ReasonHealthCheckPassed, "Health check passed")
+	default:
+		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonHealthCheckFailed, in.probe.HealthMessage)
+	}
+}
+
+// adoptedConditions sets StorageAdopted and NetworkingAdopted to what the
+// pvc, service and ingress controllers reported, and removes each one no
+// controller reports. A released networking adoption is the exception: the
+// pass that deletes the adopted objects reports it once, and afterwards
+// nothing is left to report it from, so while adopt-networking stays absent
+// status keeps the NetworkingAdopted it shows, as released. This is status
+// reading its own earlier result, never another controller's.
+func adoptedConditions(in statusInputs, cs *conditionSet) {
+	for _, t := range []string{ogxv1beta1.ConditionStorageAdopted, ogxv1beta1.ConditionNetworkingAdopted} {
+		f := factOf(in.facts, t)
+		switch {
+		case f != nil:
+		case t == ogxv1beta1.ConditionNetworkingAdopted && apimeta.FindStatusCondition(cs.conds, t) != nil &&
+			resolve.AdoptionSource(in.server, ogxv1beta1.AnnotationAdoptNetworking) == "":
+			f = &base.NetworkingReleased()[0]
+		default:
+			cs.remove(t)
+			continue
+		}
+		cs.set(t, f.Status, f.Reason, f.Message)
+	}
+}
+
+// adoptionConfigInvalid sets AdoptionConfigInvalid from the annotations
+// (checks A4/A5) and the several-adopted-PVCs error; once they are fixed it
+// turns False; valid annotations otherwise add nothing.
+func adoptionConfigInvalid(in statusInputs, cs *conditionSet) {
+	problems := base.AdoptionAnnotationProblems(in.server)
+	if o := in.outcomes[base.ControllerPVC]; o.Class == base.OutcomeUserError && o.Reason == ogxv1beta1.ReasonAdoptionConfigInvalid {
+		problems = append(problems, o.Message)
+	}
+	switch {
+	case len(problems) > 0:
+		cs.set(ogxv1beta1.ConditionAdoptionConfigInvalid, metav1.ConditionTrue, ogxv1beta1.ReasonAdoptionConfigInvalid, strings.Join(problems, "; "))
+	case apimeta.IsStatusConditionTrue(cs.conds, ogxv1beta1.ConditionAdoptionConfigInvalid):
+		cs.set(ogxv1beta1.ConditionAdoptionConfigInvalid, metav1.ConditionFalse, ogxv1beta1.ReasonAnnotationsValid, "Adoption annotations are valid")
+	}
+}
+
+// setStorage sets StorageReady from the effective PVC.
+func setStorage(cs *conditionSet, pvc *corev1.PersistentVolumeClaim, name string, requested resource.Quantity) {
+	switch {
+	case pvc == nil:
+		cs.set(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, ogxv1beta1.ReasonStorageFailed, fmt.Sprintf("PVC %s not found", name))
+	case pvc.Status.Phase == corev1.ClaimBound:
+		msg := "Storage is ready"
+		if actual, ok := pvc.Status.Capacity[corev1.ResourceStorage]; ok && actual.Cmp(requested) != 0 {
+			msg += fmt.Sprintf(" (requested %s, actual %s; ogx-controller does not resize PVCs)", requested.String(), actual.String())
+		}
+		cs.set(ogxv1beta1.ConditionStorageReady, metav1.ConditionTrue, ogxv1beta1.ReasonStorageReady, msg)
+	case pvc.Status.Phase == corev1.ClaimLost:
+		cs.set(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, ogxv1beta1.ReasonStorageFailed, fmt.Sprintf("PVC %s is lost", name))
+	default:
+		phase := pvc.Status.Phase
+		if phase == "" {
+			phase = corev1.ClaimPending
+		}
+		cs.set(ogxv1beta1.ConditionStorageReady, metav1.ConditionFalse, ogxv1beta1.ReasonStoragePending, fmt.Sprintf("PVC %s is not bound: %s", name, phase))
+	}
+}
+
+// deploymentFailure returns the message of a Deployment condition that means
+// the rollout cannot finish on its own, or "".
+func deploymentFailure(d *appsv1.Deployment) string {
+	for _, c := range d.Status.Conditions {
+		if caches.IsDeploymentFailure(c) {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// rolloutComplete: the Deployment controller observed the current spec, and
+// exactly D updated replicas exist, all available.
+func rolloutComplete(d *appsv1.Deployment, expected int32) bool {
+	replicas := int32(1)
+	if d.Spec.Replicas != nil {
+		replicas = *d.Spec.Replicas
+	}
+	return d.Status.ObservedGeneration >= d.Generation && replicas == expected &&
+		d.Status.UpdatedReplicas == expected && d.Status.Replicas == expected && d.Status.AvailableReplicas >= expected
+}

@@ -1,0 +1,100 @@
+package status
+
+import (
+	"fmt"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// versionStatus: operatorVersion from the process, serverVersion kept when
+// the probe did not tell; lastUpdated moves only when either changes.
+func versionStatus(in statusInputs) ogxv1beta1.VersionInfo {
+	old := in.server.Status.Version
+	v := old
+	v.OperatorVersion = in.operatorVersion
+	if in.probe != nil && in.probe.Version != "" {
+		v.ServerVersion = in.probe.Version
+	}
+	if v.OperatorVersion != old.OperatorVersion || v.ServerVersion != old.ServerVersion {
+		v.LastUpdated = in.now
+	}
+	return v
+}
+
+// setDistribution fills the active and available distributions and the
+// resolved image.
+func setDistribution(in statusInputs, st *ogxv1beta1.OGXServerStatus) {
+	s := in.server
+	st.DistributionConfig.ActiveDistribution = s.Spec.DistributionName()
+	if s.Spec.Distribution.Image != nil {
+		st.DistributionConfig.ActiveDistribution = ogxv1beta1.ActiveDistributionCustom
+	}
+	st.DistributionConfig.AvailableDistributions = map[string]string(in.table)
+	if in.image != "" {
+		st.ResolvedDistribution = &ogxv1beta1.ResolvedDistribution{Image: in.image, ConfigSource: in.configSource, ConfigHash: in.configHash}
+	}
+}
+
+// setEndpoints fills the available replicas, the URLs and the providers the
+// probe reported (only while a replica is available).
+func setEndpoints(in statusInputs, st *ogxv1beta1.OGXServerStatus) {
+	s, d := in.server, in.deployment
+	if d != nil {
+		st.AvailableReplicas = d.Status.AvailableReplicas
+	}
+	if in.serviceExists {
+		scheme := "http"
+		if s.Spec.ServerTLS() != nil {
+			scheme = "https"
+		}
+		st.ServiceURL = fmt.Sprintf("%s://%s.%s.svc.%s:%d", scheme, render.ServiceName(s.Name), s.Namespace, in.clusterDomain, s.Spec.Port())
+	}
+	st.ExternalURL = externalURL(s, in.ingress)
+	if in.probe != nil && d != nil && d.Status.AvailableReplicas > 0 {
+		st.DistributionConfig.Providers = in.probe.Providers
+	}
+}
+
+// externalURL is nil without external access, "" until an address is
+// known, else <scheme>://<host>: the configured hostname, else the
+// load balancer's hostname or IP; https when a TLS entry covers the host.
+func externalURL(s *ogxv1beta1.OGXServer, ing *networkingv1.Ingress) *string {
+	if !s.Spec.ExternalAccessEnabled() {
+		return nil
+	}
+	url := ""
+	if ing == nil {
+		return &url
+	}
+	host := s.Spec.Network.ExternalAccess.Hostname
+	if host == "" {
+		for _, lb := range ing.Status.LoadBalancer.Ingress {
+			if lb.Hostname != "" {
+				host = lb.Hostname
+				break
+			}
+			if lb.IP != "" {
+				host = lb.IP
+				break
+			}
+		}
+	}
+	if host == "" {
+		return &url
+	}
+	scheme := "http"
+	for _, t := range ing.Spec.TLS {
+		covers := len(t.Hosts) == 0
+		for _, h := range t.Hosts {
+			covers = covers || h == host
+		}
+		if covers {
+			scheme = "https"
+		}
+	}
+	url = scheme + "://" + host
+	return &url
+}

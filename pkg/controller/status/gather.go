@@ -1,0 +1,113 @@
+package status
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
+	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+)
+
+// gather reads what computeStatus needs.
+func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) statusInputs {
+	in := statusInputs{
+		server: s, outcomes: c.board.Get(s.UID), controllers: c.controllers,
+		probeEnabled: c.probeEnabled, operatorVersion: c.operatorVersion,
+		clusterDomain: c.resolver.ClusterDomain, table: c.resolver.Table,
+		now: metav1.NewTime(c.clock.Now().Truncate(time.Second)),
+	}
+	in.pvcName, _ = c.resolver.EffectivePVCName(s)
+	in.facts = c.board.Facts(s.UID)
+	sc := c.caches.For(s.Namespace)
+	if d, ok := c.children.Deployments.Current(s.Namespace, s.Name); ok && controlledBy(d.Obj, s) {
+		in.deployment = d.Obj
+	}
+	if svc, ok := c.children.Services.Current(s.Namespace, render.ServiceName(s.Name)); ok && controlledBy(svc.Obj, s) {
+		in.serviceExists = true
+	}
+	if ing, ok := c.children.Ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.Obj, s) {
+		in.ingress = ing.Obj
+	}
+	in.pvc = sc.PVC(s.Namespace, in.pvcName)
+	if img, err := c.resolver.Image(s); err == nil {
+		in.image = img
+	}
+	switch s.Spec.ConfigMode() {
+	case ogxv1beta1.ConfigModeInactive:
+		in.configSource = "builtin"
+	case ogxv1beta1.ConfigModeOverride:
+		in.configSource = "override"
+		in.configHash = overrideHash(ctx, c.resolver, s)
+	case ogxv1beta1.ConfigModeGenerated:
+		// Read only: status shows the config the configmap and deployment
+		// controllers generated for this generation, never generates (nor
+		// reads a registry) itself.
+		if g, ok := c.resolver.Memo.Current(s.UID, s.Generation); ok {
+			in.generated = &g
+			in.configSource, in.configHash = g.BaseSource, g.BaseHash
+			if g.ImageDigest != "" && in.image != "" {
+				in.image = oci.PinnedImage(in.image, g.ImageDigest)
+			}
+		} else {
+			keepReportedConfig(s, &in)
+		}
+	}
+	// Without a digest from the reference or the base-config resolution, a
+	// ready pod tells which image it actually runs.
+	if in.image != "" && !strings.Contains(in.image, "@sha256:") && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
+		if digest := c.digests.Lookup(s.UID, s.Namespace, s.Name, in.image); digest != "" {
+			in.image = oci.PinnedImage(in.image, digest)
+		}
+	}
+	if c.probeEnabled && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
+		in.probe = c.probe(ctx, s, in.deployment)
+	}
+	return in
+}
+
+// keepReportedConfig keeps what status last reported about the generated
+// config while the config of a new generation is not generated yet (status
+// is queued with the generating controllers and often runs first): the
+// fields stay until the new values are known instead of going blank for
+// one write. The image keeps its pinned digest only if it is still the
+// same image.
+func keepReportedConfig(s *ogxv1beta1.OGXServer, in *statusInputs) {
+	rd := s.Status.ResolvedDistribution
+	// Only a base of the kind the current spec uses is kept: after a switch
+	// (from override or inactive mode, or between spec.baseConfig and image
+	// labels) the old values would name the wrong source.
+	want := configgen.SourceOCILabel
+	if s.Spec.BaseConfig != nil {
+		want = configgen.SourceConfigMap
+	}
+	if rd == nil || rd.ConfigSource != want {
+		return
+	}
+	in.configSource, in.configHash = rd.ConfigSource, rd.ConfigHash
+	if in.image != "" && strings.HasPrefix(rd.Image, in.image+"@") {
+		in.image = rd.Image
+	}
+}
+
+// controlledBy reports whether obj is controlled by s; status only counts our
+// own children.
+func controlledBy(obj metav1.Object, s *ogxv1beta1.OGXServer) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	return ref != nil && ref.UID == s.UID
+}
+
+// overrideHash is sha256:<hex> of the override config content.
+func overrideHash(ctx context.Context, r *base.Resolver, s *ogxv1beta1.OGXServer) string {
+	text, err := r.ConfigMapKey(ctx, s.Namespace, *s.Spec.OverrideConfig, "spec.overrideConfig", resolve.PrefixConfigMap, "override config")
+	if err != nil {
+		return ""
+	}
+	return configgen.ConfigHash([]byte(text))
+}

@@ -1,0 +1,156 @@
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	ogxv1beta1ac "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
+)
+
+// CoalesceWindow is how long a server that is still starting keeps a
+// written status before a change within the same phase is written: while
+// Pending or Initializing, the messages follow every child event, and
+// writing each of them would be several writes per new server for nothing
+// a user acts on. A change of phase is written at once, with one exception:
+// a new server's first status, Initializing, waits until its Deployment is
+// this old (firstStatusWait).
+const CoalesceWindow = 5 * time.Second
+
+// coalesce returns how long to wait before writing st, or 0 to write now.
+func (c *Controller) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus, d *appsv1.Deployment) time.Duration {
+	if wait := c.firstStatusWait(s, st, d); wait > 0 {
+		return wait
+	}
+	starting := st.Phase == ogxv1beta1.PhasePending || st.Phase == ogxv1beta1.PhaseInitializing
+	if !starting || s.Status.Phase != st.Phase || s.Status.ObservedGeneration != st.ObservedGeneration {
+		return 0
+	}
+	w, ok := c.writes.Get(s.UID)
+	if !ok {
+		return 0
+	}
+	if wait := CoalesceWindow - c.clock.Now().Sub(w.at); wait > 0 {
+		return wait
+	}
+	return 0
+}
+
+// firstStatusWait holds the first status of a server that has never had
+// one while it would say Initializing and its Deployment is younger than
+// CoalesceWindow: pods that become available within that time make
+// the first status Ready, one write instead of two. A server created into
+// a busy cluster reaches Initializing with its Deployment only just created
+// (its create follows the Service, DeploymentController.serviceFirst), and
+// its pods are available seconds later. A server whose pods take longer
+// (an image pull) shows Initializing at most that much later. The age is
+// the Deployment's creationTimestamp, set by the API server; the wait is
+// capped at the window in case the clocks differ.
+func (c *Controller) firstStatusWait(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus, d *appsv1.Deployment) time.Duration {
+	if s.Status.Phase != "" || st.Phase != ogxv1beta1.PhaseInitializing || d == nil {
+		return 0
+	}
+	wait := CoalesceWindow - c.clock.Now().Sub(d.CreationTimestamp.Time)
+	return min(max(wait, 0), CoalesceWindow)
+}
+
+// statusEqual compares statuses semantically (times at second precision,
+// as they are stored).
+func statusEqual(a, b ogxv1beta1.OGXServerStatus) bool {
+	return equality.Semantic.DeepEqual(normalizeStatus(a), normalizeStatus(b))
+}
+
+func normalizeStatus(s ogxv1beta1.OGXServerStatus) ogxv1beta1.OGXServerStatus {
+	out := *s.DeepCopy()
+	for i := range out.Conditions {
+		out.Conditions[i].LastTransitionTime = metav1.NewTime(out.Conditions[i].LastTransitionTime.Truncate(time.Second))
+	}
+	out.Version.LastUpdated = metav1.NewTime(out.Version.LastUpdated.Truncate(time.Second))
+	if out.ConfigGeneration != nil {
+		out.ConfigGeneration.GeneratedAt = metav1.NewTime(out.ConfigGeneration.GeneratedAt.Truncate(time.Second))
+	}
+	for i := range out.DistributionConfig.Providers {
+		var v any
+		if json.Unmarshal(out.DistributionConfig.Providers[i].Config.Raw, &v) == nil {
+			out.DistributionConfig.Providers[i].Config.Raw, _ = json.Marshal(v)
+		}
+	}
+	return out
+}
+
+// takeOverStatus merges the upstream operator's status field ownership into
+// ours (it wrote status with Update requests, and an apply never removes
+// fields only another manager owns). managedFields sent through the status
+// subresource are ignored, so the patch goes to the main resource. A failure
+// is logged and retried on the next pass; it never blocks the status apply.
+func (c *Controller) takeOverStatus(ctx context.Context, s *ogxv1beta1.OGXServer) {
+	patch, err := apply.TakeoverPatch(s, ogxv1beta1.SchemeGroupVersion.String(), c.takeover, "status", c.clock.Now())
+	if err != nil || patch == nil {
+		return
+	}
+	if _, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).Patch(ctx, s.Name, types.JSONPatchType, patch,
+		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
+		klog.FromContext(ctx).Error(err, "Could not take over status field ownership; will retry")
+		return
+	}
+	c.events.Journal().Add(caches.Key(s.Namespace, s.Name), s.UID, "OGXServer", s.Name+" (status)", events.TakenOver)
+	klog.FromContext(ctx).Info("Took over status field ownership from the upstream operator")
+}
+
+// write applies the complete status to the status subresource.
+func (c *Controller) write(ctx context.Context, s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus) error {
+	statusAC, err := apply.AsObject[ogxv1beta1ac.OGXServerStatusApplyConfiguration](st)
+	if err != nil {
+		return err
+	}
+	c.takeOverStatus(ctx, s)
+	ac := ogxv1beta1ac.OGXServer(s.Name, s.Namespace).WithStatus(statusAC)
+	out, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, apply.ApplyOptions())
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing status: %w", err)
+	}
+	klog.FromContext(ctx).Info("Wrote status", "phase", st.Phase)
+	c.writes.Set(s.UID, statusWrite{written: out, at: c.clock.Now()})
+	return nil
+}
+
+// healthEvent records HealthCheckPassed or HealthCheckFailed when the
+// HealthCheck condition flips between True and False.
+func (c *Controller) healthEvent(before, after []metav1.Condition, s *ogxv1beta1.OGXServer) {
+	find := func(conds []metav1.Condition) *metav1.Condition {
+		for i := range conds {
+			if conds[i].Type == ogxv1beta1.ConditionHealthCheck {
+				return &conds[i]
+			}
+		}
+		return nil
+	}
+	old, cur := find(before), find(after)
+	if cur == nil || (old != nil && old.Status == cur.Status) {
+		return
+	}
+	switch cur.Status {
+	case metav1.ConditionTrue:
+		c.events.Normal(s, "HealthCheckPassed", cur.Message)
+	case metav1.ConditionFalse:
+		if cur.Reason == ogxv1beta1.ReasonHealthCheckFailed {
+			c.events.Warn(s, "HealthCheckFailed", cur.Message)
+		}
+	}
+}
