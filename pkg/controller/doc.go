@@ -1,9 +1,11 @@
-// Package controller holds ogx-controller's workqueue controllers: one per
-// kind of child object, each converging its own child of every OGXServer to
-// the OGXServer's spec, and a status controller that reports what they found.
+// Package controller is ogx-controller's manager: it builds the shared
+// dependencies (base.Deps), one controller per child kind (each a package
+// of its own: configmap, pvc, service, networkpolicy, deployment, hpa, pdb,
+// ingress, monitoring) and the status controller, wires informer events to
+// their queues, and runs their workers while the replica leads.
 //
 // Every controller follows the shape of kubernetes/sample-controller: a
-// constructor taking informers and clients, a worker loop
+// constructor taking the shared dependencies, a worker loop
 // (worker.Runner.Run(ctx, workers, grace)), and a sync(ctx, key) that reads
 // from listers, computes the desired state with the pure functions of
 // package render, applies the difference (package apply) and returns an

@@ -1,3 +1,8 @@
+// Package configmap holds the controller of the ConfigMaps ogx-controller
+// writes itself: each OGXServer's CA bundle N-ca-bundle and, in generated
+// config mode, the immutable N-config-<h16>; it also deletes the generated
+// ConfigMaps no ReplicaSet mounts any more (retention.go). Events of
+// watched ConfigMaps and referenced Secrets start its passes.
 package configmap
 
 import (
@@ -18,11 +23,10 @@ import (
 // config.yaml.
 type Controller struct {
 	*base.Controller
-	d *base.Deps
 }
 
 func NewController(d *base.Deps) *Controller {
-	c := &Controller{d: d}
+	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerConfigMap, d, c.reconcile)
 	c.Watched = configMapWatches
 	return c
@@ -48,22 +52,22 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 
 func (c *Controller) caBundle(ctx context.Context, s *ogxv1beta1.OGXServer) error {
 	name := render.CABundleName(s.Name)
-	b, err := c.d.Resolver.CABundle(ctx, s)
+	b, err := c.Deps.Resolver.CABundle(ctx, s)
 	if err != nil {
 		return err
 	}
 	var res events.WriteResult
-	c.d.Events.WarnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
+	c.Deps.Events.WarnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
 		b.Data == "" && b.Explicit)
 	if b.Data == "" {
-		res, err = c.d.Children.ConfigMaps.Remove(ctx, s, name)
+		res, err = c.Deps.Children.ConfigMaps.Remove(ctx, s, name)
 	} else {
-		res, err = c.d.Children.ConfigMaps.Converge(ctx, s, name, render.CABundleConfigMap(s, b.Data))
+		res, err = c.Deps.Children.ConfigMaps.Converge(ctx, s, name, render.CABundleConfigMap(s, b.Data))
 	}
 	if err != nil {
 		return err
 	}
-	c.d.Events.Written(s, "ConfigMap", name, res)
+	c.Deps.Events.Written(s, "ConfigMap", name, res)
 	return nil
 }
 
@@ -72,26 +76,26 @@ func (c *Controller) generated(ctx context.Context, s *ogxv1beta1.OGXServer) (st
 	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
 		return "", nil
 	}
-	rc, g, err := c.d.Resolver.RuntimeConfig(ctx, s)
+	rc, g, err := c.Deps.Resolver.RuntimeConfig(ctx, s)
 	if err != nil || g == nil {
 		return "", err
 	}
 	name := rc.ConfigMapName
-	sc := c.d.Caches.For(s.Namespace)
+	sc := c.Deps.Caches.For(s.Namespace)
 	// The resolver has refused a cached ConfigMap of this name with other
 	// content (a hash collision): one that is cached holds this config.
 	if _, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
 		return name, nil
 	}
-	res, err := c.d.Children.ConfigMaps.Converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
+	res, err := c.Deps.Children.ConfigMaps.Converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
 	if err != nil {
 		return "", err
 	}
 	if res == events.Created {
-		c.d.Events.Normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
+		c.Deps.Events.Normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
 			name, g.ProviderCount, g.ResourceCount))
 		for _, w := range g.Warnings {
-			c.d.Events.Warn(s, "ConfigGenerationWarning", w)
+			c.Deps.Events.Warn(s, "ConfigGenerationWarning", w)
 		}
 	}
 	return name, nil

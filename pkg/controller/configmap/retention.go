@@ -58,7 +58,7 @@ func (c *Controller) collectGenerated(ctx context.Context, s *ogxv1beta1.OGXServ
 // generatedOf lists the cached generated ConfigMaps this OGXServer controls.
 func (c *Controller) generatedOf(s *ogxv1beta1.OGXServer) []*corev1.ConfigMap {
 	sel := labels.SelectorFromSet(labels.Set{render.LabelGeneratedConfig: "true", render.LabelInstance: s.Name})
-	cached, err := c.d.Caches.For(s.Namespace).ConfigMaps.ConfigMaps(s.Namespace).List(sel)
+	cached, err := c.Deps.Caches.For(s.Namespace).ConfigMaps.ConfigMaps(s.Namespace).List(sel)
 	if err != nil {
 		return nil
 	}
@@ -81,7 +81,7 @@ func (c *Controller) protectedByCache(s *ogxv1beta1.OGXServer, current string) m
 	if g := s.Status.ConfigGeneration; g != nil && g.ConfigMapName != "" {
 		protected[g.ConfigMapName] = true
 	}
-	if d, ok := c.d.Children.Deployments.Current(s.Namespace, s.Name); ok {
+	if d, ok := c.Deps.Children.Deployments.Current(s.Namespace, s.Name); ok {
 		markMounted(protected, d.Obj.Spec.Template.Spec.Volumes)
 	}
 	return protected
@@ -108,7 +108,7 @@ func keptOf(candidates []*corev1.ConfigMap, protected map[string]bool) int {
 // live LIST by the selector labels; see collectGenerated for why).
 func (c *Controller) markReplicaSetMounts(ctx context.Context, s *ogxv1beta1.OGXServer, protected map[string]bool) error {
 	sel := labels.SelectorFromSet(labels.Set{render.LabelApp: render.AppValue, render.LabelInstance: s.Name}).String()
-	list, err := c.d.Kube.AppsV1().ReplicaSets(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	list, err := c.Deps.Kube.AppsV1().ReplicaSets(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		return fmt.Errorf("listing ReplicaSets of %s/%s: %w", s.Namespace, s.Name, err)
 	}
@@ -140,7 +140,7 @@ func (c *Controller) deleteOldest(ctx context.Context, s *ogxv1beta1.OGXServer, 
 			continue
 		}
 		uid := cm.UID
-		err := c.d.Kube.CoreV1().ConfigMaps(s.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		err := c.Deps.Kube.CoreV1().ConfigMaps(s.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil && !apierrors.IsNotFound(err) {
 			klog.FromContext(ctx).Error(err, "Deleting superseded generated ConfigMap", "name", cm.Name)
 			continue
@@ -149,7 +149,7 @@ func (c *Controller) deleteOldest(ctx context.Context, s *ogxv1beta1.OGXServer, 
 		deleted = append(deleted, cm.Name)
 	}
 	if len(deleted) > 0 {
-		c.d.Events.Normal(s, "ConfigGarbageCollected", fmt.Sprintf("Deleted superseded generated ConfigMaps: %s", strings.Join(deleted, ", ")))
+		c.Deps.Events.Normal(s, "ConfigGarbageCollected", fmt.Sprintf("Deleted superseded generated ConfigMaps: %s", strings.Join(deleted, ", ")))
 	}
 }
 

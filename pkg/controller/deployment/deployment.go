@@ -1,3 +1,9 @@
+// Package deployment holds the controller of each OGXServer's
+// ServiceAccount, RoleBinding and Deployment. A new server's pass waits
+// until the Service and the ConfigMaps the Deployment mounts are cached,
+// and the events of those objects start the pass that goes on: the
+// controller coordinates with the service and configmap controllers only
+// through the caches it watches.
 package deployment
 
 import (
@@ -11,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -30,15 +35,10 @@ import (
 // every OGXServer, in that order; the first failed write ends the pass.
 type Controller struct {
 	*base.Controller
-	kube     kubernetes.Interface
-	caches   *caches.Caches
-	children *base.Children
-	resolver *base.Resolver
-	events   *events.Sink
 }
 
 func NewController(d *base.Deps) *Controller {
-	c := &Controller{kube: d.Kube, caches: d.Caches, children: d.Children, resolver: d.Resolver, events: d.Events}
+	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerDeployment, d, c.reconcile)
 	c.Watched = deploymentWatches
 	return c
@@ -57,21 +57,21 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 	if err := c.serviceFirst(s); err != nil {
 		return worker.Result{}, err
 	}
-	in, err := c.resolver.Inputs(ctx, s)
+	in, err := c.Deps.Resolver.Inputs(ctx, s)
 	if err != nil {
 		return worker.Result{}, err
 	}
-	warnServerTLS(ctx, c.resolver, c.events, s, in.RuntimeConfig.Hash)
+	warnServerTLS(ctx, c.Deps.Resolver, c.Deps.Events, s, in.RuntimeConfig.Hash)
 	if err := c.configMapsReady(s, in); err != nil {
 		return worker.Result{}, err
 	}
-	res, err := c.children.ServiceAccounts.Converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
+	res, err := c.Deps.Children.ServiceAccounts.Converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
 	if err != nil {
 		return worker.Result{}, err
 	}
-	c.events.Written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
+	c.Deps.Events.Written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
 	if in.OpenShiftSecurityServed {
-		res, err := c.children.RoleBindings.Converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
+		res, err := c.Deps.Children.RoleBindings.Converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
 		if roleRefChanged(err) {
 			return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
 				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
@@ -80,10 +80,10 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.events.Written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
+		c.Deps.Events.Written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
 	}
 	// No pod of ours may mount a volume legacy pods still use.
-	if err := base.StorageAdoptionGate(ctx, c.resolver, s); err != nil {
+	if err := base.StorageAdoptionGate(ctx, c.Deps.Resolver, s); err != nil {
 		return worker.Result{}, err
 	}
 	desired, err := render.Deployment(s, &in)
@@ -94,11 +94,11 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		return worker.Result{}, err
 	}
 	onCreate := createReplicas(s, desired)
-	res, err = c.children.Deployments.ConvergeCreating(ctx, s, s.Name, desired, onCreate)
+	res, err = c.Deps.Children.Deployments.ConvergeCreating(ctx, s, s.Name, desired, onCreate)
 	if err != nil {
 		return worker.Result{}, err
 	}
-	c.events.Written(s, "Deployment", s.Name, res)
+	c.Deps.Events.Written(s, "Deployment", s.Name, res)
 	if res == events.Created && onCreate != desired {
 		if err := c.handOverCreated(ctx, s, desired); err != nil {
 			return worker.Result{}, err
@@ -140,7 +140,7 @@ func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyCo
 // Should either write fail, the retried pass finds the count still ours and
 // hands it over before its apply, as for any Deployment.
 func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
-	live, ok := c.children.Deployments.Current(s.Namespace, s.Name)
+	live, ok := c.Deps.Children.Deployments.Current(s.Namespace, s.Name)
 	if !ok {
 		return fmt.Errorf("Deployment %s/%s vanished right after its create; retrying", s.Namespace, s.Name)
 	}
@@ -151,7 +151,7 @@ func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServe
 	if err := c.handOverReplicas(ctx, live, desired, false); err != nil {
 		return err
 	}
-	_, err := c.children.Deployments.Converge(ctx, s, s.Name, desired)
+	_, err := c.Deps.Children.Deployments.Converge(ctx, s, s.Name, desired)
 	return err
 }
 
@@ -178,11 +178,11 @@ func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServe
 // Ready anyway. Only the create waits: an existing Deployment is never held
 // back by its Service, so a deleted Service cannot stop a rollout.
 func (c *Controller) serviceFirst(s *ogxv1beta1.OGXServer) error {
-	if _, exists := c.children.Deployments.Current(s.Namespace, s.Name); exists {
+	if _, exists := c.Deps.Children.Deployments.Current(s.Namespace, s.Name); exists {
 		return nil
 	}
 	name := render.ServiceName(s.Name)
-	if _, exists := c.children.Services.Current(s.Namespace, name); exists {
+	if _, exists := c.Deps.Children.Services.Current(s.Namespace, name); exists {
 		return nil
 	}
 	return &base.DeferredError{Message: fmt.Sprintf("waiting for Service %s to be created first", name)}
@@ -192,7 +192,7 @@ func (c *Controller) serviceFirst(s *ogxv1beta1.OGXServer) error {
 // the cache with the expected content, so a new OGXServer never points its
 // pods at a ConfigMap that does not exist yet.
 func (c *Controller) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) error {
-	sc := c.caches.For(s.Namespace)
+	sc := c.Deps.Caches.For(s.Namespace)
 	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeGenerated {
 		if _, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(in.RuntimeConfig.ConfigMapName); err != nil {
 			return &worker.WaitingError{Message: fmt.Sprintf("waiting for generated ConfigMap %s", in.RuntimeConfig.ConfigMapName)}
@@ -217,7 +217,7 @@ func (c *Controller) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) 
 func (c *Controller) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
 	// Our own latest write counts too: a pass right after the create of an
 	// autoscaled Deployment must see the count it still owns.
-	live, found := c.children.Deployments.Current(s.Namespace, s.Name)
+	live, found := c.Deps.Children.Deployments.Current(s.Namespace, s.Name)
 	if !found {
 		return nil // absent (or not yet cached): the apply creates it
 	}
@@ -228,7 +228,7 @@ func (c *Controller) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desir
 	// upstream operator owned it), and only then does the hand-over check
 	// see that the count must be handed to the HPA before the apply drops
 	// it.
-	live, err := c.children.Deployments.TakeOverKnown(ctx, s, live)
+	live, err := c.Deps.Children.Deployments.TakeOverKnown(ctx, s, live)
 	if err != nil {
 		return err
 	}
@@ -260,7 +260,7 @@ func (c *Controller) switchStrategy(ctx context.Context, live *appsv1.Deployment
 		return err
 	}
 	klog.FromContext(ctx).Info("Switching Deployment strategy", "name", live.Name, "recreate", wantRecreate)
-	_, err = c.kube.AppsV1().Deployments(live.Namespace).Patch(ctx, live.Name, types.MergePatchType, body,
+	_, err = c.Deps.Kube.AppsV1().Deployments(live.Namespace).Patch(ctx, live.Name, types.MergePatchType, body,
 		metav1.PatchOptions{FieldManager: render.StrategyFieldManager})
 	if err != nil {
 		return apply.ClassifyWriteError("Deployment", live.Name, err)
@@ -293,11 +293,11 @@ func (c *Controller) handOverReplicas(ctx context.Context, known apply.Known[*ap
 		ac.WithUID(live.UID)
 	}
 	klog.FromContext(ctx).Info("Handing Deployment replicas over to the HPA", "name", live.Name, "replicas", *live.Spec.Replicas)
-	out, err := c.kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: render.HandoverFieldManager, Force: true})
+	out, err := c.Deps.Kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: render.HandoverFieldManager, Force: true})
 	if err != nil {
 		return apply.ClassifyWriteError("Deployment", live.Name, err)
 	}
-	c.children.Deployments.Recent.Remember(out)
+	c.Deps.Children.Deployments.Recent.Remember(out)
 	return nil
 }
 

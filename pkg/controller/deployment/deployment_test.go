@@ -16,6 +16,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -52,7 +53,7 @@ func TestSwitchStrategy(t *testing.T) {
 			live := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: controllertest.Name, Namespace: controllertest.Namespace, ResourceVersion: "9",
 				ManagedFields: c.entries}, Spec: appsv1.DeploymentSpec{Strategy: c.live}}
 			kube := kubefake.NewClientset(live.DeepCopy())
-			dc := &Controller{kube: kube}
+			dc := &Controller{Controller: base.NewController(base.ControllerDeployment, &base.Deps{Kube: kube, Caches: controllertest.AdoptedCaches(t)}, nil)}
 			if err := dc.switchStrategy(context.Background(), live, c.desired); err != nil {
 				t.Fatal(err)
 			}

@@ -1,3 +1,7 @@
+// Package monitoring holds the controller of each OGXServer's
+// ServiceMonitor and PrometheusRule, written while the monitoring API is
+// served, through a dynamic client and informers of its own that start and
+// stop with the API (monitoring_caches.go).
 package monitoring
 
 import (
@@ -42,7 +46,6 @@ type unstructuredChild = apply.Child[*unstructured.Unstructured, *unstructured.U
 // it every pass records ok and writes nothing.
 type Controller struct {
 	*base.Controller
-	d       *base.Deps
 	caches  *monitoringCaches
 	schemas *monitoringSchemas
 	// serviceMonitors and prometheusRules are nil without a dynamic client
@@ -71,7 +74,7 @@ func NewController(d *base.Deps) *Controller {
 // newMonitoringControllerFor builds the controller on a given dynamic client
 // and schema loader (nil: idle controller).
 func newMonitoringControllerFor(d *base.Deps, dyn dynamic.Interface, load schemaLoader) *Controller {
-	c := &Controller{d: d, schemas: &monitoringSchemas{load: load}}
+	c := &Controller{schemas: &monitoringSchemas{load: load}}
 	c.caches = newMonitoringCaches(dyn, d.Caches, c.enqueueAll)
 	if dyn != nil {
 		c.serviceMonitors = newMonitoringChild(render.KindServiceMonitor, serviceMonitorsGVR, dyn, c.caches, c.schemas, d)
@@ -110,11 +113,11 @@ func (c *Controller) AddEventHandler(h cache.ResourceEventHandler) {
 // served reports whether the monitoring API is served (the last discovery)
 // and its informers are synced, so passes see a complete cache.
 func (c *Controller) served() bool {
-	return c.serviceMonitors != nil && c.d.Resolver.APIs.Monitoring.Load() && c.caches.synced()
+	return c.serviceMonitors != nil && c.Deps.Resolver.APIs.Monitoring.Load() && c.caches.synced()
 }
 
 func (c *Controller) enqueueAll() {
-	for _, s := range c.d.Caches.Servers() {
+	for _, s := range c.Deps.Caches.Servers() {
 		c.Enqueue(caches.Key(s.Namespace, s.Name))
 	}
 }
@@ -125,7 +128,7 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		return worker.Result{}, nil
 	}
 	in := render.Inputs{
-		OperatorNamespace: c.d.Opts.OperatorNamespace, ClusterDomain: c.d.Opts.ClusterDomain, MonitoringServed: true,
+		OperatorNamespace: c.Deps.Opts.OperatorNamespace, ClusterDomain: c.Deps.Opts.ClusterDomain, MonitoringServed: true,
 	}
 	type item struct {
 		kind, name string
@@ -135,7 +138,7 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 	// ServiceMonitor first, then PrometheusRule.
 	items := []item{
 		{render.KindServiceMonitor, render.ServiceMonitorName(s.Name), c.serviceMonitors,
-			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.d.Resolver.ServerCA(s)) }},
+			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.Deps.Resolver.ServerCA(s)) }},
 		{render.KindPrometheusRule, render.PrometheusRuleName(s.Name), c.prometheusRules,
 			func() *unstructured.Unstructured { return render.PrometheusRule(s, &in) }},
 	}
@@ -164,7 +167,7 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.d.Events.Written(s, it.kind, it.name, res)
+		c.Deps.Events.Written(s, it.kind, it.name, res)
 	}
 	return worker.Result{}, nil
 }

@@ -1,3 +1,6 @@
+// Package probe asks a running OGX server for its health, version and
+// providers over HTTP, and remembers each server's last result so probes
+// happen at most once per interval.
 package probe
 
 import (

@@ -24,10 +24,10 @@ import (
 // and an error (worker.WaitingError while legacy pods run).
 func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
 	pvcName := render.PVCName(legacy)
-	pvcs := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace)
+	pvcs := c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace)
 	pvc, err := pvcs.Get(ctx, pvcName, metav1.GetOptions{})
 	if err == nil || apierrors.IsNotFound(err) {
-		c.events.WarnWhile(s, "AdoptionSourceNotFound", fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage),
+		c.Deps.Events.WarnWhile(s, "AdoptionSourceNotFound", fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage),
 			apierrors.IsNotFound(err))
 	}
 	if apierrors.IsNotFound(err) {
@@ -40,7 +40,7 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 	adopted := []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
 		Message: fmt.Sprintf("PVC %s adopted", pvcName)}}
 	if pvc.Labels[render.LabelAdoptedFrom] == legacy {
-		c.events.While(s, corev1.EventTypeNormal, base.EventAdoptionWaiting, legacy, "", false)
+		c.Deps.Events.While(s, corev1.EventTypeNormal, base.EventAdoptionWaiting, legacy, "", false)
 		return adopted, nil
 	}
 	if err := base.LegacyOwnerCheck(pvc, legacy, s); err != nil {
@@ -66,14 +66,14 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 	if _, err := pvcs.Patch(ctx, pvcName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		return nil, apply.ClassifyWriteError("PersistentVolumeClaim", pvcName, err)
 	}
-	c.events.Normal(s, "StorageAdopted", fmt.Sprintf("PVC %s adopted", pvcName))
+	c.Deps.Events.Normal(s, "StorageAdopted", fmt.Sprintf("PVC %s adopted", pvcName))
 	return adopted, nil
 }
 
 // scaleDownLegacy scales the legacy Deployment to zero replicas, if it
 // exists and is not there yet.
 func (c *Controller) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) error {
-	d, err := c.kube.AppsV1().Deployments(s.Namespace).Get(ctx, legacy, metav1.GetOptions{})
+	d, err := c.Deps.Kube.AppsV1().Deployments(s.Namespace).Get(ctx, legacy, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
@@ -83,11 +83,11 @@ func (c *Controller) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServe
 		return nil
 	}
 	patch, _ := base.MergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
-	if _, err := c.kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
+	if _, err := c.Deps.Kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		return apply.ClassifyWriteError("Deployment", legacy, err)
 	}
-	c.events.Normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
+	c.Deps.Events.Normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
 	return nil
 }
 
@@ -95,7 +95,7 @@ func (c *Controller) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServe
 // the StorageAdopted condition in progress and a worker.WaitingError; nil, nil
 // once they are gone.
 func (c *Controller) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
-	pods, err := c.kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{
+	pods, err := c.Deps.Kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{
 		LabelSelector: labels.SelectorFromSet(labels.Set{render.LabelInstance: legacy}).String()})
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func (c *Controller) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXSer
 	n := len(pods.Items)
 	msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
 	// One Event per wait, not one per pass or per change of the count.
-	c.events.While(s, corev1.EventTypeNormal, base.EventAdoptionWaiting, legacy, msg, n > 0)
+	c.Deps.Events.While(s, corev1.EventTypeNormal, base.EventAdoptionWaiting, legacy, msg, n > 0)
 	if n == 0 {
 		return nil, nil
 	}
@@ -116,7 +116,7 @@ func (c *Controller) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXSer
 // adopted for this instance and adds the managed-by label to any that lack
 // it (adopted by the upstream operator), so the child cache sees them too.
 func (c *Controller) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer) ([]string, error) {
-	list, err := base.CachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
+	list, err := base.CachedAdoptedPVCs(c.Deps.Caches, s.Namespace, s.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (c *Controller) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer) (
 		}
 		patch, _ := base.MergePatch(p.ResourceVersion, map[string]any{"metadata": map[string]any{
 			"labels": map[string]string{render.LabelManagedBy: render.ManagedByValue}}})
-		if _, err := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch,
+		if _, err := c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch,
 			metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 			return nil, apply.ClassifyWriteError("PersistentVolumeClaim", p.Name, err)
 		}

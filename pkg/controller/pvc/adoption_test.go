@@ -104,7 +104,7 @@ func TestStorageAdoption(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			kube := kubefake.NewClientset(c.objs...)
 			events := controllertest.ActiveSink()
-			pc := &Controller{kube: kube, events: events}
+			pc := &Controller{Controller: base.NewController(base.ControllerPVC, &base.Deps{Kube: kube, Events: events, Caches: controllertest.AdoptedCaches(t)}, nil)}
 			s := controllertest.Annotated(ogxv1beta1.AnnotationAdoptStorage, "legacy")
 			conds, err := pc.storageAdoption(context.Background(), s, "legacy")
 			var we *worker.WaitingError

@@ -1,3 +1,7 @@
+// Package pvc holds the controller that creates each OGXServer's
+// PersistentVolumeClaim N-pvc and never changes or deletes it, and adopts
+// a legacy install's storage for the adopt-storage annotation
+// (adoption.go). Events of PVCs, adopted or not, start its passes.
 package pvc
 
 import (
@@ -10,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -29,13 +32,10 @@ import (
 // outlives the OGXServer.
 type Controller struct {
 	*base.Controller
-	kube   kubernetes.Interface
-	caches *caches.Caches
-	events *events.Sink
 }
 
 func NewController(d *base.Deps) *Controller {
-	c := &Controller{kube: d.Kube, caches: d.Caches, events: d.Events}
+	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerPVC, d, c.reconcile)
 	c.Watched = pvcWatches
 	return c
@@ -50,7 +50,7 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 	// The pvc controller runs for every server, so it reports unusable
 	// adoption annotations (storage and networking) once while they last.
 	problems := base.AdoptionAnnotationProblems(s)
-	c.events.WarnWhile(s, resolve.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
+	c.Deps.Events.WarnWhile(s, resolve.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
 	var facts []metav1.Condition
 	if legacy != "" {
@@ -61,7 +61,7 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 			return worker.Result{}, err
 		}
 	} else {
-		cached, err := base.CachedAdoptedPVCs(c.caches, s.Namespace, s.Name)
+		cached, err := base.CachedAdoptedPVCs(c.Deps.Caches, s.Namespace, s.Name)
 		if err != nil {
 			return worker.Result{}, err
 		}
@@ -78,22 +78,22 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		return worker.Result{}, nil
 	}
 	name := render.PVCName(s.Name)
-	if _, err := c.caches.For(s.Namespace).PVCs.PersistentVolumeClaims(s.Namespace).Get(name); err == nil {
+	if _, err := c.Deps.Caches.For(s.Namespace).PVCs.PersistentVolumeClaims(s.Namespace).Get(name); err == nil {
 		return worker.Result{}, nil
 	}
 	pvc, err := apply.AsObject[corev1.PersistentVolumeClaim](render.PVC(s, &render.Inputs{}))
 	if err != nil {
 		return worker.Result{}, err
 	}
-	_, err = c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Create(ctx, pvc, metav1.CreateOptions{FieldManager: render.FieldManager})
+	_, err = c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Create(ctx, pvc, metav1.CreateOptions{FieldManager: render.FieldManager})
 	switch {
 	case err == nil:
 		klog.FromContext(ctx).Info("Created PVC", "name", name)
-		c.events.Written(s, "PersistentVolumeClaim", name, events.Created)
+		c.Deps.Events.Written(s, "PersistentVolumeClaim", name, events.Created)
 		return worker.Result{}, nil
 	case apierrors.IsAlreadyExists(err):
 		// Not in our label-filtered cache: look at it live.
-		live, gerr := c.kube.CoreV1().PersistentVolumeClaims(s.Namespace).Get(ctx, name, metav1.GetOptions{})
+		live, gerr := c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if gerr != nil {
 			return worker.Result{}, fmt.Errorf("reading PVC %s: %w", name, gerr)
 		}

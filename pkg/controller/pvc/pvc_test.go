@@ -64,8 +64,8 @@ func TestKeepStorageAdopted(t *testing.T) {
 			kube := kubefake.NewClientset(c.cached...)
 			caches := controllertest.AdoptedCaches(t, c.cached...)
 			board := base.NewOutcomeBoard(record.New())
-			pc := &Controller{kube: kube, caches: caches, events: controllertest.ActiveSink(),
-				Controller: base.NewController("pvc", &base.Deps{Caches: caches, Board: board}, nil)}
+			pc := &Controller{Controller: base.NewController(base.ControllerPVC,
+				&base.Deps{Kube: kube, Caches: caches, Events: controllertest.ActiveSink(), Board: board}, nil)}
 			s := controllertest.Annotated()
 			s.Status.Conditions = c.shown
 			_, err := pc.reconcile(context.Background(), s)

@@ -1,3 +1,7 @@
+// Package service holds the controller of each OGXServer's Service
+// N-service; it adopts a legacy install's Service for the adopt-networking
+// annotation and releases it when the annotation goes (adoption.go).
+// Events of Services, adopted or not, start its passes.
 package service
 
 import (
@@ -7,12 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -22,14 +24,10 @@ import (
 // adopts (and, when the annotation goes, releases) a legacy Service L-service.
 type Controller struct {
 	*base.Controller
-	kube     kubernetes.Interface
-	caches   *caches.Caches
-	children *base.Children
-	events   *events.Sink
 }
 
 func NewController(d *base.Deps) *Controller {
-	c := &Controller{kube: d.Kube, caches: d.Caches, children: d.Children, events: d.Events}
+	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerService, d, c.reconcile)
 	c.Watched = serviceWatches
 	return c
@@ -43,11 +41,11 @@ func serviceWatches(w *caches.Sources) []*caches.Source {
 
 func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	name := render.ServiceName(s.Name)
-	res, err := c.children.Services.Converge(ctx, s, name, render.Service(s, &render.Inputs{}))
+	res, err := c.Deps.Children.Services.Converge(ctx, s, name, render.Service(s, &render.Inputs{}))
 	if err != nil {
 		return worker.Result{}, err
 	}
-	c.events.Written(s, "Service", name, res)
+	c.Deps.Events.Written(s, "Service", name, res)
 	return worker.Result{}, c.adoptNetworking(ctx, s)
 }
 
@@ -56,9 +54,9 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 func (c *Controller) adoptNetworking(ctx context.Context, s *ogxv1beta1.OGXServer) error {
 	key := caches.Key(s.Namespace, s.Name)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
-	svcs := c.kube.CoreV1().Services(s.Namespace)
+	svcs := c.Deps.Kube.CoreV1().Services(s.Namespace)
 	if legacy == "" {
-		sc, err := base.AdoptedScope(c.caches, s.Namespace)
+		sc, err := base.AdoptedScope(c.Deps.Caches, s.Namespace)
 		if err != nil {
 			return err
 		}
@@ -66,7 +64,7 @@ func (c *Controller) adoptNetworking(ctx context.Context, s *ogxv1beta1.OGXServe
 		if err != nil {
 			return err
 		}
-		facts, err := base.ReleaseNetworking(ctx, s, "Service", cached, svcs.Delete, c.events)
+		facts, err := base.ReleaseNetworking(ctx, s, "Service", cached, svcs.Delete, c.Deps.Events)
 		c.Deps.Board.SetFacts(key, s.UID, c.Name(), facts)
 		return err
 	}
@@ -87,7 +85,7 @@ func (c *Controller) adoptNetworking(ctx context.Context, s *ogxv1beta1.OGXServe
 		return err
 	}
 	if changed {
-		c.events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
+		c.Deps.Events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
 	}
 	c.Deps.Board.SetFacts(key, s.UID, c.Name(), base.NetworkingAdopted(legacy))
 	return nil

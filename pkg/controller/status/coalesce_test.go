@@ -9,6 +9,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
@@ -17,7 +18,7 @@ import (
 // phase or generation, or a first write, is written at once.
 func TestStatusCoalesce(t *testing.T) {
 	now := metav1.Now().Time
-	c := &Controller{clock: clocktesting.NewFakePassiveClock(now), writes: record.NewSlot[statusWrite](record.New())}
+	c := &Controller{d: &base.Deps{Opts: base.Options{Clock: clocktesting.NewFakePassiveClock(now)}}, writes: record.NewSlot[statusWrite](record.New())}
 	server := func(phase ogxv1beta1.Phase) *ogxv1beta1.OGXServer {
 		return &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{UID: "u", Generation: 1},
 			Status: ogxv1beta1.OGXServerStatus{Phase: phase, ObservedGeneration: 1}}
@@ -61,7 +62,7 @@ func TestStatusCoalesce(t *testing.T) {
 // Deployment stamped in the future (clocks differ) waits one window at most.
 func TestFirstStatusWait(t *testing.T) {
 	now := metav1.Now().Time
-	c := &Controller{clock: clocktesting.NewFakePassiveClock(now), writes: record.NewSlot[statusWrite](record.New())}
+	c := &Controller{d: &base.Deps{Opts: base.Options{Clock: clocktesting.NewFakePassiveClock(now)}}, writes: record.NewSlot[statusWrite](record.New())}
 	deployment := func(age time.Duration) *appsv1.Deployment {
 		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now.Add(-age))}}
 	}

@@ -18,25 +18,25 @@ import (
 // gather reads what computeStatus needs.
 func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) statusInputs {
 	in := statusInputs{
-		server: s, outcomes: c.board.Get(s.UID), controllers: c.controllers,
-		probeEnabled: c.probeEnabled, operatorVersion: c.operatorVersion,
-		clusterDomain: c.resolver.ClusterDomain, table: c.resolver.Table,
-		now: metav1.NewTime(c.clock.Now().Truncate(time.Second)),
+		server: s, outcomes: c.d.Board.Get(s.UID), controllers: c.controllers,
+		probeEnabled: c.d.Opts.ProbeEnabled, operatorVersion: c.d.Opts.OperatorVersion,
+		clusterDomain: c.d.Resolver.ClusterDomain, table: c.d.Resolver.Table,
+		now: metav1.NewTime(c.d.Opts.Clock.Now().Truncate(time.Second)),
 	}
-	in.pvcName, _ = c.resolver.EffectivePVCName(s)
-	in.facts = c.board.Facts(s.UID)
-	sc := c.caches.For(s.Namespace)
-	if d, ok := c.children.Deployments.Current(s.Namespace, s.Name); ok && controlledBy(d.Obj, s) {
+	in.pvcName, _ = c.d.Resolver.EffectivePVCName(s)
+	in.facts = c.d.Board.Facts(s.UID)
+	sc := c.d.Caches.For(s.Namespace)
+	if d, ok := c.d.Children.Deployments.Current(s.Namespace, s.Name); ok && controlledBy(d.Obj, s) {
 		in.deployment = d.Obj
 	}
-	if svc, ok := c.children.Services.Current(s.Namespace, render.ServiceName(s.Name)); ok && controlledBy(svc.Obj, s) {
+	if svc, ok := c.d.Children.Services.Current(s.Namespace, render.ServiceName(s.Name)); ok && controlledBy(svc.Obj, s) {
 		in.serviceExists = true
 	}
-	if ing, ok := c.children.Ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.Obj, s) {
+	if ing, ok := c.d.Children.Ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.Obj, s) {
 		in.ingress = ing.Obj
 	}
 	in.pvc = sc.PVC(s.Namespace, in.pvcName)
-	if img, err := c.resolver.Image(s); err == nil {
+	if img, err := c.d.Resolver.Image(s); err == nil {
 		in.image = img
 	}
 	switch s.Spec.ConfigMode() {
@@ -44,12 +44,12 @@ func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) status
 		in.configSource = "builtin"
 	case ogxv1beta1.ConfigModeOverride:
 		in.configSource = "override"
-		in.configHash = overrideHash(ctx, c.resolver, s)
+		in.configHash = overrideHash(ctx, c.d.Resolver, s)
 	case ogxv1beta1.ConfigModeGenerated:
 		// Read only: status shows the config the configmap and deployment
 		// controllers generated for this generation, never generates (nor
 		// reads a registry) itself.
-		if g, ok := c.resolver.Memo.Current(s.UID, s.Generation); ok {
+		if g, ok := c.d.Resolver.Memo.Current(s.UID, s.Generation); ok {
 			in.generated = &g
 			in.configSource, in.configHash = g.BaseSource, g.BaseHash
 			if g.ImageDigest != "" && in.image != "" {
@@ -66,7 +66,7 @@ func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) status
 			in.image = oci.PinnedImage(in.image, digest)
 		}
 	}
-	if c.probeEnabled && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
+	if c.d.Opts.ProbeEnabled && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
 		in.probe = c.probe(ctx, s, in.deployment)
 	}
 	return in

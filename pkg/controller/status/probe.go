@@ -29,7 +29,7 @@ func (c *Controller) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *apps
 	// A change of available replicas or of the Deployment spec (its
 	// generation) makes a probe due at once.
 	trigger := fmt.Sprintf("%d/%d", d.Status.AvailableReplicas, d.Generation)
-	prev, has, due := c.probes.Due(s.UID, trigger, c.clock.Now())
+	prev, has, due := c.probes.Due(s.UID, trigger, c.d.Opts.Clock.Now())
 	if due {
 		c.startProbe(ctx, s, trigger, c.probeTarget(s))
 	}
@@ -43,13 +43,13 @@ func (c *Controller) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *apps
 // Secret's CA when server TLS is on.
 func (c *Controller) probeTarget(s *ogxv1beta1.OGXServer) probe.Target {
 	t := probe.Target{
-		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.resolver.ClusterDomain, s.Spec.Port()),
+		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.d.Resolver.ClusterDomain, s.Spec.Port()),
 	}
 	if tlsSpec := s.Spec.ServerTLS(); tlsSpec != nil {
 		t.TLS = true
 		t.BaseURL = "https" + strings.TrimPrefix(t.BaseURL, "http")
 		t.ServerName = fmt.Sprintf("%s.%s.svc", render.ServiceName(s.Name), s.Namespace)
-		if sec, err := c.caches.For(s.Namespace).Secrets.Secrets(s.Namespace).Get(tlsSpec.SecretName); err == nil {
+		if sec, err := c.d.Caches.For(s.Namespace).Secrets.Secrets(s.Namespace).Get(tlsSpec.SecretName); err == nil {
 			t.CA = sec.Data["ca.crt"]
 		}
 	}
@@ -71,17 +71,17 @@ func (c *Controller) startProbe(ctx context.Context, s *ogxv1beta1.OGXServer, tr
 		case <-ctx.Done():
 			return
 		}
-		r := c.prober.Probe(ctx, t)
+		r := c.d.Opts.Prober.Probe(ctx, t)
 		<-c.probeSlots
 		if ctx.Err() != nil {
 			return
 		}
 		if r.Healthy {
-			c.caches.Metrics.CountProbe(metrics.ProbeSuccess)
+			c.d.Caches.Metrics.CountProbe(metrics.ProbeSuccess)
 		} else {
-			c.caches.Metrics.CountProbe(metrics.ProbeFailure)
+			c.d.Caches.Metrics.CountProbe(metrics.ProbeFailure)
 		}
-		c.probes.Store(uid, trigger, c.clock.Now(), r)
+		c.probes.Store(uid, trigger, c.d.Opts.Clock.Now(), r)
 		logger.V(5).Info("Probed server", "ogxserver", key, "healthy", r.Healthy)
 		c.Enqueue(key)
 	}()

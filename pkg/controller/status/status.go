@@ -1,3 +1,8 @@
+// Package status holds the status controller, the only writer of
+// OGXServer status. It reads the children from the caches and each child
+// controller's outcome from the per-server record (base.OutcomeBoard),
+// probes the server (package probe) and writes the whole status when it
+// changed.
 package status
 
 import (
@@ -6,17 +11,14 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/clock"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
-	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 )
 
 // Controller is the only writer of OGXServer status. It computes the
@@ -25,22 +27,12 @@ import (
 // when it differs from the stored status: a steady state writes nothing.
 type Controller struct {
 	*worker.Runner
-	ogx      versioned.Interface
-	caches   *caches.Caches
-	children *base.Children
-	board    *base.OutcomeBoard
-	resolver *base.Resolver
-	events   *events.Sink
-	prober   probe.Prober
-	probes   *probe.State
+	d      *base.Deps
+	probes *probe.State
 	// probeSlots bounds the probes in flight.
-	probeSlots      chan struct{}
-	digests         *PodDigests
-	probeEnabled    bool
-	operatorVersion string
-	controllers     []string
-	takeover        []string
-	clock           clock.PassiveClock
+	probeSlots  chan struct{}
+	digests     *PodDigests
+	controllers []string
 
 	// writes is our last status write per server.
 	writes record.Slot[statusWrite]
@@ -61,10 +53,8 @@ type statusWrite struct {
 // controllers in the order their errors are reported.
 func NewController(d *base.Deps, controllers []string) *Controller {
 	c := &Controller{
-		ogx: d.OGX, caches: d.Caches, board: d.Board, resolver: d.Resolver, events: d.Events, children: d.Children,
-		prober: d.Opts.Prober, probes: probe.NewState(d.Opts.ProbeInterval, d.Records), probeEnabled: d.Opts.ProbeEnabled,
+		d: d, probes: probe.NewState(d.Opts.ProbeInterval, d.Records), controllers: controllers,
 		digests: NewPodDigests(d.Caches.PodsOf, d.Records), writes: record.NewSlot[statusWrite](d.Records),
-		operatorVersion: d.Opts.OperatorVersion, controllers: controllers, clock: d.Opts.Clock, takeover: d.Opts.TakeoverManagers,
 		probeSlots: make(chan struct{}, maxConcurrentProbes),
 	}
 	c.Runner = worker.NewRunner("status", c.Sync, d.Opts.Metrics)
@@ -108,7 +98,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	if err != nil {
 		return worker.Result{}, nil
 	}
-	cached, err := c.caches.Server(namespace, name)
+	cached, err := c.d.Caches.Server(namespace, name)
 	if apierrors.IsNotFound(err) {
 		return worker.Result{}, nil
 	}
@@ -122,7 +112,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		return worker.Result{RequeueAfter: res.requeueAfter}, nil
 	}
 	if statusEqual(s.Status, res.status) {
-		c.events.Flush(s, s.Status.Phase, s.Status.Phase)
+		c.d.Events.Flush(s, s.Status.Phase, s.Status.Phase)
 		return worker.Result{RequeueAfter: res.requeueAfter}, nil
 	}
 	if wait := c.coalesce(s, res.status, in.deployment); wait > 0 {
@@ -131,7 +121,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	if err := c.write(ctx, s, res.status); err != nil {
 		return worker.Result{}, err
 	}
-	c.events.Flush(s, s.Status.Phase, res.status.Phase)
+	c.d.Events.Flush(s, s.Status.Phase, res.status.Phase)
 	c.healthEvent(s.Status.Conditions, res.status.Conditions, s)
 	return worker.Result{RequeueAfter: res.requeueAfter}, nil
 }

@@ -43,7 +43,7 @@ func (c *Controller) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerSt
 	if !ok {
 		return 0
 	}
-	if wait := CoalesceWindow - c.clock.Now().Sub(w.at); wait > 0 {
+	if wait := CoalesceWindow - c.d.Opts.Clock.Now().Sub(w.at); wait > 0 {
 		return wait
 	}
 	return 0
@@ -63,7 +63,7 @@ func (c *Controller) firstStatusWait(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXS
 	if s.Status.Phase != "" || st.Phase != ogxv1beta1.PhaseInitializing || d == nil {
 		return 0
 	}
-	wait := CoalesceWindow - c.clock.Now().Sub(d.CreationTimestamp.Time)
+	wait := CoalesceWindow - c.d.Opts.Clock.Now().Sub(d.CreationTimestamp.Time)
 	return min(max(wait, 0), CoalesceWindow)
 }
 
@@ -97,16 +97,16 @@ func normalizeStatus(s ogxv1beta1.OGXServerStatus) ogxv1beta1.OGXServerStatus {
 // subresource are ignored, so the patch goes to the main resource. A failure
 // is logged and retried on the next pass; it never blocks the status apply.
 func (c *Controller) takeOverStatus(ctx context.Context, s *ogxv1beta1.OGXServer) {
-	patch, err := apply.TakeoverPatch(s, ogxv1beta1.SchemeGroupVersion.String(), c.takeover, "status", c.clock.Now())
+	patch, err := apply.TakeoverPatch(s, ogxv1beta1.SchemeGroupVersion.String(), c.d.Opts.TakeoverManagers, "status", c.d.Opts.Clock.Now())
 	if err != nil || patch == nil {
 		return
 	}
-	if _, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).Patch(ctx, s.Name, types.JSONPatchType, patch,
+	if _, err := c.d.OGX.OgxV1beta1().OGXServers(s.Namespace).Patch(ctx, s.Name, types.JSONPatchType, patch,
 		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		klog.FromContext(ctx).Error(err, "Could not take over status field ownership; will retry")
 		return
 	}
-	c.events.Journal().Add(caches.Key(s.Namespace, s.Name), s.UID, "OGXServer", s.Name+" (status)", events.TakenOver)
+	c.d.Events.Journal().Add(caches.Key(s.Namespace, s.Name), s.UID, "OGXServer", s.Name+" (status)", events.TakenOver)
 	klog.FromContext(ctx).Info("Took over status field ownership from the upstream operator")
 }
 
@@ -118,7 +118,7 @@ func (c *Controller) write(ctx context.Context, s *ogxv1beta1.OGXServer, st ogxv
 	}
 	c.takeOverStatus(ctx, s)
 	ac := ogxv1beta1ac.OGXServer(s.Name, s.Namespace).WithStatus(statusAC)
-	out, err := c.ogx.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, apply.ApplyOptions())
+	out, err := c.d.OGX.OgxV1beta1().OGXServers(s.Namespace).ApplyStatus(ctx, ac, apply.ApplyOptions())
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -126,7 +126,7 @@ func (c *Controller) write(ctx context.Context, s *ogxv1beta1.OGXServer, st ogxv
 		return fmt.Errorf("writing status: %w", err)
 	}
 	klog.FromContext(ctx).Info("Wrote status", "phase", st.Phase)
-	c.writes.Set(s.UID, statusWrite{written: out, at: c.clock.Now()})
+	c.writes.Set(s.UID, statusWrite{written: out, at: c.d.Opts.Clock.Now()})
 	return nil
 }
 
@@ -147,10 +147,10 @@ func (c *Controller) healthEvent(before, after []metav1.Condition, s *ogxv1beta1
 	}
 	switch cur.Status {
 	case metav1.ConditionTrue:
-		c.events.Normal(s, "HealthCheckPassed", cur.Message)
+		c.d.Events.Normal(s, "HealthCheckPassed", cur.Message)
 	case metav1.ConditionFalse:
 		if cur.Reason == ogxv1beta1.ReasonHealthCheckFailed {
-			c.events.Warn(s, "HealthCheckFailed", cur.Message)
+			c.d.Events.Warn(s, "HealthCheckFailed", cur.Message)
 		}
 	}
 }
