@@ -78,6 +78,36 @@ const saNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace
 func parseFlags(args []string, getenv func(string) string, readFile func(string) ([]byte, error)) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("ogx-controller run", flag.ContinueOnError)
+	o.defineClientFlags(fs, getenv)
+	o.defineListenerFlags(fs)
+	watch := o.defineControllerFlags(fs, getenv)
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	klogFlags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if err := o.settle(fs, *watch, readFile); err != nil {
+		return nil, err
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	o.effective = effectiveFlags(fs, klogFlags, map[string]string{
+		"leader-elect":              strconv.FormatBool(o.leaderElect),
+		"operator-namespace":        o.operatorNamespace,
+		"leader-election-namespace": o.leaderElectionNS,
+		"watch-namespaces":          strings.Join(o.watchNamespaces, ","),
+	})
+	return o, nil
+}
+
+// defineClientFlags defines the API client, Event and leader election
+// flags.
+func (o *options) defineClientFlags(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", getenv("KUBECONFIG"), "kubeconfig path; empty means in-cluster config")
 	// A new server costs about one request per child plus two status
 	// writes; 300 requests a second lets a fleet of 1,000 servers created
@@ -93,6 +123,11 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	fs.DurationVar(&o.leaseDuration, "leader-election-lease-duration", 15*time.Second, "Lease duration")
 	fs.DurationVar(&o.renewDeadline, "leader-election-renew-deadline", 10*time.Second, "Lease renew deadline")
 	fs.DurationVar(&o.retryPeriod, "leader-election-retry-period", 2*time.Second, "Lease retry period")
+}
+
+// defineListenerFlags defines the metrics, health, profiling and admission
+// listeners and their TLS.
+func (o *options) defineListenerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "metrics listener; 0 disables")
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "serve metrics over HTTPS with authentication")
 	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "metrics certificate directory")
@@ -111,6 +146,11 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 		"ValidatingWebhookConfiguration whose caBundle is kept with self-managed certificates")
 	fs.StringVar(&o.tlsMinVersion, "tls-min-version", "VersionTLS12", "minimum TLS version (VersionTLS12 or VersionTLS13)")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false, "serve HTTP/2 on admission and metrics")
+}
+
+// defineControllerFlags defines what the controllers do; it returns the
+// unparsed --watch-namespaces.
+func (o *options) defineControllerFlags(fs *flag.FlagSet, getenv func(string) string) *string {
 	fs.StringVar(&o.operatorNamespace, "operator-namespace", getenv("OPERATOR_NAMESPACE"), "the controller's own namespace")
 	fs.StringVar(&o.operatorVersion, "operator-version", orDefault(getenv("OPERATOR_VERSION"), version), "version reported in status")
 	watch := fs.String("watch-namespaces", getenv("WATCH_NAMESPACES"), "comma-separated namespaces to manage (default all)")
@@ -145,15 +185,13 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	// manifests' terminationGracePeriodSeconds of 30 (docs/high-availability.md).
 	fs.DurationVar(&o.shutdownTimeout, "graceful-shutdown-timeout", 25*time.Second,
 		"how long passes in flight at SIGTERM may go on before their context is cancelled; the leader Lease is released after them")
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	klogFlags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
-	}
+	return watch
+}
+
+// settle fills in what depends on other flags or the environment: leader
+// election (on in cluster), the watched namespaces, the operator's
+// namespace (from the service account when no flag or variable names it).
+func (o *options) settle(fs *flag.FlagSet, watch string, readFile func(string) ([]byte, error)) error {
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "leader-elect" {
 			o.leaderElectSet = true
@@ -162,49 +200,48 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	if !o.leaderElectSet {
 		o.leaderElect = o.kubeconfig == ""
 	}
-	namespaces, warnings, err := parseNamespaceList(*watch)
+	namespaces, warnings, err := parseNamespaceList(watch)
 	if err != nil {
-		return nil, fmt.Errorf("--watch-namespaces: %w", err)
+		return fmt.Errorf("--watch-namespaces: %w", err)
 	}
 	o.watchNamespaces, o.warnings = namespaces, warnings
 	if o.operatorNamespace == "" {
 		b, err := readFile(saNamespaceFile)
 		if err != nil || strings.TrimSpace(string(b)) == "" {
-			return nil, errors.New("operator namespace unknown: set --operator-namespace or OPERATOR_NAMESPACE")
+			return errors.New("operator namespace unknown: set --operator-namespace or OPERATOR_NAMESPACE")
 		}
 		o.operatorNamespace = strings.TrimSpace(string(b))
 	}
 	if o.leaderElectionNS == "" {
 		o.leaderElectionNS = o.operatorNamespace
 	}
+	return nil
+}
+
+// validate refuses flag values the process cannot run with.
+func (o *options) validate() error {
 	if o.admissionCertManagement != "self" && o.admissionCertManagement != "external" {
-		return nil, fmt.Errorf("--admission-cert-management: %q is neither self nor external", o.admissionCertManagement)
+		return fmt.Errorf("--admission-cert-management: %q is neither self nor external", o.admissionCertManagement)
 	}
 	if o.tlsMinVersion != "VersionTLS12" && o.tlsMinVersion != "VersionTLS13" {
-		return nil, fmt.Errorf("--tls-min-version: unknown TLS version %q", o.tlsMinVersion)
+		return fmt.Errorf("--tls-min-version: unknown TLS version %q", o.tlsMinVersion)
 	}
 	if o.leaderElect && !(o.leaseDuration > o.renewDeadline && float64(o.renewDeadline) > 1.2*float64(o.retryPeriod)) {
-		return nil, errors.New("leader election timings must satisfy lease-duration > renew-deadline > 1.2 × retry-period")
+		return errors.New("leader election timings must satisfy lease-duration > renew-deadline > 1.2 × retry-period")
 	}
 	if o.qps <= 0 || o.burst < 1 || o.eventQPS <= 0 || o.eventBurst < 1 {
-		return nil, errors.New("--kube-api-qps, --kube-api-burst, --event-qps and --event-burst must be positive")
+		return errors.New("--kube-api-qps, --kube-api-burst, --event-qps and --event-burst must be positive")
 	}
 	if o.shutdownTimeout <= 0 {
-		return nil, errors.New("--graceful-shutdown-timeout must be positive (a duration such as 25s)")
+		return errors.New("--graceful-shutdown-timeout must be positive (a duration such as 25s)")
 	}
 	if o.gcPercent < 1 {
-		return nil, errors.New("--gc-percent must be at least 1")
+		return errors.New("--gc-percent must be at least 1")
 	}
 	if o.workers < 1 || o.statusWorkers < 1 {
-		return nil, errors.New("--workers and --status-workers must be at least 1")
+		return errors.New("--workers and --status-workers must be at least 1")
 	}
-	o.effective = effectiveFlags(fs, klogFlags, map[string]string{
-		"leader-elect":              strconv.FormatBool(o.leaderElect),
-		"operator-namespace":        o.operatorNamespace,
-		"leader-election-namespace": o.leaderElectionNS,
-		"watch-namespaces":          strings.Join(o.watchNamespaces, ","),
-	})
-	return o, nil
+	return nil
 }
 
 // effectiveFlags lists every flag but klog's with the value the process runs

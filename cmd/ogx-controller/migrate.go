@@ -71,41 +71,14 @@ func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "error: usage: ogx-controller migrate -f FILE [--name NAME]")
 		return exitUsage
 	}
-	docs, err := readDocuments(files, stdin)
+	d, err := oneLegacyDocument(files, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitUsage
 	}
-	if len(docs) != 1 {
-		fmt.Fprintf(stderr, "error: found %d objects, want exactly one LlamaStackDistribution\n", len(docs))
-		return exitUsage
-	}
-	d := docs[0]
-	if gvk := d.GroupVersionKind(); gvk.Group != llsdv1alpha1.GroupName || gvk.Kind != "LlamaStackDistribution" {
-		fmt.Fprintf(stderr, "error: unsupported kind %s %s/%s: migrate takes LlamaStackDistributions\n", gvk.GroupVersion(), gvk.Kind, d.GetName())
-		return exitUsage
-	} else if gvk.Version != legacyVersion {
-		fmt.Fprintf(stderr, "error: LlamaStackDistribution %s is %s; migrate reads %s/%s only\n", d.GetName(), gvk.GroupVersion(), llsdv1alpha1.GroupName, legacyVersion)
-		return exitUsage
-	}
-	schema, err := crd.Schema(legacyCRD, legacyVersion)
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitFailed
-	}
-	l, problems, warnings, err := decodeLegacy(d, schema)
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitFailed
-	}
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintf(stderr, "error: %s\n", p)
-		}
-		return exitValidation
+	l, code := decodeLegacyOrReport(d, stderr)
+	if code != exitOK {
+		return code
 	}
 	res, err := migrate.Convert(l, migrate.Options{Name: *name})
 	if res != nil {
@@ -130,6 +103,50 @@ func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	_, _ = stdout.Write(out)
 	return exitOK
+}
+
+// oneLegacyDocument reads the files and returns their one object, which
+// must be a LlamaStackDistribution of the version migrate reads.
+func oneLegacyDocument(files []string, stdin io.Reader) (*unstructured.Unstructured, error) {
+	docs, err := readDocuments(files, stdin)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("found %d objects, want exactly one LlamaStackDistribution", len(docs))
+	}
+	d := docs[0]
+	if gvk := d.GroupVersionKind(); gvk.Group != llsdv1alpha1.GroupName || gvk.Kind != "LlamaStackDistribution" {
+		return nil, fmt.Errorf("unsupported kind %s %s/%s: migrate takes LlamaStackDistributions", gvk.GroupVersion(), gvk.Kind, d.GetName())
+	} else if gvk.Version != legacyVersion {
+		return nil, fmt.Errorf("LlamaStackDistribution %s is %s; migrate reads %s/%s only", d.GetName(), gvk.GroupVersion(), llsdv1alpha1.GroupName, legacyVersion)
+	}
+	return d, nil
+}
+
+// decodeLegacyOrReport decodes d with the legacy CRD's schema; warnings,
+// and the problems or error that stop it, go to stderr with the exit code.
+func decodeLegacyOrReport(d *unstructured.Unstructured, stderr io.Writer) (*llsdv1alpha1.LlamaStackDistribution, int) {
+	schema, err := crd.Schema(legacyCRD, legacyVersion)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return nil, exitFailed
+	}
+	l, problems, warnings, err := decodeLegacy(d, schema)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return nil, exitFailed
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "error: %s\n", p)
+		}
+		return nil, exitValidation
+	}
+	return l, exitOK
 }
 
 // decodeLegacy reads a LlamaStackDistribution as the API server would, with

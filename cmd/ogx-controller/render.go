@@ -14,7 +14,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
 
 	"github.com/ogx-k8s/ogx-controller/config/crd"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -35,22 +34,6 @@ const (
 	renderClusterDomain            = "cluster.local"
 	renderDefaultNamespace         = "default"
 )
-
-// renderOptions are the parsed flags of `ogx-controller render`.
-type renderOptions struct {
-	files             stringList
-	base              string
-	only              string
-	namespace         string
-	operatorNamespace string
-	fetchBase         bool
-	platform          string
-	imageOverrides    stringList
-	assumeMonitoring  bool
-	assumeOpenShift   bool
-	validate          bool
-	output            string
-}
 
 // exitError ends a render run with an exit code; its message is printed as
 // `error: <msg>`.
@@ -105,10 +88,6 @@ func validateAsAPIServer(obj map[string]any) error {
 	}
 	return &validationErr{msgs: msgs}
 }
-
-// newRenderOCIResolver builds the resolver of --fetch-base; tests may
-// replace it.
-var newRenderOCIResolver = oci.NewResolver
 
 // runRender is `ogx-controller render` (docs/cli.md, render): it prints every
 // child object the controllers would converge for one OGXServer, computed
@@ -182,106 +161,6 @@ func (r *renderRun) run(args []string) ([]byte, error) {
 		return r.renderConfig()
 	}
 	return r.renderAll()
-}
-
-func (r *renderRun) parseFlags(args []string) error {
-	o := &r.opts
-	fs := flag.NewFlagSet("ogx-controller render", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Var(&o.files, "f", "multi-document YAML file with one OGXServer and optional ConfigMaps and Secrets (- for stdin); repeatable")
-	fs.StringVar(&o.base, "base", "", "base config.yaml file (- for stdin); takes precedence over spec.baseConfig")
-	fs.StringVar(&o.only, "only", "all", "what to print: all (every child object) or config (the generated config.yaml)")
-	fs.StringVar(&o.namespace, "namespace", "", "namespace when the OGXServer has none (default \"default\")")
-	fs.StringVar(&o.operatorNamespace, "operator-namespace", renderDefaultOperatorNamespace, "ogx-controller's namespace, admitted by the NetworkPolicy")
-	fs.BoolVar(&o.fetchBase, "fetch-base", false, "read the base config from the image's OCI labels (network access)")
-	fs.StringVar(&o.platform, "base-config-platform", "", "platform picked from an image index with --fetch-base (default linux/amd64)")
-	fs.Var(&o.imageOverrides, "image-override", "NAME=IMAGE: image of distribution NAME, as the image-overrides of the operator ConfigMap; repeatable")
-	fs.BoolVar(&o.assumeMonitoring, "assume-monitoring-crds", false, "assume the cluster serves monitoring.coreos.com (ServiceMonitor, PrometheusRule)")
-	fs.BoolVar(&o.assumeOpenShift, "assume-openshift", false, "assume the cluster serves security.openshift.io (adds the RoleBinding)")
-	fs.BoolVar(&o.validate, "validate", false, "check the OGXServer first as the API server would (the CRD's schema, defaults and CEL rules), then with the admission validator; exit 3 when either rejects it")
-	fs.StringVar(&o.output, "o", "yaml", "output format of --only=all: yaml or json")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(r.stderr)
-			fs.Usage()
-			return &exitError{code: exitOK, err: err}
-		}
-		return &exitError{code: exitUsage, err: err}
-	}
-	const usage = "usage: ogx-controller render -f FILE [-f FILE ...] [--base FILE|-] [--only all|config] [flags]"
-	if fs.NArg() > 0 {
-		return usageErr("unexpected arguments %q; %s", fs.Args(), usage)
-	}
-	if len(o.files) == 0 {
-		return usageErr("no input: pass -f FILE; %s", usage)
-	}
-	switch o.only {
-	case "all", "config":
-	default:
-		return usageErr("--only must be all or config, not %q", o.only)
-	}
-	switch o.output {
-	case "yaml", "json":
-	default:
-		return usageErr("-o must be yaml or json, not %q", o.output)
-	}
-	if o.only == "config" && o.output == "json" {
-		return usageErr("-o json applies to --only=all; --only=config prints the config.yaml bytes")
-	}
-	stdinUses := 0
-	for _, f := range o.files {
-		if f == "-" {
-			stdinUses++
-		}
-	}
-	if o.base == "-" {
-		stdinUses++
-	}
-	if stdinUses > 1 {
-		return usageErr("stdin (-) can be read only once")
-	}
-	if err := r.parseImageOverrides(); err != nil {
-		return err
-	}
-	if o.fetchBase {
-		res, err := newRenderOCIResolver(oci.Options{Platform: o.platform})
-		if err != nil {
-			return usageErr("--base-config-platform: %v", err)
-		}
-		r.oci = res
-	} else if o.platform != "" {
-		r.warn("--base-config-platform has no effect without --fetch-base")
-	}
-	return nil
-}
-
-// parseImageOverrides checks --image-override entries with the controller's
-// own parser of the image-overrides key.
-func (r *renderRun) parseImageOverrides() error {
-	if len(r.opts.imageOverrides) == 0 {
-		return nil
-	}
-	raw := map[string]string{}
-	for _, e := range r.opts.imageOverrides {
-		name, image, ok := strings.Cut(e, "=")
-		if !ok || name == "" || image == "" {
-			return usageErr("--image-override %q: want NAME=IMAGE", e)
-		}
-		if _, dup := raw[name]; dup {
-			return usageErr("--image-override given twice for %s", name)
-		}
-		raw[name] = image
-	}
-	data, err := yaml.Marshal(raw)
-	if err != nil {
-		return usageErr("--image-override: %v", err)
-	}
-	overrides, problems := resolve.ImageOverrides(string(data))
-	if len(problems) > 0 {
-		return usageErr("--image-override: %s", strings.Join(problems, "; "))
-	}
-	r.overrides = overrides
-	return nil
 }
 
 // renderConfig is --only=config: the generated config.yaml bytes.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/klog/v2"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller"
 	"github.com/ogx-k8s/ogx-controller/pkg/fence"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/webhookcerts"
@@ -50,18 +51,7 @@ func run(ctx context.Context, o *options) error {
 	m := metrics.New(o.operatorVersion)
 	m.RegisterClientGoMetrics()
 	identity := processIdentity()
-	// With leader election every write of the controllers passes the
-	// fence: none leaves once the Lease may have passed to another replica
-	// (pkg/fence, docs/high-availability.md).
-	var fenced *fence.Fence
-	if o.leaderElect {
-		fenced = fence.New(o.renewDeadline, nil)
-	}
-	c, err := newClients(o, m, identity, fenced)
-	if err != nil {
-		return err
-	}
-	mgr, err := newManager(o, c, m, identity)
+	fenced, c, mgr, err := buildControllers(o, m, identity)
 	if err != nil {
 		return err
 	}
@@ -87,13 +77,7 @@ func run(ctx context.Context, o *options) error {
 
 	var synced atomic.Bool
 	ready := readiness(ctx, &synced, adm)
-	// With leader election, /healthz also fails while this replica leads but
-	// has not renewed its Lease for lease duration + 20 s (a wedged leader
-	// is restarted instead of blocking every other replica).
-	var watchdog *leaderelection.HealthzAdaptor
-	if o.leaderElect {
-		watchdog = leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
-	}
+	watchdog := leaderWatchdog(o)
 	health := startHealthServer(ctx, o.healthAddr, ready, watchdog)
 	defer shutdown(startPprofServer(ctx, o.pprofAddr))
 
@@ -119,6 +103,37 @@ func run(ctx context.Context, o *options) error {
 	stopMetrics(msrv)
 	shutdown(health)
 	return err
+}
+
+// buildControllers makes the clients and the controllers' manager. With
+// leader election every write of the controllers passes the fence: none
+// leaves once the Lease may have passed to another replica (pkg/fence,
+// docs/high-availability.md).
+func buildControllers(o *options, m *metrics.Metrics, identity string) (*fence.Fence, *clients, *controller.Manager, error) {
+	var fenced *fence.Fence
+	if o.leaderElect {
+		fenced = fence.New(o.renewDeadline, nil)
+	}
+	c, err := newClients(o, m, identity, fenced)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	mgr, err := newManager(o, c, m, identity)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return fenced, c, mgr, nil
+}
+
+// leaderWatchdog is nil without leader election; with it, /healthz also
+// fails while this replica leads but has not renewed its Lease for lease
+// duration + 20 s (a wedged leader is restarted instead of blocking every
+// other replica).
+func leaderWatchdog(o *options) *leaderelection.HealthzAdaptor {
+	if !o.leaderElect {
+		return nil
+	}
+	return leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
 }
 
 // setGCPercent applies --gc-percent unless GOGC is set: an explicit runtime

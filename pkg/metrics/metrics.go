@@ -67,6 +67,28 @@ type Metrics struct {
 func New(version string) *Metrics {
 	m := &Metrics{registry: prometheus.NewRegistry()}
 
+	m.defineControllerMetrics()
+	m.defineProcessMetrics(version)
+	m.phases = newServerPhases()
+
+	m.queue = newQueueMetrics()
+	m.rest = newRESTMetrics()
+
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.reconcileTotal, m.reconcileDuration, m.writesTotal, m.applySkipped, m.probeTotal,
+		m.eventsTotal, m.leader, m.admissionTotal, m.admissionDuration, m.buildInfo,
+		m.serverChanges, m.phases,
+	)
+	m.queue.register(m.registry)
+	m.rest.register(m.registry)
+	return m
+}
+
+// defineControllerMetrics makes the collectors of what the controllers do:
+// passes, writes, skipped applies, probes.
+func (m *Metrics) defineControllerMetrics() {
 	m.reconcileTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace,
 		Name:      "reconcile_total",
@@ -94,6 +116,11 @@ func New(version string) *Metrics {
 		Name:      "server_probe_total",
 		Help:      "HTTP probes of OGX servers, by result.",
 	}, []string{"result"})
+}
+
+// defineProcessMetrics makes the collectors of the process as a whole:
+// Events, leadership, admission reviews, the build and the fleet's changes.
+func (m *Metrics) defineProcessMetrics(version string) {
 	m.eventsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace,
 		Name:      "events_total",
@@ -128,21 +155,6 @@ func New(version string) *Metrics {
 		Name:      "server_changes_total",
 		Help:      "OGXServer creations, deletions and spec changes (new generations) seen by this replica's caches.",
 	})
-	m.phases = newServerPhases()
-
-	m.queue = newQueueMetrics()
-	m.rest = newRESTMetrics()
-
-	m.registry.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.reconcileTotal, m.reconcileDuration, m.writesTotal, m.applySkipped, m.probeTotal,
-		m.eventsTotal, m.leader, m.admissionTotal, m.admissionDuration, m.buildInfo,
-		m.serverChanges, m.phases,
-	)
-	m.queue.register(m.registry)
-	m.rest.register(m.registry)
-	return m
 }
 
 // Registry returns the registry behind the metrics, for gathering or for

@@ -97,31 +97,39 @@ type Server struct {
 	life    *tlsserve.Server
 }
 
-// NewServer checks opts and builds a Server; nothing is opened and no
-// certificate is made until Start.
-func NewServer(opts Options) (*Server, error) {
+// withServerDefaults checks opts and fills in the defaults.
+func withServerDefaults(opts Options) (Options, error) {
 	if opts.Metrics == nil {
-		return nil, errors.New("metrics: Options.Metrics is required")
+		return opts, errors.New("metrics: Options.Metrics is required")
 	}
 	if opts.Addr == "" {
 		opts.Addr = DefaultAddr
 	}
 	if opts.Addr == DisabledAddr {
-		return nil, errors.New("metrics: the listener is disabled (address 0)")
+		return opts, errors.New("metrics: the listener is disabled (address 0)")
 	}
 	if opts.MinTLSVersion == 0 {
 		opts.MinTLSVersion = tls.VersionTLS12
 	}
 	if opts.MinTLSVersion < tls.VersionTLS12 || opts.MinTLSVersion > tls.VersionTLS13 {
-		return nil, fmt.Errorf("metrics: unsupported minimum TLS version %#04x (TLS 1.2 or 1.3)", opts.MinTLSVersion)
+		return opts, fmt.Errorf("metrics: unsupported minimum TLS version %#04x (TLS 1.2 or 1.3)", opts.MinTLSVersion)
 	}
 	if opts.Secure && opts.Kube == nil {
-		return nil, errors.New("metrics: Options.Kube is required for secure serving")
+		return opts, errors.New("metrics: Options.Kube is required for secure serving")
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
+	return opts, nil
+}
 
+// NewServer checks opts and builds a Server; nothing is opened and no
+// certificate is made until Start.
+func NewServer(opts Options) (*Server, error) {
+	opts, err := withServerDefaults(opts)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{opts: opts}
 	var inner http.Handler = opts.Metrics.Handler()
 	if opts.Secure {

@@ -96,6 +96,38 @@ func (c *converter) run(opts Options) (*Result, error) {
 	if err := c.distribution(s, srv.Distribution); err != nil {
 		return nil, err
 	}
+	w, err := c.workload(s, srv)
+	if err != nil {
+		return nil, err
+	}
+	if !equality.Semantic.DeepEqual(*w, ogxv1beta1.WorkloadSpec{}) {
+		s.Spec.Workload = w
+	}
+	if err := c.userConfig(s, srv.UserConfig); err != nil {
+		return nil, err
+	}
+	if err := c.caBundle(s, srv.TLSConfig); err != nil {
+		return nil, err
+	}
+	c.network(s, l.Spec.Network)
+	// As the API server would: the CRD's schema and CEL rules, then the
+	// admission validator.
+	if errs, err := schemaErrors(s); err != nil {
+		return c.res, err
+	} else if len(errs) > 0 {
+		return c.res, &ValidationError{Errs: errs.ToAggregate().Error()}
+	}
+	if errs := validation.Validate(s); len(errs) > 0 {
+		return c.res, &ValidationError{Errs: errs.ToAggregate().Error()}
+	}
+	return c.res, nil
+}
+
+// workload converts the legacy server's replicas, container, pod
+// overrides, PDB, autoscaling, topology spread and storage; storage also
+// asks for the legacy PVC's adoption.
+func (c *converter) workload(s *ogxv1beta1.OGXServer, srv *llsdv1alpha1.ServerSpec) (*ogxv1beta1.WorkloadSpec, error) {
+	l := c.l
 	w := &ogxv1beta1.WorkloadSpec{}
 	if l.Spec.Replicas != 1 {
 		r := l.Spec.Replicas
@@ -121,27 +153,7 @@ func (c *converter) run(opts Options) (*Result, error) {
 		w.Storage = &ogxv1beta1.PVCStorageSpec{Size: st.Size, MountPath: mp}
 		s.Annotations[ogxv1beta1.AnnotationAdoptStorage] = l.Name
 	}
-	if !equality.Semantic.DeepEqual(*w, ogxv1beta1.WorkloadSpec{}) {
-		s.Spec.Workload = w
-	}
-	if err := c.userConfig(s, srv.UserConfig); err != nil {
-		return nil, err
-	}
-	if err := c.caBundle(s, srv.TLSConfig); err != nil {
-		return nil, err
-	}
-	c.network(s, l.Spec.Network)
-	// As the API server would: the CRD's schema and CEL rules, then the
-	// admission validator.
-	if errs, err := schemaErrors(s); err != nil {
-		return c.res, err
-	} else if len(errs) > 0 {
-		return c.res, &ValidationError{Errs: errs.ToAggregate().Error()}
-	}
-	if errs := validation.Validate(s); len(errs) > 0 {
-		return c.res, &ValidationError{Errs: errs.ToAggregate().Error()}
-	}
-	return c.res, nil
+	return w, nil
 }
 
 // schemaErrors checks the converted OGXServer against the shipped CRD

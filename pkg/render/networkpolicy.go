@@ -52,48 +52,62 @@ func NetworkPolicy(s *ogxv1beta1.OGXServer, in *Inputs) *networkingv1ac.NetworkP
 	}
 
 	if ingressOn {
-		np.WithIngress(networkingv1ac.NetworkPolicyIngressRule().
-			WithPorts(policyPort(corev1.ProtocolTCP, spec.Port())).
-			WithFrom(
-				networkingv1ac.NetworkPolicyPeer().WithPodSelector(metav1ac.LabelSelector()),
-				namespacePeer(LabelKubernetesName, in.OperatorNamespace),
-				namespacePeer(LabelOpenShiftPolicyGroup, policyGroupIngress),
-			))
-		if spec.MonitoringEnabled() {
-			np.WithIngress(networkingv1ac.NetworkPolicyIngressRule().
-				WithPorts(policyPort(corev1.ProtocolTCP, spec.MetricsPort())).
-				WithFrom(namespacePeer(LabelOpenShiftPolicyGroup, policyGroupMonitoring)))
-		}
-		for i := range user.Ingress {
-			defaultPolicyPorts(user.Ingress[i].Ports)
-			np.WithIngress(toApply[networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration](&user.Ingress[i]))
-		}
+		np.WithIngress(ingressRules(spec, &user, in.OperatorNamespace)...)
 	}
-
 	if egressOn {
-		for i := range user.Egress {
-			defaultPolicyPorts(user.Egress[i].Ports)
-			np.WithEgress(toApply[networkingv1ac.NetworkPolicyEgressRuleApplyConfiguration](&user.Egress[i]))
-		}
-		np.WithEgress(networkingv1ac.NetworkPolicyEgressRule().
-			WithTo(
-				networkingv1ac.NetworkPolicyPeer().
-					WithNamespaceSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{LabelKubernetesName: kubeSystemNamespace})).
-					WithPodSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{kubeDNSAppLabel: kubeDNSAppValue})),
-				namespacePeer(LabelKubernetesName, openShiftDNSNamespace),
-			).
-			WithPorts(
-				policyPort(corev1.ProtocolUDP, 53),
-				policyPort(corev1.ProtocolTCP, 53),
-				policyPort(corev1.ProtocolUDP, 5353),
-				policyPort(corev1.ProtocolTCP, 5353),
-			))
+		np.WithEgress(egressRules(&user)...)
 	}
 
 	return networkingv1ac.NetworkPolicy(NetworkPolicyName(s.Name), s.Namespace).
 		WithLabels(ChildLabels()).
 		WithOwnerReferences(ownerRefs(s)...).
 		WithSpec(np)
+}
+
+// ingressRules are the enforced ingress rules: the server port from pods of
+// its namespace, the operator's namespace and the OpenShift ingress
+// controllers; the metrics port from the OpenShift monitoring stack when
+// monitoring is on; then the user's rules.
+func ingressRules(spec *ogxv1beta1.OGXServerSpec, user *ogxv1beta1.NetworkPolicySpec, operatorNamespace string) []*networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration {
+	rules := []*networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration{networkingv1ac.NetworkPolicyIngressRule().
+		WithPorts(policyPort(corev1.ProtocolTCP, spec.Port())).
+		WithFrom(
+			networkingv1ac.NetworkPolicyPeer().WithPodSelector(metav1ac.LabelSelector()),
+			namespacePeer(LabelKubernetesName, operatorNamespace),
+			namespacePeer(LabelOpenShiftPolicyGroup, policyGroupIngress),
+		)}
+	if spec.MonitoringEnabled() {
+		rules = append(rules, networkingv1ac.NetworkPolicyIngressRule().
+			WithPorts(policyPort(corev1.ProtocolTCP, spec.MetricsPort())).
+			WithFrom(namespacePeer(LabelOpenShiftPolicyGroup, policyGroupMonitoring)))
+	}
+	for i := range user.Ingress {
+		defaultPolicyPorts(user.Ingress[i].Ports)
+		rules = append(rules, toApply[networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration](&user.Ingress[i]))
+	}
+	return rules
+}
+
+// egressRules are the user's egress rules followed by the DNS rule.
+func egressRules(user *ogxv1beta1.NetworkPolicySpec) []*networkingv1ac.NetworkPolicyEgressRuleApplyConfiguration {
+	var rules []*networkingv1ac.NetworkPolicyEgressRuleApplyConfiguration
+	for i := range user.Egress {
+		defaultPolicyPorts(user.Egress[i].Ports)
+		rules = append(rules, toApply[networkingv1ac.NetworkPolicyEgressRuleApplyConfiguration](&user.Egress[i]))
+	}
+	return append(rules, networkingv1ac.NetworkPolicyEgressRule().
+		WithTo(
+			networkingv1ac.NetworkPolicyPeer().
+				WithNamespaceSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{LabelKubernetesName: kubeSystemNamespace})).
+				WithPodSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{kubeDNSAppLabel: kubeDNSAppValue})),
+			namespacePeer(LabelKubernetesName, openShiftDNSNamespace),
+		).
+		WithPorts(
+			policyPort(corev1.ProtocolUDP, 53),
+			policyPort(corev1.ProtocolTCP, 53),
+			policyPort(corev1.ProtocolUDP, 5353),
+			policyPort(corev1.ProtocolTCP, 5353),
+		))
 }
 
 // policyTypes decides the enforced directions: the user's list when given
