@@ -355,7 +355,7 @@ func TestTakeoverIsJournaled(t *testing.T) {
 		patchErr error
 		want     []string
 	}{
-		{"taken over", nil, []string{events.ReasonTakenOver, "Reconcile", "Took over Deployment demo"}},
+		{"taken over", nil, []string{ogxv1beta1.EventTakenOver, "Reconcile", "Took over Deployment demo"}},
 		{"refused", apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "demo", errors.New("no")), []string{"", "", ""}},
 	} {
 		journal := events.NewJournal(record.New())

@@ -148,7 +148,7 @@ func (m *Manager) Run(ctx context.Context) {
 		case m.deployment.Controller, m.service.Controller:
 			// A new server's Service, then its ServiceAccount and
 			// Deployment, are the path to Ready: the Deployment's pass
-			// follows the Service's (DeploymentController.serviceFirst)
+			// follows the Service's (deployment.Controller.serviceFirst)
 			// and writes two children, and Services are the slowest
 			// creates of a fleet start (docs/performance.md).
 			workers *= 2

@@ -77,6 +77,6 @@ func (m *Manager) checkImageOverrides(obj any) {
 		return
 	}
 	m.Events.EmitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
-		UID: cm.UID, ResourceVersion: cm.ResourceVersion}, corev1.EventTypeWarning, "InvalidImageOverrides", "Reconcile",
+		UID: cm.UID, ResourceVersion: cm.ResourceVersion}, corev1.EventTypeWarning, ogxv1beta1.EventInvalidImageOverrides, "Reconcile",
 		strings.Join(problems, "; "))
 }

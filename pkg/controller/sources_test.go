@@ -1,6 +1,6 @@
 package controller
 
-// Unit tests of how informer events become queue keys (watches.go): the
+// Unit tests of how informer events become queue keys (sources.go, caches/watch.go): the
 // object-to-OGXServer mappings the watches use, the handler wrapper, the
 // update filter of referenced objects and the merge of every controller's
 // watches into one handler per informer.

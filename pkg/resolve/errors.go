@@ -9,18 +9,6 @@ import (
 // docs/status.md, Terminal reasons); the controller records them with a
 // user-error outcome.
 
-// Event reasons more specific than the status reason of the same cause
-// (docs/status.md, Events).
-const (
-	// EventUnknownDistribution reports spec.distribution naming no known
-	// distribution (status reason InvalidSpec).
-	EventUnknownDistribution = "UnknownDistribution"
-	// EventAdoptionInvalid reports an adoption annotation that cannot be
-	// used, or several adopted PVCs of one instance (status condition
-	// AdoptionConfigInvalid).
-	EventAdoptionInvalid = "AdoptionInvalid"
-)
-
 // UserError is a failure only a change of the spec or of a referenced object
 // can fix. Its Reason becomes the Ready/Stalled reason.
 type UserError struct {

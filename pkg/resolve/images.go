@@ -80,9 +80,9 @@ func (t DistributionTable) ResolveImage(spec *ogxv1beta1.OGXServerSpec, override
 	if name == "" {
 		// distribution: {} (the CRD refuses it; an object stored before
 		// that rule, or render's offline input, can still carry it).
-		return "", &UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: EventUnknownDistribution,
+		return "", &UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: ogxv1beta1.EventUnknownDistribution,
 			Err: fmt.Errorf("spec.distribution: set name (one of: %s) or image", strings.Join(ogxv1beta1.DistributionNames(), ", "))}
 	}
-	return "", &UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: EventUnknownDistribution,
+	return "", &UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Event: ogxv1beta1.EventUnknownDistribution,
 		Err: fmt.Errorf("failed to validate distribution: %s. Distribution name not supported", name)}
 }

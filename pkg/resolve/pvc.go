@@ -30,7 +30,7 @@ func AdoptionSource(s *ogxv1beta1.OGXServer, annotation string) string {
 
 // MultipleAdopted is the error for several adopted PVCs of one instance.
 func MultipleAdopted(s *ogxv1beta1.OGXServer, names []string) error {
-	return &UserError{Reason: ogxv1beta1.ReasonAdoptionConfigInvalid, Event: EventAdoptionInvalid,
+	return &UserError{Reason: ogxv1beta1.ReasonAdoptionConfigInvalid, Event: ogxv1beta1.EventAdoptionInvalid,
 		Err: fmt.Errorf("multiple adopted PVCs found for instance %q: [%s]; remove the %s label from all but one",
 			s.Name, strings.Join(names, " "), render.LabelAdoptedFrom)}
 }

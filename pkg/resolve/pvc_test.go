@@ -59,8 +59,8 @@ func TestMultipleAdopted(t *testing.T) {
 	if !errors.As(err, &ue) {
 		t.Fatalf("want a user error, got %T", err)
 	}
-	if ue.Reason != ogxv1beta1.ReasonAdoptionConfigInvalid || ue.EventReason() != EventAdoptionInvalid {
-		t.Errorf("reason %q event %q, want %q and %q", ue.Reason, ue.EventReason(), ogxv1beta1.ReasonAdoptionConfigInvalid, EventAdoptionInvalid)
+	if ue.Reason != ogxv1beta1.ReasonAdoptionConfigInvalid || ue.EventReason() != ogxv1beta1.EventAdoptionInvalid {
+		t.Errorf("reason %q event %q, want %q and %q", ue.Reason, ue.EventReason(), ogxv1beta1.ReasonAdoptionConfigInvalid, ogxv1beta1.EventAdoptionInvalid)
 	}
 	want := `multiple adopted PVCs found for instance "demo": [a-pvc b-pvc]; remove the ` + render.LabelAdoptedFrom + ` label from all but one`
 	if err.Error() != want {

@@ -206,7 +206,7 @@ func ReleaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXSe
 		return nil, nil
 	}
 	if released {
-		sink.Normal(s, "NetworkingReleased", "Released adopted "+kind)
+		sink.Normal(s, ogxv1beta1.EventNetworkingReleased, "Released adopted "+kind)
 	}
 	return NetworkingReleased(), nil
 }

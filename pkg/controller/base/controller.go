@@ -34,7 +34,7 @@ type Controller struct {
 	Deps      *Deps
 	reconcile ReconcileFunc
 	// Watched names the sources whose events start its passes; each
-	// controller declares them in its own file (watches.go).
+	// controller declares them in its own package (watched).
 	Watched func(*caches.Sources) []*caches.Source
 }
 
@@ -133,5 +133,5 @@ func specErrorsEvent(errs field.ErrorList) string {
 			return ogxv1beta1.ReasonInvalidSpec
 		}
 	}
-	return resolve.EventUnknownDistribution
+	return ogxv1beta1.EventUnknownDistribution
 }

@@ -12,13 +12,13 @@ import (
 )
 
 // Watches: how informer events become queue keys (docs/controllers.md,
-// Enqueue rules). Each controller declares in its own file which sources
-// start its passes (the watched function its constructor sets on the
-// childController, StatusController.watches for status); a source
+// Enqueue rules). Each controller declares in its own package which sources
+// start its passes (the watched function its constructor sets on its
+// base.Controller, status.Controller.Watches for status); a source
 // is one informer of a scope with how its objects map to OGXServer keys,
 // defined once here because every controller watching a kind maps it the
 // same way. The manager merges the entries of one source into one event
-// handler (mergeWatches).
+// handler (MergeWatches).
 
 // Source is one informer of a scope, how its objects map to OGXServer
 // keys, which updates count (nil: all), and, for a kind the applier writes,

@@ -28,13 +28,13 @@ type Controller struct {
 func NewController(d *base.Deps) *Controller {
 	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerConfigMap, d, c.reconcile)
-	c.Watched = configMapWatches
+	c.Watched = watched
 	return c
 }
 
-// configMapWatches: the generated ConfigMap's pass starts on owned and
+// watched: the generated ConfigMap's pass starts on owned and
 // referenced ConfigMaps and on referenced Secrets, its generation's inputs.
-func configMapWatches(w *caches.Sources) []*caches.Source {
+func watched(w *caches.Sources) []*caches.Source {
 	return []*caches.Source{w.ConfigMaps, w.Secrets}
 }
 
@@ -57,7 +57,7 @@ func (c *Controller) caBundle(ctx context.Context, s *ogxv1beta1.OGXServer) erro
 		return err
 	}
 	var res events.WriteResult
-	c.Deps.Events.WarnWhile(s, "EmptyCABundle", "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
+	c.Deps.Events.WarnWhile(s, ogxv1beta1.EventEmptyCABundle, "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
 		b.Data == "" && b.Explicit)
 	if b.Data == "" {
 		res, err = c.Deps.Children.ConfigMaps.Remove(ctx, s, name)
@@ -92,10 +92,10 @@ func (c *Controller) generated(ctx context.Context, s *ogxv1beta1.OGXServer) (st
 		return "", err
 	}
 	if res == events.Created {
-		c.Deps.Events.Normal(s, "ConfigGenerated", fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
+		c.Deps.Events.Normal(s, ogxv1beta1.EventConfigGenerated, fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
 			name, g.ProviderCount, g.ResourceCount))
 		for _, w := range g.Warnings {
-			c.Deps.Events.Warn(s, "ConfigGenerationWarning", w)
+			c.Deps.Events.Warn(s, ogxv1beta1.EventConfigGenerationWarning, w)
 		}
 	}
 	return name, nil

@@ -149,7 +149,7 @@ func (c *Controller) deleteOldest(ctx context.Context, s *ogxv1beta1.OGXServer, 
 		deleted = append(deleted, cm.Name)
 	}
 	if len(deleted) > 0 {
-		c.Deps.Events.Normal(s, "ConfigGarbageCollected", fmt.Sprintf("Deleted superseded generated ConfigMaps: %s", strings.Join(deleted, ", ")))
+		c.Deps.Events.Normal(s, ogxv1beta1.EventConfigGarbageCollected, fmt.Sprintf("Deleted superseded generated ConfigMaps: %s", strings.Join(deleted, ", ")))
 	}
 }
 

@@ -40,16 +40,16 @@ type Controller struct {
 func NewController(d *base.Deps) *Controller {
 	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerDeployment, d, c.reconcile)
-	c.Watched = deploymentWatches
+	c.Watched = watched
 	return c
 }
 
-// deploymentWatches: the Deployment's pass starts on its own writes
+// watched: the Deployment's pass starts on its own writes
 // (Deployment, ServiceAccount, RoleBinding), on the PVC it mounts, adopted or
 // not, on the ConfigMaps and Secrets whose content its pod template hashes
 // (and whose appearance a waiting pass needs, configMapsReady), and on
 // Services, whose creation a new server's Deployment follows (serviceFirst).
-func deploymentWatches(w *caches.Sources) []*caches.Source {
+func watched(w *caches.Sources) []*caches.Source {
 	return []*caches.Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.AdoptedPVCs, w.ConfigMaps, w.Secrets}
 }
 
@@ -169,7 +169,7 @@ func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServe
 // Ready follows the pods.
 //
 // The controllers coordinate through the cache alone: this pass watches
-// Services (deploymentWatches), so the Service's add event starts the pass
+// Services (watched), so the Service's add event starts the pass
 // that creates the Deployment. The pass is deferred, not failed: nothing is
 // recorded and nothing is requeued. While the Service cannot be created (a
 // foreign Service holds its name, the API server refuses it) the Deployment

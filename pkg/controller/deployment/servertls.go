@@ -48,5 +48,5 @@ func warnServerTLS(ctx context.Context, r *base.Resolver, sink *events.Sink, s *
 		}
 		holds = !overrideSetsServerTLS(text)
 	}
-	sink.While(s, corev1.EventTypeWarning, "ServerTLSNotConfigured", configHash, serverTLSNotConfigured, holds)
+	sink.While(s, corev1.EventTypeWarning, ogxv1beta1.EventServerTLSNotConfigured, configHash, serverTLSNotConfigured, holds)
 }

@@ -40,10 +40,6 @@ const (
 	TakenOver WriteResult = "taken over"
 )
 
-// ReasonTakenOver is the Event reason of a takeover from the upstream
-// operator's field managers.
-const ReasonTakenOver = "TakenOver"
-
 // ReportingController identifies ogx-controller in events.k8s.io/v1 Events.
 const ReportingController = "ogx.io/ogx-controller"
 
@@ -242,10 +238,10 @@ func (e *Sink) Flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.Phas
 	}
 	reason, action, note := writes.Summary()
 	if phaseChanged {
-		reason, action = "PhaseChanged", "Reconcile"
+		reason, action = ogxv1beta1.EventPhaseChanged, "Reconcile"
 		phase := fmt.Sprintf("Phase %s → %s", oldPhase, newPhase)
 		if oldPhase == "" {
-			// Ready as the first status (StatusController.firstStatusWait).
+			// Ready as the first status (status.Controller.firstStatusWait).
 			phase = fmt.Sprintf("Phase %s", newPhase)
 		}
 		if note == "" {

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
@@ -107,11 +108,11 @@ func (e Entries) Summary() (reason, action, note string) {
 	note = strings.ToUpper(note[:1]) + note[1:]
 	switch e.lines[0].result {
 	case Created:
-		return "Created", "Create", note
+		return ogxv1beta1.EventCreated, "Create", note
 	case Deleted:
-		return "Deleted", "Delete", note
+		return ogxv1beta1.EventDeleted, "Delete", note
 	case TakenOver:
-		return ReasonTakenOver, "Reconcile", note
+		return ogxv1beta1.EventTakenOver, "Reconcile", note
 	}
-	return "Updated", "Update", note
+	return ogxv1beta1.EventUpdated, "Update", note
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 
+	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
@@ -36,7 +37,7 @@ func TestJournalSummary(t *testing.T) {
 		{"a child updated twice", []write{{"Deployment", "s", Updated}, {"Deployment", "s", Updated}},
 			[]string{"Updated", "Update", "Updated Deployment s"}},
 		{"takeover first", []write{{"Deployment", "s", TakenOver}, {"Deployment", "s", Updated}},
-			[]string{ReasonTakenOver, "Reconcile", "Took over Deployment s; updated Deployment s"}},
+			[]string{ogxv1beta1.EventTakenOver, "Reconcile", "Took over Deployment s; updated Deployment s"}},
 		{"deleted", []write{{"HorizontalPodAutoscaler", "s-hpa", Deleted}},
 			[]string{"Deleted", "Delete", "Deleted HorizontalPodAutoscaler s-hpa"}},
 		{"too many", many, []string{"Updated", "Update", "Updated ConfigMap c; 2 more writes"}},

@@ -51,7 +51,7 @@ func adoption(d *base.Deps) func(context.Context, *ogxv1beta1.OGXServer) error {
 			return err
 		}
 		if changed {
-			d.Events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Ingress "+ing.Name+")")
+			d.Events.Normal(s, ogxv1beta1.ReasonNetworkingAdopted, "Networking adopted from "+legacy+" (Ingress "+ing.Name+")")
 		}
 		d.Board.SetFacts(key, s.UID, base.ControllerIngress, base.NetworkingAdopted(legacy))
 		return nil

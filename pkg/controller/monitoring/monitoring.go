@@ -81,14 +81,14 @@ func newMonitoringControllerFor(d *base.Deps, dyn dynamic.Interface, load schema
 		c.prometheusRules = newMonitoringChild(render.KindPrometheusRule, prometheusRulesGVR, dyn, c.caches, c.schemas, d)
 	}
 	c.Controller = base.NewController(base.ControllerMonitoring, d, c.reconcile)
-	c.Watched = monitoringWatches
+	c.Watched = watched
 	return c
 }
 
-// monitoringWatches: besides its own informers' events (AddEventHandler),
+// watched: besides its own informers' events (AddEventHandler),
 // the monitoring pass starts on referenced Secrets: the server TLS Secret's
 // ca.crt decides whether the scrape verifies.
-func monitoringWatches(w *caches.Sources) []*caches.Source { return []*caches.Source{w.Secrets} }
+func watched(w *caches.Sources) []*caches.Source { return []*caches.Source{w.Secrets} }
 
 // SetAPIServed starts the dynamic informers (a new factory each time, with
 // its own stop channel, children of ctx) when served turns true and stops

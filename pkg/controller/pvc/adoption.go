@@ -27,7 +27,7 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 	pvcs := c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace)
 	pvc, err := pvcs.Get(ctx, pvcName, metav1.GetOptions{})
 	if err == nil || apierrors.IsNotFound(err) {
-		c.Deps.Events.WarnWhile(s, "AdoptionSourceNotFound", fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage),
+		c.Deps.Events.WarnWhile(s, ogxv1beta1.EventAdoptionSourceNotFound, fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage),
 			apierrors.IsNotFound(err))
 	}
 	if apierrors.IsNotFound(err) {
@@ -40,7 +40,7 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 	adopted := []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
 		Message: fmt.Sprintf("PVC %s adopted", pvcName)}}
 	if pvc.Labels[render.LabelAdoptedFrom] == legacy {
-		c.Deps.Events.While(s, corev1.EventTypeNormal, base.EventAdoptionWaiting, legacy, "", false)
+		c.Deps.Events.While(s, corev1.EventTypeNormal, ogxv1beta1.EventAdoptionWaiting, legacy, "", false)
 		return adopted, nil
 	}
 	if err := base.LegacyOwnerCheck(pvc, legacy, s); err != nil {
@@ -66,7 +66,7 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 	if _, err := pvcs.Patch(ctx, pvcName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		return nil, apply.ClassifyWriteError("PersistentVolumeClaim", pvcName, err)
 	}
-	c.Deps.Events.Normal(s, "StorageAdopted", fmt.Sprintf("PVC %s adopted", pvcName))
+	c.Deps.Events.Normal(s, ogxv1beta1.ReasonStorageAdopted, fmt.Sprintf("PVC %s adopted", pvcName))
 	return adopted, nil
 }
 
@@ -87,7 +87,7 @@ func (c *Controller) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServe
 		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		return apply.ClassifyWriteError("Deployment", legacy, err)
 	}
-	c.Deps.Events.Normal(s, "LegacyScaledDown", fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
+	c.Deps.Events.Normal(s, ogxv1beta1.EventLegacyScaledDown, fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
 	return nil
 }
 
@@ -103,7 +103,7 @@ func (c *Controller) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXSer
 	n := len(pods.Items)
 	msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
 	// One Event per wait, not one per pass or per change of the count.
-	c.Deps.Events.While(s, corev1.EventTypeNormal, base.EventAdoptionWaiting, legacy, msg, n > 0)
+	c.Deps.Events.While(s, corev1.EventTypeNormal, ogxv1beta1.EventAdoptionWaiting, legacy, msg, n > 0)
 	if n == 0 {
 		return nil, nil
 	}

@@ -37,20 +37,20 @@ type Controller struct {
 func NewController(d *base.Deps) *Controller {
 	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerPVC, d, c.reconcile)
-	c.Watched = pvcWatches
+	c.Watched = watched
 	return c
 }
 
-// pvcWatches: the PVC's pass starts on events of the PVCs it creates and of
+// watched: the PVC's pass starts on events of the PVCs it creates and of
 // those it adopts.
-func pvcWatches(w *caches.Sources) []*caches.Source { return []*caches.Source{w.PVCs, w.AdoptedPVCs} }
+func watched(w *caches.Sources) []*caches.Source { return []*caches.Source{w.PVCs, w.AdoptedPVCs} }
 
 func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	key := caches.Key(s.Namespace, s.Name)
 	// The pvc controller runs for every server, so it reports unusable
 	// adoption annotations (storage and networking) once while they last.
 	problems := base.AdoptionAnnotationProblems(s)
-	c.Deps.Events.WarnWhile(s, resolve.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
+	c.Deps.Events.WarnWhile(s, ogxv1beta1.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
 	var facts []metav1.Condition
 	if legacy != "" {

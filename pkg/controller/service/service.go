@@ -29,13 +29,13 @@ type Controller struct {
 func NewController(d *base.Deps) *Controller {
 	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerService, d, c.reconcile)
-	c.Watched = serviceWatches
+	c.Watched = watched
 	return c
 }
 
-// serviceWatches: the Service's pass starts on events of Services and of
+// watched: the Service's pass starts on events of Services and of
 // adopted legacy Services, whose release it decides from their cache.
-func serviceWatches(w *caches.Sources) []*caches.Source {
+func watched(w *caches.Sources) []*caches.Source {
 	return []*caches.Source{w.Services, w.AdoptedServices}
 }
 
@@ -85,7 +85,7 @@ func (c *Controller) adoptNetworking(ctx context.Context, s *ogxv1beta1.OGXServe
 		return err
 	}
 	if changed {
-		c.Deps.Events.Normal(s, "NetworkingAdopted", "Networking adopted from "+legacy+" (Service "+svc.Name+")")
+		c.Deps.Events.Normal(s, ogxv1beta1.ReasonNetworkingAdopted, "Networking adopted from "+legacy+" (Service "+svc.Name+")")
 	}
 	c.Deps.Board.SetFacts(key, s.UID, c.Name(), base.NetworkingAdopted(legacy))
 	return nil

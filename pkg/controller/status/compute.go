@@ -84,7 +84,7 @@ func computeStatus(in statusInputs) statusResult {
 // boardComplete: every child controller must have reported for this object
 // before the phase may change (after a restart the board starts empty).
 // One exception: a new server's deployment controller reports nothing
-// until the Service exists (DeploymentController.serviceFirst), so while
+// until the Service exists (deployment.Controller.serviceFirst), so while
 // there is no Deployment and the service controller's pass of this
 // generation did not end OK (a failure, or a wait), status shows that
 // rather than wait for a Service that may never come.

@@ -1,6 +1,6 @@
 package status
 
-// Tests of the per-concern conditions (status_conditions.go): StorageReady,
+// Tests of the per-concern conditions (conditions.go): StorageReady,
 // HealthCheck, the reason of ConfigGenerated and the adoption conditions. The fixtures are in
 // status_compute_test.go.
 

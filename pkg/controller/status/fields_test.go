@@ -1,6 +1,6 @@
 package status
 
-// Tests of the status fields besides conditions (status_fields.go and
+// Tests of the status fields besides conditions (fields.go and
 // configGeneration): the service and external URLs, the image and the
 // generated config's record. The fixtures are in status_compute_test.go.
 

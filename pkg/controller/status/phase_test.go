@@ -1,6 +1,6 @@
 package status
 
-// Table tests of computeStatus for the phase and Ready (status_phase.go;
+// Table tests of computeStatus for the phase and Ready (phase.go;
 // docs/status.md, Phase). The fixtures are in status_compute_test.go.
 
 import (

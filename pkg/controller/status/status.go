@@ -65,7 +65,7 @@ func NewController(d *base.Deps, controllers []string) *Controller {
 }
 
 // watches: status is computed again on events of every kind it reads
-// (status_gather.go, docs/status.md): the Deployment, Service and Ingress,
+// (gather.go, docs/status.md): the Deployment, Service and Ingress,
 // PVCs adopted or not, the Deployment's pods and the ConfigMaps and Secrets
 // it reads. The other children do not show in status: what their
 // controllers do reaches status through the per-server record (an outcome,

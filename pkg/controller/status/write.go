@@ -54,7 +54,7 @@ func (c *Controller) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerSt
 // CoalesceWindow: pods that become available within that time make
 // the first status Ready, one write instead of two. A server created into
 // a busy cluster reaches Initializing with its Deployment only just created
-// (its create follows the Service, DeploymentController.serviceFirst), and
+// (its create follows the Service, deployment.Controller.serviceFirst), and
 // its pods are available seconds later. A server whose pods take longer
 // (an image pull) shows Initializing at most that much later. The age is
 // the Deployment's creationTimestamp, set by the API server; the wait is
@@ -147,10 +147,10 @@ func (c *Controller) healthEvent(before, after []metav1.Condition, s *ogxv1beta1
 	}
 	switch cur.Status {
 	case metav1.ConditionTrue:
-		c.d.Events.Normal(s, "HealthCheckPassed", cur.Message)
+		c.d.Events.Normal(s, ogxv1beta1.ReasonHealthCheckPassed, cur.Message)
 	case metav1.ConditionFalse:
 		if cur.Reason == ogxv1beta1.ReasonHealthCheckFailed {
-			c.d.Events.Warn(s, "HealthCheckFailed", cur.Message)
+			c.d.Events.Warn(s, ogxv1beta1.ReasonHealthCheckFailed, cur.Message)
 		}
 	}
 }
