@@ -1,6 +1,6 @@
 package controller
 
-// Unit tests of the per-kind child constructors (children.go) on the fake
+// Unit tests of the per-kind child constructors (base/children.go) on the fake
 // clientsets (fakeenv_test.go): each kind reads its own cache and writes
 // through its own typed client.
 

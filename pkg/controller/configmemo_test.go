@@ -2,17 +2,21 @@ package controller
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/status"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -49,34 +53,42 @@ func TestConfigGeneratedOncePerGeneration(t *testing.T) {
 		sp.Storage = &ogxv1beta1.StateStorageSpec{KV: &ogxv1beta1.KVStorageSpec{}}
 	})
 	gen := &countingGenerator{}
-	e := newSFEnv(t, base.Options{ConfigGenerator: gen}, []runtime.Object{baseCM}, s)
+	// Each status pass runs past the coalesce window, so what status
+	// computes is what it stores.
+	clock := clocktesting.NewFakePassiveClock(time.Now())
+	e := newSFEnv(t, base.Options{ConfigGenerator: gen, Clock: clock}, []runtime.Object{baseCM}, s)
+	statusPass := func() {
+		t.Helper()
+		clock.SetTime(clock.Now().Add(status.CoalesceWindow + time.Second))
+		if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
+			t.Fatal(err)
+		}
+	}
 	gen.env = e
 
 	pass := func() {
 		t.Helper()
 		e.syncChildren(sfKey)
 		e.WaitCaught()
-		if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
-			t.Fatal(err)
-		}
+		statusPass()
 	}
 	pass()
 	pass()
 	if n := gen.calls.Load(); n != 1 {
-		t.Errorf("%d generations for one generation and baseCM, want 1", n)
+		t.Errorf("%d generations for one generation and base, want 1", n)
 	}
 	got, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rd := got.Status.ResolvedDistribution; rd == nil || rd.ConfigHash != "sha256:v1" || rd.ConfigSource != "configmap" {
-		t.Errorf("status resolvedDistribution = %+v, want the generated config's baseCM (sha256:v1, configmap)", rd)
+		t.Errorf("status resolvedDistribution = %+v, want the generated config's base (sha256:v1, configmap)", rd)
 	}
 	if _, err := e.kube.CoreV1().ConfigMaps(sfNamespace).Get(e.ctx, render.GeneratedConfigName(sfName, "1111111111111111"), metav1.GetOptions{}); err != nil {
 		t.Errorf("generated ConfigMap: %v", err)
 	}
 
-	// A new baseCM: one more generation, shared again.
+	// A new base: one more generation, shared again.
 	baseCM = baseCM.DeepCopy()
 	baseCM.Data["config.yaml"] = "v2"
 	baseCM.ResourceVersion = "2"
@@ -86,21 +98,28 @@ func TestConfigGeneratedOncePerGeneration(t *testing.T) {
 	e.WaitCaught()
 	pass()
 	if n := gen.calls.Load(); n != 2 {
-		t.Errorf("%d generations after the baseCM changed, want 2", n)
+		t.Errorf("%d generations after the base changed, want 2", n)
 	}
-	// Status alone never generates.
+	// Status alone never generates, and after a memo miss (a restart) it
+	// keeps what it reported, a digest-pinned image included, rather than
+	// blanking it.
 	reported, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.m.Resolver.Memo.Drop(sfUID)
-	if _, err := e.m.status.Sync(e.ctx, sfKey); err != nil {
+	if rd := reported.Status.ResolvedDistribution; rd == nil || rd.ConfigHash != "sha256:v2" {
+		t.Fatalf("status resolvedDistribution = %+v, want the new base's config (sha256:v2)", rd)
+	}
+	reported.Status.ResolvedDistribution.Image += "@sha256:" + strings.Repeat("0", 64)
+	if reported, err = e.ogx.OgxV1beta1().OGXServers(sfNamespace).UpdateStatus(e.ctx, reported, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	e.WaitCaught()
+	e.m.Resolver.Memo.Drop(sfUID)
+	statusPass()
 	if n := gen.calls.Load(); n != 2 {
 		t.Errorf("a status pass generated the config (%d calls)", n)
 	}
-	// ... and keeps what it reported rather than blanking it.
 	got, err = e.ogx.OgxV1beta1().OGXServers(sfNamespace).Get(e.ctx, sfName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -52,7 +52,7 @@ type Manager struct {
 // NewManager builds the caches and controllers; nothing runs until Start and
 // Run.
 func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts base.Options) (*Manager, error) {
-	return newManager(base.NewDeps(kube, ogx, base.WithDefaults(opts, kube)))
+	return newManager(base.NewDeps(kube, ogx, opts))
 }
 
 // newManager builds the controllers on d.

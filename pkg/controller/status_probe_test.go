@@ -27,7 +27,7 @@ type phRedirect struct {
 	url    string
 	inner  probe.Prober
 	probes atomic.Int32
-	last   atomic.Value // ProbeTarget
+	last   atomic.Value // probe.Target
 }
 
 func (r *phRedirect) Probe(ctx context.Context, t probe.Target) probe.Result {

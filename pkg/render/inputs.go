@@ -16,6 +16,11 @@ const (
 	HandoverFieldManager = "ogx-controller-hpa-handover"
 )
 
+// OwnFieldManagers are all the field managers ogx-controller writes with.
+func OwnFieldManagers() []string {
+	return []string{FieldManager, StrategyFieldManager, HandoverFieldManager}
+}
+
 // RuntimeConfig says which config.yaml the server runs with.
 type RuntimeConfig struct {
 	// Mode is inactive, override or generated.

@@ -203,8 +203,9 @@ func TestViolationsCatchBadImports(t *testing.T) {
 	}
 }
 
-// testOnly are packages made for tests: throwaway certificates and the
-// admission test fixtures. Production code must not link them.
+// testOnly are packages made for tests: throwaway certificates, the
+// admission test fixtures, the probe's loopback stand-in server and the
+// controllers' fake-clientset harness. Production code must not link them.
 var testOnly = []string{"pkg/testcerts", "pkg/admission/admissiontest", "pkg/controller/probe/probetest", "pkg/controller/controllertest"}
 
 // TestTestHelpersStayInTests fails when a package outside test/ and hack/

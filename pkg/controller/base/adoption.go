@@ -25,7 +25,7 @@ import (
 
 // The legacy resource that adoption takes over.
 const (
-	LegacyGroup = "llamastack.io"
+	legacyGroup = "llamastack.io"
 	LegacyKind  = "LlamaStackDistribution"
 )
 
@@ -55,7 +55,7 @@ func LegacyOwnerCheck(obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer)
 		return nil
 	}
 	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
-	if gv.Group == LegacyGroup && ref.Kind == LegacyKind && ref.Name == legacy {
+	if gv.Group == legacyGroup && ref.Kind == LegacyKind && ref.Name == legacy {
 		return nil
 	}
 	return resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "failed to adopt %s: unexpected controller owner %s/%s", obj.GetName(), ref.Kind, ref.Name)
@@ -91,12 +91,13 @@ func MergePatch(resourceVersion string, body map[string]any) ([]byte, error) {
 	return json.Marshal(body)
 }
 
+// AdoptedAt is the value of the adopted-at annotation written at now.
 func AdoptedAt(now time.Time) string { return now.UTC().Format(time.RFC3339) }
 
 // CachedAdoptedPVCs are the PVCs of the adopted-PVC cache labelled as
 // adopted for the instance.
-func CachedAdoptedPVCs(caches *caches.Caches, ns, instance string) ([]*corev1.PersistentVolumeClaim, error) {
-	sc, err := AdoptedScope(caches, ns)
+func CachedAdoptedPVCs(c *caches.Caches, ns, instance string) ([]*corev1.PersistentVolumeClaim, error) {
+	sc, err := AdoptedScope(c, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -229,8 +230,8 @@ func NetworkingReleased() []metav1.Condition {
 }
 
 // AdoptedScope is the scope caching ns, or an error when ns is not watched.
-func AdoptedScope(caches *caches.Caches, ns string) (*caches.Scope, error) {
-	sc := caches.For(ns)
+func AdoptedScope(c *caches.Caches, ns string) (*caches.Scope, error) {
+	sc := c.For(ns)
 	if sc == nil {
 		return nil, fmt.Errorf("namespace %q is not watched", ns)
 	}

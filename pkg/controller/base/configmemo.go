@@ -108,7 +108,8 @@ func (m *ConfigMemo) Generated(s *ogxv1beta1.OGXServer, base string, generate fu
 	return m.put(s.UID, caches.Key(s.Namespace, s.Name), key, g), nil
 }
 
-// Drop forgets uid's generated config, as a restart of the process would.
+// Drop forgets uid's generated config, as a restart of the process would
+// (for tests of what a pass does on a memo miss).
 func (m *ConfigMemo) Drop(uid types.UID) {
 	m.Update(uid, func(memoEntry, bool) (memoEntry, bool) { return memoEntry{}, false })
 }

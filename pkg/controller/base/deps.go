@@ -71,13 +71,21 @@ type Options struct {
 
 // Deps are what every controller is built from.
 type Deps struct {
-	Kube     kubernetes.Interface
-	OGX      versioned.Interface
-	Caches   *caches.Caches
-	Board    *OutcomeBoard
+	// Kube and OGX are the clients of the process (with leader election,
+	// behind the write fence).
+	Kube kubernetes.Interface
+	OGX  versioned.Interface
+	// Caches are the informer caches every controller reads.
+	Caches *caches.Caches
+	// Board holds each server's outcome per controller, which status reads.
+	Board *OutcomeBoard
+	// Children are the appliers of the typed child kinds, shared so one
+	// controller's write shows in another's Current.
 	Children *Children
+	// Resolver turns a server and its references into render inputs.
 	Resolver *Resolver
-	Events   *events.Sink
+	// Events sends Events and journals the children's writes.
+	Events *events.Sink
 	// Specs holds each server generation's re-validation verdict.
 	Specs *SpecMemo
 	// Records is the per-server record every store above keeps its values
@@ -145,21 +153,22 @@ func WithDefaults(opts Options, kube kubernetes.Interface) Options {
 
 // NewDeps builds what the controllers share: clients, caches, the
 // per-server record and the outcome board in it, the children's appliers,
-// the resolver and the event sink. opts must have its defaults
+// the resolver and the event sink, with opts' defaults filled in
 // (WithDefaults). The sink comes first: its journal also records the
 // children's takeovers.
 func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, opts Options) Deps {
-	caches := caches.NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
-		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, opts.TakeoverManagers)
-	caches.Metrics = opts.Metrics
-	opts.Metrics.CountServersWith(caches.ServerPhases)
+	opts = WithDefaults(opts, kube)
+	c := caches.NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
+		render.OwnFieldManagers(), opts.TakeoverManagers)
+	c.Metrics = opts.Metrics
+	opts.Metrics.CountServersWith(c.ServerPhases)
 	records := record.New()
 	sink := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
 	return Deps{
 		Events: sink, Specs: NewSpecMemo(records), Records: records,
-		Kube: kube, OGX: ogx, Caches: caches, Opts: opts,
+		Kube: kube, OGX: ogx, Caches: c, Opts: opts,
 		Board:    NewOutcomeBoard(records),
-		Children: NewChildren(kube, caches, opts.TakeoverManagers, sink.Journal()),
-		Resolver: NewResolver(caches, kube, opts, records),
+		Children: NewChildren(kube, c, opts.TakeoverManagers, sink.Journal()),
+		Resolver: NewResolver(c, kube, opts, records),
 	}
 }

@@ -24,7 +24,7 @@ type OptionalAPIs struct {
 	OpenShift  atomic.Bool
 }
 
-// Resolver is the shared Resolver (pkg/resolve) on the informer caches,
+// Resolver is pkg/resolve's Resolver on the informer caches,
 // with the state it needs in this process: the memo of generated configs
 // (status reads it, the generating controllers fill it) and the optional
 // APIs. It is shared and read-only; every controller that needs an input
@@ -36,11 +36,11 @@ type Resolver struct {
 	APIs *OptionalAPIs
 }
 
-// NewResolver builds the resolver of a Manager.
-func NewResolver(caches *caches.Caches, kube kubernetes.Interface, opts Options, records *record.Store) *Resolver {
+// NewResolver builds the resolver every controller of a process shares.
+func NewResolver(c *caches.Caches, kube kubernetes.Interface, opts Options, records *record.Store) *Resolver {
 	apis := &OptionalAPIs{}
 	memo := newConfigMemo(records)
-	src := &cacheSource{caches: caches, kube: kube, apis: apis, bases: opts.Generator, operatorNamespace: opts.OperatorNamespace}
+	src := &cacheSource{caches: c, kube: kube, apis: apis, bases: opts.Generator, operatorNamespace: opts.OperatorNamespace}
 	return &Resolver{
 		Resolver: &resolve.Resolver{Source: src, Table: opts.Distributions, Memo: memo, Generator: opts.ConfigGenerator,
 			OperatorNamespace: opts.OperatorNamespace, ClusterDomain: opts.ClusterDomain},

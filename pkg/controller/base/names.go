@@ -13,4 +13,7 @@ const (
 	ControllerPDB           = "pdb"
 	ControllerIngress       = "ingress"
 	ControllerMonitoring    = "monitoring"
+	// ControllerStatus names the status controller's queue; it records no
+	// outcome.
+	ControllerStatus = "status"
 )

@@ -23,6 +23,7 @@ type specVerdict struct {
 	errs       field.ErrorList
 }
 
+// NewSpecMemo keeps its verdicts in r.
 func NewSpecMemo(r *record.Store) *SpecMemo {
 	return &SpecMemo{Slot: record.NewSlot[specVerdict](r)}
 }

@@ -41,12 +41,12 @@ type Scope struct {
 	AdoptedFactory informers.SharedInformerFactory
 	PodFactory     informers.SharedInformerFactory
 	AdoptedPVCs    corelisters.PersistentVolumeClaimLister
-	// AdoptedServices and adoptedIngresses hold the legacy networking
+	// AdoptedServices and AdoptedIngresses hold the legacy networking
 	// objects an adoption took over: whether one controlled by a server is
-	// cached is what releasing its networking decides on (adoption.go).
+	// cached is what releasing its networking decides on (base/adoption.go).
 	AdoptedServices  corelisters.ServiceLister
 	AdoptedIngresses networkinglisters.IngressLister
-	// PodIndexer holds our pods, indexed by instance (indexInstance).
+	// PodIndexer holds our pods, indexed by instance (IndexInstance).
 	PodIndexer cache.Indexer
 	// ChildIndexers are the caches of the applied child kinds by kind, for
 	// lookups that miss often (no formatted NotFound as listers make).
@@ -281,7 +281,7 @@ func countPhases(servers []*ogxv1beta1.OGXServer) map[string]int {
 	return out
 }
 
-// PodsOf returns the cached pods of one OGXServer instance (podView),
+// PodsOf returns the cached pods of one OGXServer instance (PodView),
 // found through the instance index.
 func (c *Caches) PodsOf(namespace, instance string) []*PodView {
 	sc := c.For(namespace)

@@ -21,7 +21,7 @@ import (
 
 func testViews() childView {
 	return childView{fields: newManagedFieldsFilter(
-		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, []string{"ogx-operator"}), labels: &mapSharer{}}
+		render.OwnFieldManagers(), []string{"ogx-operator"}), labels: &mapSharer{}}
 }
 
 func viewDeploymentAC(image string, replicas *int32) *appsv1ac.DeploymentApplyConfiguration {

@@ -23,15 +23,16 @@ type PodView struct {
 	Ready          bool
 }
 
-// DeepCopyObject makes podView a runtime.Object, as caches need.
+// DeepCopyObject makes PodView a runtime.Object, as caches need.
 func (p *PodView) DeepCopyObject() runtime.Object {
 	c := *p
 	p.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
 	return &c
 }
 
-// NewPodView is the pod cache transform (see podView). Objects of other
-// types (a tombstone) pass unchanged.
+// NewPodView is the pod cache transform (see PodView). Objects of other
+// types (a tombstone) pass unchanged. Exported for the status tests, which
+// build pod caches of their own.
 func NewPodView(obj any) (any, error) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {

@@ -92,7 +92,8 @@ func ReferenceIndexers() cache.Indexers {
 // one server are found without scanning the namespace.
 const IndexInstance = "instance"
 
-// InstanceIndexers builds the instance index.
+// InstanceIndexers builds the instance index (exported, with IndexInstance,
+// for the status tests' pod caches).
 func InstanceIndexers() cache.Indexers {
 	return cache.Indexers{IndexInstance: func(obj any) ([]string, error) {
 		m, ok := MetaOf(obj)

@@ -11,7 +11,7 @@ import (
 
 // The cache transforms of the OGXServer, adopted and watched caches, and
 // the managedFields filter the child views share (childview.go holds the
-// child caches' own, podView the pods').
+// child caches' own, PodView the pods').
 
 // managedFieldsFilter is a cache transform on managedFields. An object that
 // has an entry of a takeover manager keeps all its entries: the takeover

@@ -66,7 +66,7 @@ func WatchesOf(enqueue func(string), sources ...*Source) []Watch {
 // keeps the order observing promises: handlers of one informer run on
 // separate goroutines, so a controller's handler registered beside the
 // observing one could enqueue a key processed before the applier had seen
-// the event. Sources come out in the order of ordered.
+// the event. Sources come out in the order of Ordered.
 func MergeWatches(sources *Sources, entries []Watch) []Wiring {
 	enqueues := map[*Source][]func(string){}
 	for _, e := range entries {
@@ -143,9 +143,10 @@ func Handler(keys func(metav1.Object) []string, changed func(old, cur any) bool,
 	}
 }
 
-// Observing runs observe (a child's recentWrites hook) for every event
+// Observing runs observe (a child's apply.RecentWrites hook) for every event
 // before h, in the same handler, so a key h enqueues is never processed
-// before observe has seen the event.
+// before observe has seen the event. Exported for the manager's tests of
+// the merged handlers.
 func Observing(observe func(metav1.Object, bool), h cache.ResourceEventHandlerFuncs) cache.ResourceEventHandlerFuncs {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
@@ -177,7 +178,7 @@ func ByOwner(m metav1.Object) []string {
 	return nil
 }
 
-// ByInstance maps a pod (a podView) to the OGXServer named by its instance
+// ByInstance maps a pod (a PodView) to the OGXServer named by its instance
 // label.
 func ByInstance(o metav1.Object) []string {
 	if p, ok := o.(*PodView); ok && p.Instance != "" {

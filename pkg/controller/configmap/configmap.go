@@ -25,6 +25,7 @@ type Controller struct {
 	*base.Controller
 }
 
+// NewController builds the configmap controller on d.
 func NewController(d *base.Deps) *Controller {
 	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerConfigMap, d, c.reconcile)

@@ -1,7 +1,7 @@
 package configmap
 
 // Unit tests of config retention (retention.go) on the fake clientsets
-// (fakeenv_test.go): which generated ConfigMaps collectGenerated deletes,
+// (controllertest.Env): which generated ConfigMaps collectGenerated deletes,
 // in which order, with which precondition, and the one Event it sends.
 
 import (

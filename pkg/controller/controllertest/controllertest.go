@@ -13,7 +13,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,11 +107,11 @@ func ActionString(a clienttesting.Action) string {
 	case clienttesting.DeleteActionImpl:
 		name = x.GetName()
 	case clienttesting.CreateActionImpl:
-		if m, err := meta.Accessor(x.GetObject()); err == nil {
+		if m, err := apimeta.Accessor(x.GetObject()); err == nil {
 			name = m.GetName()
 		}
 	case clienttesting.UpdateActionImpl:
-		if m, err := meta.Accessor(x.GetObject()); err == nil {
+		if m, err := apimeta.Accessor(x.GetObject()); err == nil {
 			name = m.GetName()
 		}
 	}

@@ -62,7 +62,7 @@ type Env struct {
 }
 
 // Key is the key of the default test server.
-var Key = caches.Key(Namespace, Name)
+const Key = Namespace + "/" + Name
 
 // NewEnv builds the Deps on fakes that hold kubeObjs and servers before any
 // informer starts (so a label-filtered informer lists only labelled ones).
@@ -88,7 +88,7 @@ func NewEnv(tb testing.TB, opts base.Options, kubeObjs []runtime.Object, servers
 	if opts.CacheSyncTimeout == 0 {
 		opts.CacheSyncTimeout = 30 * time.Second
 	}
-	d := base.NewDeps(kube, ogx, base.WithDefaults(opts, kube))
+	d := base.NewDeps(kube, ogx, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	return &Env{TB: tb, Ctx: ctx, Kube: kube, OGX: ogx, Deps: &d}

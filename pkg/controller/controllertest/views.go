@@ -17,7 +17,7 @@ import (
 // build it.
 func ChildViews() cache.TransformFunc {
 	return caches.NewCaches(kubefake.NewClientset(), ogxfake.NewSimpleClientset(), nil, Operator,
-		[]string{render.FieldManager, render.StrategyFieldManager, render.HandoverFieldManager}, []string{"ogx-operator"}).ChildTransform()
+		render.OwnFieldManagers(), []string{"ogx-operator"}).ChildTransform()
 }
 
 // KnownDeployment is the Deployment a cached entry holds.

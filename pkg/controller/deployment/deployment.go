@@ -37,6 +37,7 @@ type Controller struct {
 	*base.Controller
 }
 
+// NewController builds the deployment controller on d.
 func NewController(d *base.Deps) *Controller {
 	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerDeployment, d, c.reconcile)

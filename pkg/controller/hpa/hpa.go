@@ -9,8 +9,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// NewController builds the HorizontalPodAutoscaler controller. Events of HorizontalPodAutoscalers
-// the operator labelled start its passes.
+// NewController builds the HorizontalPodAutoscaler controller. Events of the
+// HorizontalPodAutoscalers the operator labelled start its passes.
 func NewController(d *base.Deps) *base.Controller {
 	return base.NewOptional(base.ControllerHPA, "HorizontalPodAutoscaler", d, d.Children.HPAs, watched,
 		render.HPAName, render.WantHPA, render.HPA)

@@ -209,7 +209,7 @@ func newMonFake(tb testing.TB, objs ...runtime.Object) (*dynamicfake.FakeDynamic
 	return dyn, trackers
 }
 
-// newMonEnv starts the informers and caches of sfEnv with servers and the
+// newMonEnv starts the informers and caches of a controllertest.Env with servers and the
 // monitoring objects objs; served sets the discovery result and starts the
 // monitoring informers.
 func newMonEnv(tb testing.TB, served bool, kubeObjs []runtime.Object, objs []runtime.Object, servers ...*ogxv1beta1.OGXServer) *monEnv {

@@ -9,8 +9,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// NewController builds the NetworkPolicy controller. Events of NetworkPolicys
-// the operator labelled start its passes.
+// NewController builds the NetworkPolicy controller. Events of the
+// NetworkPolicies the operator labelled start its passes.
 func NewController(d *base.Deps) *base.Controller {
 	return base.NewOptional(base.ControllerNetworkPolicy, "NetworkPolicy", d, d.Children.NetworkPolicies, watched,
 		render.NetworkPolicyName, render.WantNetworkPolicy, render.NetworkPolicy)

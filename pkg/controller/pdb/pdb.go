@@ -9,8 +9,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// NewController builds the PodDisruptionBudget controller. Events of PodDisruptionBudgets
-// the operator labelled start its passes.
+// NewController builds the PodDisruptionBudget controller. Events of the
+// PodDisruptionBudgets the operator labelled start its passes.
 func NewController(d *base.Deps) *base.Controller {
 	return base.NewOptional(base.ControllerPDB, "PodDisruptionBudget", d, d.Children.PDBs, watched,
 		render.PDBName, render.WantPDB, render.PDB)

@@ -202,12 +202,14 @@ type probeRecord struct {
 	result  Result
 }
 
+// NewState probes each server at most once per interval unless its
+// trigger changes; it keeps its results in r.
 func NewState(interval time.Duration, r *record.Store) *State {
 	return &State{interval: interval, inFlight: map[types.UID]bool{}, last: record.NewSlot[probeRecord](r)}
 }
 
 // Due returns the previous result (has: there is one) and whether a new
-// probe is Due.
+// probe is due.
 func (p *State) Due(uid types.UID, trigger string, now time.Time) (prev Result, has, due bool) {
 	r, ok := p.last.Get(uid)
 	if !ok {

@@ -34,6 +34,7 @@ type Controller struct {
 	*base.Controller
 }
 
+// NewController builds the PVC controller on d.
 func NewController(d *base.Deps) *Controller {
 	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerPVC, d, c.reconcile)

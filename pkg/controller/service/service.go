@@ -26,6 +26,7 @@ type Controller struct {
 	*base.Controller
 }
 
+// NewController builds the Service controller on d.
 func NewController(d *base.Deps) *Controller {
 	c := &Controller{}
 	c.Controller = base.NewController(base.ControllerService, d, c.reconcile)

@@ -9,13 +9,13 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
-// PodDigests learns the digest of the image an OGXServer's pods run from a
+// podDigests learns the digest of the image an OGXServer's pods run from a
 // ready pod's container status, for status.resolvedDistribution.image, when
 // neither the reference nor the base-config resolution gave one. Pods come
-// from a label-filtered cache holding only what this needs (podView), so
+// from a label-filtered cache holding only what this needs (PodView), so
 // a lookup costs no request and does not grow with the namespace; a found
 // digest is kept per OGXServer and image.
-type PodDigests struct {
+type podDigests struct {
 	// pods returns the cached pods of one instance.
 	pods func(namespace, instance string) []*caches.PodView
 
@@ -24,13 +24,13 @@ type PodDigests struct {
 
 type digestRecord struct{ image, digest string }
 
-// NewPodDigests keeps its digests in r; pods lists an instance's cached pods.
-func NewPodDigests(pods func(namespace, instance string) []*caches.PodView, r *record.Store) *PodDigests {
-	return &PodDigests{pods: pods, Slot: record.NewSlot[digestRecord](r)}
+// newPodDigests keeps its digests in r; pods lists an instance's cached pods.
+func newPodDigests(pods func(namespace, instance string) []*caches.PodView, r *record.Store) *podDigests {
+	return &podDigests{pods: pods, Slot: record.NewSlot[digestRecord](r)}
 }
 
 // Lookup returns the digest of image for the OGXServer, or "".
-func (p *PodDigests) Lookup(uid types.UID, namespace, name, image string) string {
+func (p *podDigests) Lookup(uid types.UID, namespace, name, image string) string {
 	if r, ok := p.Get(uid); ok && r.image == image {
 		return r.digest
 	}

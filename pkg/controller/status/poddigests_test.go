@@ -76,7 +76,7 @@ func TestPodDigestsFromCache(t *testing.T) {
 	if err := indexer.Add(view); err != nil {
 		t.Fatal(err)
 	}
-	p := NewPodDigests(func(ns, instance string) []*caches.PodView {
+	p := newPodDigests(func(ns, instance string) []*caches.PodView {
 		objs, err := indexer.ByIndex(caches.IndexInstance, caches.Key(ns, instance))
 		if err != nil {
 			t.Fatal(err)

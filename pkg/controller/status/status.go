@@ -31,7 +31,7 @@ type Controller struct {
 	probes *probe.State
 	// probeSlots bounds the probes in flight.
 	probeSlots  chan struct{}
-	digests     *PodDigests
+	digests     *podDigests
 	controllers []string
 
 	// writes is our last status write per server.
@@ -54,10 +54,10 @@ type statusWrite struct {
 func NewController(d *base.Deps, controllers []string) *Controller {
 	c := &Controller{
 		d: d, probes: probe.NewState(d.Opts.ProbeInterval, d.Records), controllers: controllers,
-		digests: NewPodDigests(d.Caches.PodsOf, d.Records), writes: record.NewSlot[statusWrite](d.Records),
+		digests: newPodDigests(d.Caches.PodsOf, d.Records), writes: record.NewSlot[statusWrite](d.Records),
 		probeSlots: make(chan struct{}, maxConcurrentProbes),
 	}
-	c.Runner = worker.NewRunner("status", c.Sync, d.Opts.Metrics)
+	c.Runner = worker.NewRunner(base.ControllerStatus, c.Sync, d.Opts.Metrics)
 	// Status is computed again when a server's record changes: an
 	// outcome, a generated config, a journaled write.
 	d.Records.AddHandler(c.Enqueue)

@@ -21,8 +21,9 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// CoalesceWindow is how long a server that is still starting keeps a
-// written status before a change within the same phase is written: while
+// CoalesceWindow (exported for the request-budget test) is how long a
+// server that is still starting keeps a written status before a change
+// within the same phase is written: while
 // Pending or Initializing, the messages follow every child event, and
 // writing each of them would be several writes per new server for nothing
 // a user acts on. A change of phase is written at once, with one exception:
