@@ -17,6 +17,11 @@ import (
 // cache transforms replace those with one canonical copy each (the runtime's
 // unique package, whose copies the garbage collector frees once nothing
 // holds them). Names and UIDs are left alone: they are rarely shared.
+//
+// What it saves (make bench -n 1000 -unrelated 5000, 2026-12-05, three runs
+// each way on one machine): the operator ends at 72-73 MiB RSS (37-38 MiB
+// anonymous) with interning and at 77-78 MiB (41-42) without it, about
+// 5 MiB; its CPU and requests are the same within run-to-run noise.
 
 // intern returns the canonical copy of s.
 func intern(s string) string {
