@@ -264,13 +264,37 @@ func (m *Metrics) SetLeader(leading bool) {
 }
 
 // ObserveAdmission records one admission review: its operation (CREATE,
-// UPDATE, …), the decision, the response status code as the code label
-// (admission.Review reports 0 when allowed and 400, 422 or 500 for a
-// denial) and the time taken.
+// UPDATE, DELETE or CONNECT; anything else counts as "other"), the decision,
+// the response status code as the code label (admission.Review reports 0
+// when allowed and 400, 422 or 500 for a denial; other values count as
+// "other") and the time taken. The operation comes from the request body,
+// which anyone who reaches the webhook port writes: label values are kept
+// to a fixed set so a stream of made-up operations cannot grow the
+// process's memory.
 func (m *Metrics) ObserveAdmission(op string, allowed bool, code int32, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.admissionTotal.WithLabelValues(op, strconv.FormatBool(allowed), strconv.FormatInt(int64(code), 10)).Inc()
+	m.admissionTotal.WithLabelValues(admissionOperation(op), strconv.FormatBool(allowed), admissionCode(code)).Inc()
 	m.admissionDuration.Observe(d.Seconds())
+}
+
+// admissionOperation is op when it is one of the API's admission
+// operations, else "other".
+func admissionOperation(op string) string {
+	switch op {
+	case "CREATE", "UPDATE", "DELETE", "CONNECT":
+		return op
+	}
+	return "other"
+}
+
+// admissionCode is the code label of a review's status code: the codes the
+// webhook answers with, else "other".
+func admissionCode(code int32) string {
+	switch code {
+	case 0, 400, 403, 422, 500:
+		return strconv.FormatInt(int64(code), 10)
+	}
+	return "other"
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -230,5 +231,26 @@ func TestHandlerServesText(t *testing.T) {
 	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "promhttp_metric_handler_requests_total") {
 		t.Errorf("second handler: %d\n%s", rec.Code, rec.Body.String())
+	}
+}
+
+// TestAdmissionLabelsAreBounded: operations and codes outside the fixed
+// sets, as a client writing its own AdmissionReviews can send, all count
+// under "other" instead of making a series each.
+func TestAdmissionLabelsAreBounded(t *testing.T) {
+	m := New("test")
+	for i := range 500 {
+		m.ObserveAdmission(fmt.Sprintf("OP-%d", i), false, int32(600+i), time.Millisecond)
+	}
+	m.ObserveAdmission("CREATE", true, 0, time.Millisecond)
+	fam := gather(t, m)["ogx_controller_admission_reviews_total"]
+	if fam == nil {
+		t.Fatal("no admission_reviews_total")
+	}
+	if n := len(fam.GetMetric()); n != 2 {
+		t.Fatalf("%d series after 500 made-up operations, want 2", n)
+	}
+	if v := value(t, m, "ogx_controller_admission_reviews_total", map[string]string{"operation": "other", "allowed": "false", "code": "other"}); v != 500 {
+		t.Errorf("other/other counted %v, want 500", v)
 	}
 }
