@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -133,7 +134,7 @@ func (o *options) defineListenerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "metrics certificate directory")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "health listener; 0 disables")
 	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
-		"Go profiling endpoints (/debug/pprof/), unauthenticated: bind to loopback only; 0 disables")
+		"Go profiling endpoints (/debug/pprof/), unauthenticated: a loopback address only (others are refused); 0 disables")
 	fs.StringVar(&o.admissionAddr, "admission-bind-address", ":9443", "admission listener; 0 disables")
 	fs.StringVar(&o.admissionCertDir, "admission-cert-dir", "/etc/ogx-controller/admission-tls", "admission certificate directory")
 	fs.StringVar(&o.admissionCertManagement, "admission-cert-management", "self",
@@ -220,6 +221,9 @@ func (o *options) settle(fs *flag.FlagSet, watch string, readFile func(string) (
 
 // validate refuses flag values the process cannot run with.
 func (o *options) validate() error {
+	if err := loopbackOnly(o.pprofAddr); err != nil {
+		return fmt.Errorf("--pprof-bind-address: %w", err)
+	}
 	if o.admissionCertManagement != "self" && o.admissionCertManagement != "external" {
 		return fmt.Errorf("--admission-cert-management: %q is neither self nor external", o.admissionCertManagement)
 	}
@@ -298,4 +302,24 @@ func parseNamespaceList(v string) (namespaces, warnings []string, err error) {
 		namespaces = append(namespaces, ns)
 	}
 	return namespaces, warnings, nil
+}
+
+// loopbackOnly accepts "0" (off) and host:port addresses whose host is a
+// loopback IP or localhost: the profiling endpoints are unauthenticated, so
+// an address every pod could reach is refused rather than served.
+func loopbackOnly(addr string) error {
+	if addr == "0" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%q is not a loopback address: the profiling endpoints are unauthenticated; use 127.0.0.1:PORT, or 0 to disable", addr)
 }

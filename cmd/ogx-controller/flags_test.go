@@ -56,6 +56,16 @@ func TestFlagChecks(t *testing.T) {
 	if _, err := parseTestFlags("--graceful-shutdown-timeout=0s"); err == nil || !strings.Contains(err.Error(), "--graceful-shutdown-timeout") {
 		t.Errorf("--graceful-shutdown-timeout=0s: %v", err)
 	}
+	for _, addr := range []string{":6060", "0.0.0.0:6060", "10.1.2.3:6060", "example.com:6060", "6060"} {
+		if _, err := parseTestFlags("--pprof-bind-address=" + addr); err == nil || !strings.Contains(err.Error(), "--pprof-bind-address") {
+			t.Errorf("--pprof-bind-address=%s: %v, want it refused", addr, err)
+		}
+	}
+	for _, addr := range []string{"0", "127.0.0.1:6060", "[::1]:6060", "localhost:6060"} {
+		if _, err := parseTestFlags("--pprof-bind-address=" + addr); err != nil {
+			t.Errorf("--pprof-bind-address=%s: %v", addr, err)
+		}
+	}
 	o, err := parseTestFlags()
 	if err != nil || o.gcPercent != 50 {
 		t.Errorf("defaults: %v, gc percent %d", err, o.gcPercent)
