@@ -95,6 +95,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		Handler: opts.Handler,
 		TLSConfig: &tls.Config{
 			MinVersion:     opts.MinTLSVersion,
+			CipherSuites:   tlsserve.CipherSuites(),
 			GetCertificate: certs.GetCertificate,
 		},
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -208,6 +208,14 @@ func TestServerMinTLSVersion(t *testing.T) {
 		t.Errorf("TLS 1.2 handshake: %v", err)
 	}
 
+	// A TLS 1.2 client offering only CBC suites with SHA-1 MACs is refused.
+	cbc := maxVersion(def, tls.VersionTLS12)
+	cbc.CipherSuites = []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
+		tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA}
+	if _, st, err := def.servedCert(cbc); err == nil {
+		t.Errorf("TLS 1.2 handshake with CBC-SHA1 suites only succeeded (%s)", tls.CipherSuiteName(st.CipherSuite))
+	}
+
 	v13 := startServer(t, true, func(o *ServerOptions) { o.MinTLSVersion = tls.VersionTLS13 })
 	if _, _, err := v13.servedCert(maxVersion(v13, tls.VersionTLS12)); err == nil {
 		t.Error("TLS 1.2 handshake succeeded with minimum TLS 1.3")

@@ -145,7 +145,7 @@ func NewServer(opts Options) (*Server, error) {
 		MaxHeaderBytes:    maxHeaderBytes,
 	}
 	if opts.Secure {
-		s.srv.TLSConfig = &tls.Config{MinVersion: opts.MinTLSVersion}
+		s.srv.TLSConfig = &tls.Config{MinVersion: opts.MinTLSVersion, CipherSuites: tlsserve.CipherSuites()}
 		if opts.CertDir != "" {
 			s.files = tlsserve.NewCertReloader(filepath.Join(opts.CertDir, tlsserve.CertFileName),
 				filepath.Join(opts.CertDir, tlsserve.KeyFileName), opts.CertReloadInterval)
