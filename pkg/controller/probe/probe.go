@@ -89,7 +89,12 @@ func (p *httpProber) client(t Target) *http.Client {
 		}
 		tr.TLSClientConfig = cfg
 	}
-	return &http.Client{Transport: tr, Timeout: p.timeout}
+	// A redirect is answered, not followed: the server's answer is what
+	// status reports, and following it would let whoever runs the server
+	// make the operator fetch any address (a cloud metadata endpoint, the
+	// API server) and read the outcome from status.
+	return &http.Client{Transport: tr, Timeout: p.timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 func (p *httpProber) get(ctx context.Context, c *http.Client, url string) (int, []byte, error) {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -143,4 +144,28 @@ func phOtherCA(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return ca.PEM
+}
+
+// TestProbeHTTPDoesNotFollowRedirects: a server answering with a redirect
+// to another address is reported unhealthy with the redirect's code, and
+// the target of the redirect receives nothing.
+func TestProbeHTTPDoesNotFollowRedirects(t *testing.T) {
+	var elsewhere atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		_, _ = w.Write([]byte(`{"status":"OK"}`))
+	}))
+	defer target.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+r.URL.Path, http.StatusFound)
+	}))
+	defer redirecting.Close()
+
+	r := NewHTTPProber(5*time.Second, "").Probe(context.Background(), Target{BaseURL: redirecting.URL})
+	if r.Healthy || !strings.Contains(r.HealthMessage, "HTTP 302") {
+		t.Errorf("probe of a redirecting server: healthy %v, message %q; want unhealthy with HTTP 302", r.Healthy, r.HealthMessage)
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the redirect's target received %d requests, want 0", n)
+	}
 }
