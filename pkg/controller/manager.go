@@ -32,16 +32,12 @@ import (
 type Manager struct {
 	base.Deps
 
-	configMap     *configmap.Controller
-	deployment    *deployment.Controller
-	service       *service.Controller
-	pvc           *pvc.Controller
-	networkPolicy *base.Controller
-	hpa           *base.Controller
-	pdb           *base.Controller
-	ingress       *base.Controller
-	monitoring    *monitoring.Controller
-	status        *status.Controller
+	configMap  *configmap.Controller
+	pvc        *pvc.Controller
+	deployment *deployment.Controller
+	service    *service.Controller
+	monitoring *monitoring.Controller
+	status     *status.Controller
 	// childControllers are run in the fixed order their errors are reported.
 	childControllers []*base.Controller
 	// handlersSynced report when each event handler has been handed every
@@ -65,25 +61,27 @@ func newManager(d base.Deps) (*Manager, error) {
 	return m, nil
 }
 
-// newControllers builds the child controllers and the status controller
-// and wires what tells status to look again: outcomes, generated configs
-// and journaled writes.
+// newControllers builds the child controllers, in the fixed order their
+// errors are reported (docs/status.md, Terminal reasons), and the status
+// controller, which reads their outcomes. A new child controller is one
+// more entry here (docs/architecture.md, Adding a child kind).
 func (m *Manager) newControllers() {
 	d := &m.Deps
 	m.configMap = configmap.NewController(d)
-	m.service = service.NewController(d)
 	m.pvc = pvc.NewController(d)
+	m.service = service.NewController(d)
 	m.deployment = deployment.NewController(d)
-	m.networkPolicy = networkpolicy.NewController(d)
-	m.hpa = hpa.NewController(d)
-	m.pdb = pdb.NewController(d)
-	m.ingress = ingress.NewController(d)
 	m.monitoring = monitoring.NewController(d)
-	// The fixed order in which their errors are reported (docs/status.md,
-	// Terminal reasons).
 	m.childControllers = []*base.Controller{
-		m.configMap.Controller, m.pvc.Controller, m.service.Controller, m.networkPolicy,
-		m.deployment.Controller, m.hpa, m.pdb, m.ingress, m.monitoring.Controller,
+		m.configMap.Controller,
+		m.pvc.Controller,
+		m.service.Controller,
+		networkpolicy.NewController(d),
+		m.deployment.Controller,
+		hpa.NewController(d),
+		pdb.NewController(d),
+		ingress.NewController(d),
+		m.monitoring.Controller,
 	}
 	names := make([]string, len(m.childControllers))
 	for i, c := range m.childControllers {

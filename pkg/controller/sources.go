@@ -14,10 +14,16 @@ import (
 
 // scopeSources builds the sources of one scope. Children the applier writes
 // carry its recent-writes hook; PVCs (never rewritten once created), pods
-// and referenced Secrets do not.
+// and referenced Secrets do not. The kinds controller packages registered
+// for themselves (base.RegisterKind) are mapped to their owner the same way.
 func (m *Manager) scopeSources(sc *caches.Scope) *caches.Sources {
 	f, w, ch := sc.ChildFactory, sc.WatchedFactory, m.Children
+	owned := make(map[string]*caches.Source, len(m.Owned))
+	for _, k := range m.Owned {
+		owned[k.Kind] = &caches.Source{Informer: sc.ChildInformer(k.Kind), Keys: caches.ByOwner, Observe: k.Observe}
+	}
 	return &caches.Sources{
+		Owned:           owned,
 		Deployments:     &caches.Source{Informer: f.Apps().V1().Deployments().Informer(), Keys: caches.ByOwner, Observe: ch.Deployments.Observe},
 		ServiceAccounts: &caches.Source{Informer: f.Core().V1().ServiceAccounts().Informer(), Keys: caches.ByOwner, Observe: ch.ServiceAccounts.Observe},
 		RoleBindings:    &caches.Source{Informer: f.Rbac().V1().RoleBindings().Informer(), Keys: caches.ByOwner, Observe: ch.RoleBindings.Observe},
@@ -31,10 +37,7 @@ func (m *Manager) scopeSources(sc *caches.Scope) *caches.Sources {
 		// their release is decided from this cache, so its events start it.
 		AdoptedServices:  &caches.Source{Informer: sc.AdoptedFactory.Core().V1().Services().Informer(), Keys: caches.ByOwner},
 		AdoptedIngresses: &caches.Source{Informer: sc.AdoptedFactory.Networking().V1().Ingresses().Informer(), Keys: caches.ByOwner},
-		NetworkPolicies:  &caches.Source{Informer: f.Networking().V1().NetworkPolicies().Informer(), Keys: caches.ByOwner, Observe: ch.NetworkPolicies.Observe},
 		Ingresses:        &caches.Source{Informer: f.Networking().V1().Ingresses().Informer(), Keys: caches.ByOwner, Observe: ch.Ingresses.Observe},
-		HPAs:             &caches.Source{Informer: f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Keys: caches.ByOwner, Observe: ch.HPAs.Observe},
-		PDBs:             &caches.Source{Informer: f.Policy().V1().PodDisruptionBudgets().Informer(), Keys: caches.ByOwner, Observe: ch.PDBs.Observe},
 		// Owned (generated, CA bundle) and referenced ConfigMaps, and
 		// referenced Secrets: content or label changes.
 		ConfigMaps: &caches.Source{Informer: w.Core().V1().ConfigMaps().Informer(), Keys: m.configMapOwners,

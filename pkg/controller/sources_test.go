@@ -211,8 +211,9 @@ func TestDeclaredWatches(t *testing.T) {
 	names := map[*caches.Source]string{sources.Deployments: "Deployment", sources.ServiceAccounts: "ServiceAccount",
 		sources.RoleBindings: "RoleBinding", sources.Services: "Service", sources.PVCs: "PVC", sources.Pods: "Pod",
 		sources.AdoptedPVCs: "adopted PVC", sources.AdoptedServices: "adopted Service",
-		sources.AdoptedIngresses: "adopted Ingress", sources.NetworkPolicies: "NetworkPolicy", sources.Ingresses: "Ingress",
-		sources.HPAs: "HPA", sources.PDBs: "PDB", sources.ConfigMaps: "ConfigMap", sources.Secrets: "Secret"}
+		sources.AdoptedIngresses: "adopted Ingress", sources.Owned["NetworkPolicy"]: "NetworkPolicy", sources.Ingresses: "Ingress",
+		sources.Owned["HorizontalPodAutoscaler"]: "HPA", sources.Owned["PodDisruptionBudget"]: "PDB",
+		sources.ConfigMaps: "ConfigMap", sources.Secrets: "Secret"}
 	got := map[string][]string{}
 	for i, entry := range m.watches(sources) {
 		key := fmt.Sprintf("probe/%d", i)
@@ -240,7 +241,7 @@ func TestDeclaredWatches(t *testing.T) {
 			hooked = append(hooked, names[s])
 		}
 	}
-	wantHooked := []string{"Deployment", "ServiceAccount", "RoleBinding", "Service", "NetworkPolicy", "Ingress", "HPA", "PDB", "ConfigMap"}
+	wantHooked := []string{"Deployment", "ServiceAccount", "RoleBinding", "Service", "Ingress", "ConfigMap", "HPA", "NetworkPolicy", "PDB"}
 	if d := cmp.Diff(wantHooked, hooked); d != "" {
 		t.Errorf("sources observed for the applier (-want +got):\n%s", d)
 	}

@@ -6,20 +6,16 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
-	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -29,9 +25,9 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// typedClient is the part of a client-go typed client the applier uses;
+// TypedClient is the part of a client-go typed client the applier uses;
 // every typed client of a namespaced kind satisfies it.
-type typedClient[O any, AC any] interface {
+type TypedClient[O any, AC any] interface {
 	Get(ctx context.Context, name string, opts metav1.GetOptions) (O, error)
 	Apply(ctx context.Context, ac AC, opts metav1.ApplyOptions) (O, error)
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
@@ -41,7 +37,7 @@ type typedClient[O any, AC any] interface {
 // newChild binds one kind: its typed client, its cache and client-go's
 // Extract function for the fields a manager owns.
 func newChild[O metav1.Object, AC any](kind, apiVersion string, c *caches.Caches, takeover []string, journal *events.Journal,
-	client func(ns string) typedClient[O, AC],
+	client func(ns string) TypedClient[O, AC],
 	extract func(O, string) (AC, error),
 ) *apply.Child[O, AC] {
 	gv, _ := schema.ParseGroupVersion(apiVersion)
@@ -92,29 +88,24 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *caches.Caches
 	}
 }
 
-// The typed children of ogx-controller.
+// The typed children several controllers read (a kind only its own
+// controller reads is declared in that controller's package, RegisterKind).
 type (
 	DeploymentChild     = apply.Child[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]
 	ServiceChild        = apply.Child[*corev1.Service, *corev1ac.ServiceApplyConfiguration]
 	ServiceAccountChild = apply.Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
 	RoleBindingChild    = apply.Child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]
-	NetworkPolicyChild  = apply.Child[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration]
 	IngressChild        = apply.Child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
-	HPAChild            = apply.Child[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]
-	PDBChild            = apply.Child[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]
 	ConfigMapChild      = apply.Child[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]
 )
 
-// Children holds one applier per typed child kind.
+// Children holds one applier per shared child kind.
 type Children struct {
 	Deployments     *DeploymentChild
 	Services        *ServiceChild
 	ServiceAccounts *ServiceAccountChild
 	RoleBindings    *RoleBindingChild
-	NetworkPolicies *NetworkPolicyChild
 	Ingresses       *IngressChild
-	HPAs            *HPAChild
-	PDBs            *PDBChild
 	ConfigMaps      *ConfigMapChild
 }
 
@@ -123,49 +114,34 @@ type Children struct {
 func NewChildren(kube kubernetes.Interface, c *caches.Caches, takeover []string, journal *events.Journal) *Children {
 	return &Children{
 		Deployments: newChild("Deployment", "apps/v1", c, takeover, journal,
-			func(ns string) typedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
+			func(ns string) TypedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
 				return kube.AppsV1().Deployments(ns)
 			},
 			appsv1ac.ExtractDeployment),
 		Services: newChild("Service", "v1", c, takeover, journal,
-			func(ns string) typedClient[*corev1.Service, *corev1ac.ServiceApplyConfiguration] {
+			func(ns string) TypedClient[*corev1.Service, *corev1ac.ServiceApplyConfiguration] {
 				return kube.CoreV1().Services(ns)
 			},
 			corev1ac.ExtractService),
 		ServiceAccounts: newChild("ServiceAccount", "v1", c, takeover, journal,
-			func(ns string) typedClient[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration] {
+			func(ns string) TypedClient[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration] {
 				return kube.CoreV1().ServiceAccounts(ns)
 			},
 			corev1ac.ExtractServiceAccount),
 		RoleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c, takeover, journal,
-			func(ns string) typedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
+			func(ns string) TypedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
 				return kube.RbacV1().RoleBindings(ns)
 			},
 			rbacv1ac.ExtractRoleBinding),
-		NetworkPolicies: newChild("NetworkPolicy", "networking.k8s.io/v1", c, takeover, journal,
-			func(ns string) typedClient[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration] {
-				return kube.NetworkingV1().NetworkPolicies(ns)
-			},
-			networkingv1ac.ExtractNetworkPolicy),
 		Ingresses: newChild("Ingress", "networking.k8s.io/v1", c, takeover, journal,
-			func(ns string) typedClient[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration] {
+			func(ns string) TypedClient[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration] {
 				return kube.NetworkingV1().Ingresses(ns)
 			},
 			networkingv1ac.ExtractIngress),
-		HPAs: newChild("HorizontalPodAutoscaler", "autoscaling/v2", c, takeover, journal,
-			func(ns string) typedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration] {
-				return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
-			},
-			autoscalingv2ac.ExtractHorizontalPodAutoscaler),
-		PDBs: newChild("PodDisruptionBudget", "policy/v1", c, takeover, journal,
-			func(ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration] {
-				return kube.PolicyV1().PodDisruptionBudgets(ns)
-			},
-			policyv1ac.ExtractPodDisruptionBudget),
 		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so
 		// the watched ConfigMap cache holds them.
 		ConfigMaps: newChild("ConfigMap", "v1", c, takeover, journal,
-			func(ns string) typedClient[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration] {
+			func(ns string) TypedClient[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration] {
 				return kube.CoreV1().ConfigMaps(ns)
 			},
 			corev1ac.ExtractConfigMap),

@@ -88,6 +88,9 @@ type Deps struct {
 	Events *events.Sink
 	// Specs holds each server generation's re-validation verdict.
 	Specs *SpecMemo
+	// Owned are the child kinds controller packages registered for
+	// themselves (RegisterKind), whose sources the manager builds.
+	Owned []OwnedSource
 	// Records is the per-server record every store above keeps its values
 	// in: one map, forgotten in one place.
 	Records *record.Store

@@ -4,15 +4,12 @@ package base
 // the OutcomeBoard, names its queue in logs and metrics, and is how the
 // status controller finds the outcome a condition reports.
 const (
-	ControllerConfigMap     = "configmap"
-	ControllerPVC           = "pvc"
-	ControllerService       = "service"
-	ControllerNetworkPolicy = "networkpolicy"
-	ControllerDeployment    = "deployment"
-	ControllerHPA           = "hpa"
-	ControllerPDB           = "pdb"
-	ControllerIngress       = "ingress"
-	ControllerMonitoring    = "monitoring"
+	ControllerConfigMap  = "configmap"
+	ControllerPVC        = "pvc"
+	ControllerService    = "service"
+	ControllerDeployment = "deployment"
+	ControllerIngress    = "ingress"
+	ControllerMonitoring = "monitoring"
 	// ControllerStatus names the status controller's queue; it records no
 	// outcome.
 	ControllerStatus = "status"

@@ -17,7 +17,7 @@ import (
 // while want holds and deleted (only if this OGXServer controls it) when it
 // does not. watched picks the informers whose events start its passes: its
 // kind's, and for the ingress controller also the adopted Ingresses'.
-func NewOptional[O metav1.Object, AC any](name, kind string, d *Deps, c *apply.Child[O, AC],
+func NewOptional[O metav1.Object, AC any](name string, d *Deps, c *apply.Child[O, AC],
 	watched func(*caches.Sources) []*caches.Source,
 	childName func(string) string,
 	want func(*ogxv1beta1.OGXServer) bool,
@@ -39,7 +39,7 @@ func NewOptional[O metav1.Object, AC any](name, kind string, d *Deps, c *apply.C
 		if err != nil {
 			return worker.Result{}, err
 		}
-		d.Events.Written(s, kind, n, res)
+		d.Events.Written(s, c.Kind, n, res)
 		for _, f := range after {
 			if err := f(ctx, s); err != nil {
 				return worker.Result{}, err

@@ -50,7 +50,9 @@ type Scope struct {
 	PodIndexer cache.Indexer
 	// ChildIndexers are the caches of the applied child kinds by kind, for
 	// lookups that miss often (no formatted NotFound as listers make).
-	ChildIndexers  map[string]cache.Indexer
+	ChildIndexers map[string]cache.Indexer
+	// childInformers are the informers of the kinds AddChildKind added.
+	childInformers map[string]cache.SharedIndexInformer
 	ServerLister   ogxlisters.OGXServerLister
 	ServerInformer cache.SharedIndexInformer
 	PVCs           corelisters.PersistentVolumeClaimLister
@@ -133,16 +135,13 @@ func (s *Scope) bindInformers() {
 	s.AdoptedServices = s.AdoptedFactory.Core().V1().Services().Lister()
 	s.AdoptedIngresses = s.AdoptedFactory.Networking().V1().Ingresses().Lister()
 	s.ChildIndexers = map[string]cache.Indexer{
-		"Deployment":              s.ChildFactory.Apps().V1().Deployments().Informer().GetIndexer(),
-		"Service":                 s.ChildFactory.Core().V1().Services().Informer().GetIndexer(),
-		"ServiceAccount":          s.ChildFactory.Core().V1().ServiceAccounts().Informer().GetIndexer(),
-		"PersistentVolumeClaim":   s.ChildFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(),
-		"RoleBinding":             s.ChildFactory.Rbac().V1().RoleBindings().Informer().GetIndexer(),
-		"NetworkPolicy":           s.ChildFactory.Networking().V1().NetworkPolicies().Informer().GetIndexer(),
-		"Ingress":                 s.ChildFactory.Networking().V1().Ingresses().Informer().GetIndexer(),
-		"HorizontalPodAutoscaler": s.ChildFactory.Autoscaling().V2().HorizontalPodAutoscalers().Informer().GetIndexer(),
-		"PodDisruptionBudget":     s.ChildFactory.Policy().V1().PodDisruptionBudgets().Informer().GetIndexer(),
-		"ConfigMap":               s.WatchedFactory.Core().V1().ConfigMaps().Informer().GetIndexer(),
+		"Deployment":            s.ChildFactory.Apps().V1().Deployments().Informer().GetIndexer(),
+		"Service":               s.ChildFactory.Core().V1().Services().Informer().GetIndexer(),
+		"ServiceAccount":        s.ChildFactory.Core().V1().ServiceAccounts().Informer().GetIndexer(),
+		"PersistentVolumeClaim": s.ChildFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(),
+		"RoleBinding":           s.ChildFactory.Rbac().V1().RoleBindings().Informer().GetIndexer(),
+		"Ingress":               s.ChildFactory.Networking().V1().Ingresses().Informer().GetIndexer(),
+		"ConfigMap":             s.WatchedFactory.Core().V1().ConfigMaps().Informer().GetIndexer(),
 	}
 	podInformer := s.PodFactory.Core().V1().Pods().Informer()
 	// Before the informer starts, adding an index cannot fail.
@@ -154,10 +153,7 @@ func (s *Scope) bindInformers() {
 		s.ChildFactory.Core().V1().Services().Informer(),
 		s.ChildFactory.Core().V1().ServiceAccounts().Informer(),
 		s.ChildFactory.Core().V1().PersistentVolumeClaims().Informer(),
-		s.ChildFactory.Networking().V1().NetworkPolicies().Informer(),
 		s.ChildFactory.Networking().V1().Ingresses().Informer(),
-		s.ChildFactory.Autoscaling().V2().HorizontalPodAutoscalers().Informer(),
-		s.ChildFactory.Policy().V1().PodDisruptionBudgets().Informer(),
 		s.ChildFactory.Rbac().V1().RoleBindings().Informer(),
 		s.WatchedFactory.Core().V1().ConfigMaps().Informer(),
 		s.WatchedFactory.Core().V1().Secrets().Informer(),
@@ -167,6 +163,26 @@ func (s *Scope) bindInformers() {
 		s.PodFactory.Core().V1().Pods().Informer(),
 	}
 }
+
+// AddChildKind caches one more child kind in every scope: informer picks
+// the kind's informer from a scope's child factory (filtered by the
+// managed-by label, cached as child views), which creates it there. It
+// serves a kind only its own controller package reads (base.RegisterKind);
+// the kinds several controllers read are bound above. Call it before Start.
+func (c *Caches) AddChildKind(kind string, informer func(informers.SharedInformerFactory) cache.SharedIndexInformer) {
+	c.Each(func(s *Scope) {
+		inf := informer(s.ChildFactory)
+		if s.childInformers == nil {
+			s.childInformers = map[string]cache.SharedIndexInformer{}
+		}
+		s.childInformers[kind] = inf
+		s.ChildIndexers[kind] = inf.GetIndexer()
+		s.informers = append(s.informers, inf)
+	})
+}
+
+// ChildInformer returns the informer AddChildKind added for kind, or nil.
+func (s *Scope) ChildInformer(kind string) cache.SharedIndexInformer { return s.childInformers[kind] }
 
 // PVC returns the cached claim, or nil. Most servers have none, so the
 // lookup must not cost a formatted NotFound error as a lister's Get does.

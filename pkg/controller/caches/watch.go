@@ -2,7 +2,9 @@ package caches
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,17 +32,25 @@ type Source struct {
 	Observe  func(metav1.Object, bool)
 }
 
-// Sources are the informers of one scope whose events start passes.
+// Sources are the informers of one scope whose events start passes: the
+// kinds several controllers watch by name, and in Owned those of the kinds
+// a controller package added for itself (Caches.AddChildKind), by kind.
 type Sources struct {
 	Deployments, ServiceAccounts, RoleBindings, Services, PVCs, Pods, AdoptedPVCs,
-	AdoptedServices, AdoptedIngresses, NetworkPolicies, Ingresses, HPAs, PDBs, ConfigMaps, Secrets *Source
+	AdoptedServices, AdoptedIngresses, Ingresses, ConfigMaps, Secrets *Source
+	Owned map[string]*Source
 }
 
 // Ordered lists the sources in the order their handlers are registered: a
-// fixed order, so registration does not depend on how entries were collected.
+// fixed order (the owned kinds sorted by kind), so registration does not
+// depend on how entries were collected.
 func (w *Sources) Ordered() []*Source {
-	return []*Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.Pods,
-		w.AdoptedPVCs, w.AdoptedServices, w.AdoptedIngresses, w.NetworkPolicies, w.Ingresses, w.HPAs, w.PDBs, w.ConfigMaps, w.Secrets}
+	out := []*Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.Pods,
+		w.AdoptedPVCs, w.AdoptedServices, w.AdoptedIngresses, w.Ingresses, w.ConfigMaps, w.Secrets}
+	for _, kind := range slices.Sorted(maps.Keys(w.Owned)) {
+		out = append(out, w.Owned[kind])
+	}
+	return out
 }
 
 // Watch says that events of source start passes of the controller

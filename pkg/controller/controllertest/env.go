@@ -7,10 +7,8 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -204,25 +202,26 @@ func (e *Env) trackedKinds() []trackedKind {
 	f, w := sc.ChildFactory, sc.WatchedFactory
 	kube := e.Kube.Tracker()
 	views := e.Deps.Caches.ChildTransform()
-	return []trackedKind{
+	kinds := []trackedKind{
 		{ogxv1beta1.SchemeGroupVersion.WithResource("ogxservers"), ogxv1beta1.SchemeGroupVersion.WithKind("OGXServer"), e.OGX.Tracker(), sc.ServerInformer, labels.Everything(), e.Deps.Caches.ServerTransform()},
 		{appsv1.SchemeGroupVersion.WithResource("deployments"), appsv1.SchemeGroupVersion.WithKind("Deployment"), kube, f.Apps().V1().Deployments().Informer(), children, views},
 		{corev1.SchemeGroupVersion.WithResource("services"), corev1.SchemeGroupVersion.WithKind("Service"), kube, f.Core().V1().Services().Informer(), children, views},
 		{corev1.SchemeGroupVersion.WithResource("serviceaccounts"), corev1.SchemeGroupVersion.WithKind("ServiceAccount"), kube, f.Core().V1().ServiceAccounts().Informer(), children, views},
 		{corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), kube, f.Core().V1().PersistentVolumeClaims().Informer(), children, views},
-		{networkingv1.SchemeGroupVersion.WithResource("networkpolicies"), networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"), kube,
-			f.Networking().V1().NetworkPolicies().Informer(), children, views},
 		{networkingv1.SchemeGroupVersion.WithResource("ingresses"), networkingv1.SchemeGroupVersion.WithKind("Ingress"), kube,
 			f.Networking().V1().Ingresses().Informer(), children, views},
-		{autoscalingv2.SchemeGroupVersion.WithResource("horizontalpodautoscalers"), autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"), kube,
-			f.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), children, views},
-		{policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), kube,
-			f.Policy().V1().PodDisruptionBudgets().Informer(), children, views},
 		{rbacv1.SchemeGroupVersion.WithResource("rolebindings"), rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), kube,
 			f.Rbac().V1().RoleBindings().Informer(), children, views},
 		{corev1.SchemeGroupVersion.WithResource("configmaps"), corev1.SchemeGroupVersion.WithKind("ConfigMap"), kube,
 			w.Core().V1().ConfigMaps().Informer(), watched, e.Deps.Caches.WatchedTransform()},
 	}
+	// The kinds controller packages registered for themselves.
+	for _, k := range e.Deps.Owned {
+		gvk := schema.FromAPIVersionAndKind(k.APIVersion, k.Kind)
+		gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+		kinds = append(kinds, trackedKind{gvr, gvk, kube, sc.ChildInformer(k.Kind), children, views})
+	}
+	return kinds
 }
 
 // WaitCaught waits until the informers of the written kinds hold exactly

@@ -4,17 +4,35 @@
 package hpa
 
 import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// NewController builds the HorizontalPodAutoscaler controller. Events of the
-// HorizontalPodAutoscalers the operator labelled start its passes.
-func NewController(d *base.Deps) *base.Controller {
-	return base.NewOptional(base.ControllerHPA, "HorizontalPodAutoscaler", d, d.Children.HPAs, watched,
-		render.HPAName, render.WantHPA, render.HPA)
+// Name keys the controller's outcomes and names its queue.
+const Name = "hpa"
+
+// kind is the HorizontalPodAutoscaler kind: only this controller reads it, so it is
+// declared here and registered by NewController (base.RegisterKind).
+var kind = base.Kind[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]{
+	Kind: "HorizontalPodAutoscaler", APIVersion: "autoscaling/v2",
+	Informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Autoscaling().V2().HorizontalPodAutoscalers().Informer()
+	},
+	Client: func(kube kubernetes.Interface, ns string) base.TypedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration] {
+		return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
+	},
+	Extract: autoscalingv2ac.ExtractHorizontalPodAutoscaler,
 }
 
-// watched are the sources whose events start its passes.
-func watched(w *caches.Sources) []*caches.Source { return []*caches.Source{w.HPAs} }
+// NewController builds the HorizontalPodAutoscaler controller and registers its kind.
+// Events of the HorizontalPodAutoscalers the operator labelled start its passes.
+func NewController(d *base.Deps) *base.Controller {
+	return base.NewOptional(Name, d, base.RegisterKind(d, kind), base.Source(kind.Kind),
+		render.HPAName, render.WantHPA, render.HPA)
+}

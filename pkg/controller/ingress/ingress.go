@@ -15,7 +15,7 @@ import (
 // operator labelled, and of adopted legacy Ingresses (whose release it
 // decides from their cache), start its passes.
 func NewController(d *base.Deps) *base.Controller {
-	return base.NewOptional(base.ControllerIngress, "Ingress", d, d.Children.Ingresses, watched,
+	return base.NewOptional(base.ControllerIngress, d, d.Children.Ingresses, watched,
 		render.IngressName, render.WantIngress, render.Ingress, adoption(d))
 }
 

@@ -4,17 +4,35 @@
 package pdb
 
 import (
+	policyv1 "k8s.io/api/policy/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// NewController builds the PodDisruptionBudget controller. Events of the
-// PodDisruptionBudgets the operator labelled start its passes.
-func NewController(d *base.Deps) *base.Controller {
-	return base.NewOptional(base.ControllerPDB, "PodDisruptionBudget", d, d.Children.PDBs, watched,
-		render.PDBName, render.WantPDB, render.PDB)
+// Name keys the controller's outcomes and names its queue.
+const Name = "pdb"
+
+// kind is the PodDisruptionBudget kind: only this controller reads it, so it is
+// declared here and registered by NewController (base.RegisterKind).
+var kind = base.Kind[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]{
+	Kind: "PodDisruptionBudget", APIVersion: "policy/v1",
+	Informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Policy().V1().PodDisruptionBudgets().Informer()
+	},
+	Client: func(kube kubernetes.Interface, ns string) base.TypedClient[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration] {
+		return kube.PolicyV1().PodDisruptionBudgets(ns)
+	},
+	Extract: policyv1ac.ExtractPodDisruptionBudget,
 }
 
-// watched are the sources whose events start its passes.
-func watched(w *caches.Sources) []*caches.Source { return []*caches.Source{w.PDBs} }
+// NewController builds the PodDisruptionBudget controller and registers its kind.
+// Events of the PodDisruptionBudgets the operator labelled start its passes.
+func NewController(d *base.Deps) *base.Controller {
+	return base.NewOptional(Name, d, base.RegisterKind(d, kind), base.Source(kind.Kind),
+		render.PDBName, render.WantPDB, render.PDB)
+}
