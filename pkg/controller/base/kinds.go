@@ -14,7 +14,7 @@ import (
 // controller's package: adding such a kind touches no shared file
 // (docs/architecture.md, Adding a child kind). O is its typed object, AC
 // its apply configuration.
-type Kind[O metav1.Object, AC any] struct {
+type Kind[O apply.ChildObject, AC any] struct {
 	// Kind and APIVersion name it in apply configurations, Events and
 	// errors.
 	Kind, APIVersion string
@@ -24,6 +24,9 @@ type Kind[O metav1.Object, AC any] struct {
 	Client func(kube kubernetes.Interface, namespace string) TypedClient[O, AC]
 	// Extract is client-go's Extract function of the kind.
 	Extract func(O, string) (AC, error)
+	// Trim returns what the cache keeps of an object besides its metadata:
+	// what the controller reads of it, often nothing (caches.ViewOf).
+	Trim func(O) O
 }
 
 // OwnedSource is a kind a controller package registered: the manager makes
@@ -37,8 +40,8 @@ type OwnedSource struct {
 // RegisterKind caches k in every scope, builds its applier and records its
 // event source in d; call it from the kind's NewController, before the
 // caches start. The controller watches it through Source.
-func RegisterKind[O metav1.Object, AC any](d *Deps, k Kind[O, AC]) *apply.Child[O, AC] {
-	d.Caches.AddChildKind(k.Kind, k.Informer)
+func RegisterKind[O apply.ChildObject, AC any](d *Deps, k Kind[O, AC]) *apply.Child[O, AC] {
+	d.Caches.AddChildKind(k.Kind, k.Informer, caches.ViewOf(k.Extract, k.Trim))
 	child := newChild(k.Kind, k.APIVersion, d.Caches, d.Opts.TakeoverManagers, d.Events.Journal(),
 		func(ns string) TypedClient[O, AC] { return k.Client(d.Kube, ns) }, k.Extract)
 	d.Owned = append(d.Owned, OwnedSource{Kind: k.Kind, APIVersion: k.APIVersion, Observe: child.Observe})

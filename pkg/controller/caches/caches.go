@@ -3,6 +3,7 @@ package caches
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -72,6 +73,8 @@ type Caches struct {
 	Metrics *metrics.Metrics
 	// fields decides which managedFields entries the caches keep.
 	fields managedFieldsFilter
+	// kinds are the child views of the kinds AddChildKind added.
+	kinds map[reflect.Type]KindView
 
 	OperatorFactory   informers.SharedInformerFactory
 	OperatorConfigMap corelisters.ConfigMapLister
@@ -88,12 +91,13 @@ type Caches struct {
 // managedFieldsFilter).
 func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string, ours, takeover []string) *Caches {
 	keep := newManagedFieldsFilter(ours, takeover)
-	c := &Caches{scopes: map[string]*Scope{}, OperatorNamespace: operatorNamespace, fields: keep}
+	c := &Caches{scopes: map[string]*Scope{}, OperatorNamespace: operatorNamespace, fields: keep,
+		kinds: map[reflect.Type]KindView{}}
 	if len(namespaces) == 0 {
-		c.all = newScope(kube, ogx, metav1.NamespaceAll, keep)
+		c.all = newScope(kube, ogx, metav1.NamespaceAll, c.childView())
 	}
 	for _, ns := range namespaces {
-		c.scopes[ns] = newScope(kube, ogx, ns, keep)
+		c.scopes[ns] = newScope(kube, ogx, ns, c.childView())
 	}
 	c.OperatorFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(operatorNamespace),
@@ -104,7 +108,14 @@ func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []
 	return c
 }
 
-func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, keep managedFieldsFilter) *Scope {
+// childView is the transform of one scope's child caches; the scopes share
+// the views of added kinds.
+func (c *Caches) childView() childView {
+	return childView{fields: c.fields, labels: &mapSharer{}, kinds: c.kinds}
+}
+
+func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, children childView) *Scope {
+	keep := children.fields
 	s := &Scope{Namespace: namespace}
 	s.OGXFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
 		ogxinformers.WithTransform(serverView(keep)))
@@ -114,7 +125,7 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 			informers.WithTransform(transform))
 	}
 	s.ChildFactory = filtered(labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String(),
-		childView{fields: keep, labels: &mapSharer{}}.transform)
+		children.transform)
 	s.AdoptedFactory = filtered(render.LabelAdoptedFrom, managedFieldsFilter{}.transform)
 	s.PodFactory = filtered(render.LabelApp+"="+render.AppValue+","+render.LabelInstance, NewPodView)
 	s.WatchedFactory = filtered(labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"}).String(),
@@ -166,10 +177,12 @@ func (s *Scope) bindInformers() {
 
 // AddChildKind caches one more child kind in every scope: informer picks
 // the kind's informer from a scope's child factory (filtered by the
-// managed-by label, cached as child views), which creates it there. It
-// serves a kind only its own controller package reads (base.RegisterKind);
-// the kinds several controllers read are bound above. Call it before Start.
-func (c *Caches) AddChildKind(kind string, informer func(informers.SharedInformerFactory) cache.SharedIndexInformer) {
+// managed-by label), which creates it there, and view is how its objects
+// are cached. It serves a kind only its own controller package reads
+// (base.RegisterKind); the kinds several controllers read are bound above.
+// Call it before Start.
+func (c *Caches) AddChildKind(kind string, informer func(informers.SharedInformerFactory) cache.SharedIndexInformer, view KindView) {
+	c.kinds[view.typ] = view
 	c.Each(func(s *Scope) {
 		inf := informer(s.ChildFactory)
 		if s.childInformers == nil {
@@ -321,7 +334,7 @@ func (c *Caches) ServerTransform() cache.TransformFunc { return serverView(c.fie
 
 // ChildTransform: see ServerTransform.
 func (c *Caches) ChildTransform() cache.TransformFunc {
-	return childView{fields: c.fields, labels: &mapSharer{}}.transform
+	return c.childView().transform
 }
 
 // WatchedTransform: see ServerTransform.

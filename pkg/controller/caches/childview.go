@@ -2,19 +2,16 @@ package caches
 
 import (
 	"fmt"
+	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
-	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
@@ -35,7 +32,8 @@ import (
 //     spec.replicas and strategy type (status, switchStrategy) and the
 //     user-config volume of its template (config retention);
 //   - the Ingress's spec and status (status: the external URL);
-//   - the Service's status; HPA and PDB status are not read.
+//   - the Service's status; of the kinds controller packages add, what
+//     their KindView keeps (the HPA's and PDB's status are not read).
 //
 // The spec and our managedFields entry, which the digest replaces, are most
 // of a child's size: with these views the live heap of a converged n=1000
@@ -53,6 +51,27 @@ type childView struct {
 	fields managedFieldsFilter
 	// labels shares equal label maps between views.
 	labels *mapSharer
+	// kinds are the views of the kinds controller packages added
+	// (Caches.AddChildKind), by Go type; written only before the caches
+	// start.
+	kinds map[reflect.Type]KindView
+}
+
+// KindView is how the child caches view one kind a controller package
+// adds (Caches.AddChildKind).
+type KindView struct {
+	typ  reflect.Type
+	view func(apply.ChildObject, *mapSharer) (*apply.CachedChild, error)
+}
+
+// ViewOf is the view of kind O: trim returns what its readers use of an
+// object besides metadata (the cache copies metadata in), extract the
+// fields ogx-controller owns, whose digest the cache keeps.
+func ViewOf[O apply.ChildObject, AC any](extract func(O, string) (AC, error), trim func(O) O) KindView {
+	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, labels *mapSharer) (*apply.CachedChild, error) {
+		o := obj.(O)
+		return viewWith(o, extract, trim(o), labels)
+	}}
 }
 
 func (v childView) transform(obj any) (any, error) {
@@ -96,15 +115,12 @@ func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 		return viewWith(o, corev1ac.ExtractServiceAccount, &corev1.ServiceAccount{}, v.labels)
 	case *rbacv1.RoleBinding:
 		return viewWith(o, rbacv1ac.ExtractRoleBinding, &rbacv1.RoleBinding{}, v.labels)
-	case *networkingv1.NetworkPolicy:
-		return viewWith(o, networkingv1ac.ExtractNetworkPolicy, &networkingv1.NetworkPolicy{}, v.labels)
 	case *networkingv1.Ingress:
 		// Few servers have one, and status reads its TLS and rules.
 		return viewWith(o, networkingv1ac.ExtractIngress, &networkingv1.Ingress{Spec: o.Spec, Status: o.Status}, v.labels)
-	case *autoscalingv2.HorizontalPodAutoscaler:
-		return viewWith(o, autoscalingv2ac.ExtractHorizontalPodAutoscaler, &autoscalingv2.HorizontalPodAutoscaler{}, v.labels)
-	case *policyv1.PodDisruptionBudget:
-		return viewWith(o, policyv1ac.ExtractPodDisruptionBudget, &policyv1.PodDisruptionBudget{}, v.labels)
+	}
+	if k, ok := v.kinds[reflect.TypeOf(obj)]; ok {
+		return k.view(obj, v.labels)
 	}
 	return nil, fmt.Errorf("no view of %T", obj)
 }

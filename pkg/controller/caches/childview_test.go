@@ -2,6 +2,7 @@ package caches
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -176,8 +177,9 @@ func TestChildViewTakeoverKeepsWhole(t *testing.T) {
 	}
 }
 
-// TestChildViewOtherKinds: Services and NetworkPolicies are cached as
-// digests too, and the digest is the one of what was applied.
+// TestChildViewOtherKinds: Services, and NetworkPolicies as a kind a
+// controller package adds (ViewOf), are cached as digests too, and the
+// digest is the one of what was applied.
 func TestChildViewOtherKinds(t *testing.T) {
 	ctx := context.Background()
 	kube := kubefake.NewClientset()
@@ -197,6 +199,9 @@ func TestChildViewOtherKinds(t *testing.T) {
 	}
 	np, _ := kube.NetworkingV1().NetworkPolicies("team-a").Get(ctx, "demo-network-policy", metav1.GetOptions{})
 
+	views := testViews()
+	npView := ViewOf(networkingv1ac.ExtractNetworkPolicy, func(*networkingv1.NetworkPolicy) *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} })
+	views.kinds = map[reflect.Type]KindView{npView.typ: npView}
 	for _, tc := range []struct {
 		name    string
 		obj     metav1.Object
@@ -208,7 +213,7 @@ func TestChildViewOtherKinds(t *testing.T) {
 			return o.(*apply.CachedChild).Object.(*networkingv1.NetworkPolicy).Spec.PodSelector.MatchLabels == nil
 		}},
 	} {
-		out, err := testViews().transform(tc.obj)
+		out, err := views.transform(tc.obj)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +226,7 @@ func TestChildViewOtherKinds(t *testing.T) {
 		}
 		// client-go may run the transform on its own output again (the
 		// streaming list of WatchListClient does): the view must survive.
-		again, err := testViews().transform(out)
+		again, err := views.transform(out)
 		if err != nil {
 			t.Fatal(err)
 		}

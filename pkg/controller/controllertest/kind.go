@@ -4,24 +4,28 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 )
 
 // CheckKind checks a child kind a controller package declares for itself
 // (base.Kind): registered on an Env whose fakes hold obj (named "c", with
-// ChildMeta), its applier reaches that kind's cache and the resource gvr
-// (CheckChild), and the manager is given its event source.
-func CheckKind[O metav1.Object, AC any](tb testing.TB, k base.Kind[O, AC], obj runtime.Object, gvr schema.GroupVersionResource) {
+// ChildMeta), the cache holds it as a view, its applier reaches that
+// kind's cache and the resource gvr (CheckChild), and the manager is given
+// its event source.
+func CheckKind[O apply.ChildObject, AC any](tb testing.TB, k base.Kind[O, AC], obj runtime.Object, gvr schema.GroupVersionResource) {
 	tb.Helper()
 	e := NewEnv(tb, base.Options{}, []runtime.Object{obj})
 	child := base.RegisterKind(e.Deps, k)
 	e.Start()
+	if got, err := child.Cached(Namespace, "c"); err != nil || got.Digest == "" {
+		tb.Errorf("%s c is cached whole, not as a view with a digest (err %v)", k.Kind, err)
+	}
 	CheckChild(e, child, k.Kind, k.APIVersion, gvr)
 	if len(e.Deps.Owned) != 1 || e.Deps.Owned[0].Kind != k.Kind || e.Deps.Owned[0].Observe == nil {
 		tb.Errorf("registered sources %+v, want one of kind %s with the applier's hook", e.Deps.Owned, k.Kind)
