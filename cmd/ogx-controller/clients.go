@@ -41,17 +41,25 @@ type clients struct {
 	kube   kubernetes.Interface
 	ogx    versioned.Interface
 	events kubernetes.Interface
-	// unfenced carries the Lease's own requests, which must never be
-	// refused by the fence they refresh, and the metrics endpoint's token
-	// and access reviews, which every replica makes and which store
-	// nothing. Its own rate limiter also keeps a burst of controller
-	// requests from delaying a renewal.
-	unfenced kubernetes.Interface
+	// lease carries only the Lease's requests, which must never be
+	// refused by the fence they refresh; a client of its own, so neither a
+	// burst of controller requests nor a flood of metrics requests waits
+	// in front of a renewal on a shared rate limiter.
+	lease kubernetes.Interface
+	// reviews carries the metrics endpoint's TokenReviews and
+	// SubjectAccessReviews, which every replica makes and which store
+	// nothing: unfenced, with a budget of their own.
+	reviews kubernetes.Interface
 }
 
-// unfencedQPS and unfencedBurst limit the unfenced client: a renewal every
-// retry period plus the metrics endpoint's cached reviews.
-const unfencedQPS, unfencedBurst = 5, 10
+// leaseQPS and leaseBurst limit the lease client: a renewal every retry
+// period (2 s), a few more while acquiring.
+const leaseQPS, leaseBurst = 5, 10
+
+// reviewsQPS and reviewsBurst limit the reviews client: decisions are
+// cached per token and user, so only new tokens cost a review, and the
+// metrics server answers 503 past its in-flight cap instead of queueing.
+const reviewsQPS, reviewsBurst = 5, 10
 
 func newClients(o *options, m *metrics.Metrics, identity string, f *fence.Fence) (*clients, error) {
 	base, err := restConfig(o, identity)
@@ -59,10 +67,11 @@ func newClients(o *options, m *metrics.Metrics, identity string, f *fence.Fence)
 		return nil, err
 	}
 	base.Wrap(m.WrapTransport)
-	unfencedCfg := rest.CopyConfig(base)
-	unfencedCfg.QPS, unfencedCfg.Burst = unfencedQPS, unfencedBurst
 	c := &clients{}
-	if c.unfenced, err = kubernetes.NewForConfig(unfencedCfg); err != nil {
+	if c.lease, err = limitedClient(base, leaseQPS, leaseBurst); err != nil {
+		return nil, err
+	}
+	if c.reviews, err = limitedClient(base, reviewsQPS, reviewsBurst); err != nil {
 		return nil, err
 	}
 	cfg := rest.CopyConfig(base)
@@ -84,6 +93,14 @@ func newClients(o *options, m *metrics.Metrics, identity string, f *fence.Fence)
 		return nil, err
 	}
 	return c, nil
+}
+
+// limitedClient is a client on a copy of cfg with a rate limiter of its
+// own.
+func limitedClient(cfg *rest.Config, qps float32, burst int) (kubernetes.Interface, error) {
+	c := rest.CopyConfig(cfg)
+	c.QPS, c.Burst = qps, burst
+	return kubernetes.NewForConfig(c)
 }
 
 // processIdentity is the pod name (HOSTNAME in a pod) plus a per-process

@@ -70,7 +70,7 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	msrv, err := startMetrics(ctx, o, c.unfenced, m)
+	msrv, err := startMetrics(ctx, o, c.reviews, m)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func run(ctx context.Context, o *options) error {
 		mgr.Run(ctx)
 	}
 	if o.leaderElect {
-		err = runElected(ctx, o, c.unfenced, identity, watchdog, m, fenced, lead)
+		err = runElected(ctx, o, c.lease, identity, watchdog, m, fenced, lead)
 	} else {
 		lead(ctx)
 	}

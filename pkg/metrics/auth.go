@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -32,6 +33,11 @@ const (
 	// entries are dropped first).
 	DefaultCacheSize = 1024
 
+	// DefaultReviewsInFlight bounds the TokenReviews and
+	// SubjectAccessReviews waiting or running at once; a request that would
+	// need one more is answered 503 at once (see reviewer.inflight).
+	DefaultReviewsInFlight = 8
+
 	// reviewTimeout bounds one TokenReview or SubjectAccessReview call.
 	reviewTimeout = 10 * time.Second
 )
@@ -48,6 +54,9 @@ type authzDecision struct {
 	reason  string
 }
 
+// errBusy: as many reviews as allowed are in flight.
+var errBusy = errors.New("too many reviews in flight")
+
 // reviewer authenticates bearer tokens with TokenReviews and authorises
 // their users for GET /metrics with SubjectAccessReviews, caching both.
 // Errors calling the API are never cached.
@@ -55,18 +64,40 @@ type reviewer struct {
 	kube  kubernetes.Interface
 	authn *cache.LRUExpireCache // sha256(token) → authnDecision
 	authz *cache.LRUExpireCache // userKey → authzDecision
+	// inflight holds a token per review waiting for or running on kube.
+	// A caller looping on new tokens misses the cache every time; with
+	// kube's rate limiter alone its requests would queue without bound,
+	// each holding a connection and a goroutine. Beyond the cap it gets a
+	// fast 503 instead, and a cached decision is still served.
+	inflight chan struct{}
 }
 
-func newReviewer(kube kubernetes.Interface, clk clock.PassiveClock, size int) *reviewer {
+func newReviewer(kube kubernetes.Interface, clk clock.PassiveClock, size, inflight int) *reviewer {
 	if size <= 0 {
 		size = DefaultCacheSize
 	}
+	if inflight <= 0 {
+		inflight = DefaultReviewsInFlight
+	}
 	return &reviewer{
-		kube:  kube,
-		authn: cache.NewLRUExpireCacheWithClock(size, clk),
-		authz: cache.NewLRUExpireCacheWithClock(size, clk),
+		kube:     kube,
+		authn:    cache.NewLRUExpireCacheWithClock(size, clk),
+		authz:    cache.NewLRUExpireCacheWithClock(size, clk),
+		inflight: make(chan struct{}, inflight),
 	}
 }
+
+// acquire takes an in-flight slot without waiting; release gives it back.
+func (r *reviewer) acquire() error {
+	select {
+	case r.inflight <- struct{}{}:
+		return nil
+	default:
+		return errBusy
+	}
+}
+
+func (r *reviewer) release() { <-r.inflight }
 
 // authenticate returns the token's user, or authenticated=false for a token
 // the API server rejects.
@@ -75,6 +106,10 @@ func (r *reviewer) authenticate(ctx context.Context, token string) (authnDecisio
 	if d, ok := r.authn.Get(key); ok {
 		return d.(authnDecision), nil
 	}
+	if err := r.acquire(); err != nil {
+		return authnDecision{}, err
+	}
+	defer r.release()
 	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
 	defer cancel()
 	tr, err := r.kube.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{
@@ -97,6 +132,10 @@ func (r *reviewer) authorize(ctx context.Context, user authenticationv1.UserInfo
 	if d, ok := r.authz.Get(key); ok {
 		return d.(authzDecision), nil
 	}
+	if err := r.acquire(); err != nil {
+		return authzDecision{}, err
+	}
+	defer r.release()
 	var extra map[string]authorizationv1.ExtraValue
 	if len(user.Extra) > 0 {
 		extra = make(map[string]authorizationv1.ExtraValue, len(user.Extra))
@@ -169,6 +208,10 @@ func (r *reviewer) protect(next http.Handler) http.Handler {
 			return
 		}
 		authn, err := r.authenticate(req.Context(), token)
+		if errors.Is(err, errBusy) {
+			busy(w)
+			return
+		}
 		if err != nil {
 			logger.Error(err, "Cannot authenticate a metrics request", "remote", req.RemoteAddr)
 			http.Error(w, "Internal Server Error: authentication failed", http.StatusInternalServerError)
@@ -180,6 +223,10 @@ func (r *reviewer) protect(next http.Handler) http.Handler {
 			return
 		}
 		authz, err := r.authorize(req.Context(), authn.user)
+		if errors.Is(err, errBusy) {
+			busy(w)
+			return
+		}
 		if err != nil {
 			logger.Error(err, "Cannot authorize a metrics request", "user", authn.user.Username, "remote", req.RemoteAddr)
 			http.Error(w, "Internal Server Error: authorization failed", http.StatusInternalServerError)
@@ -194,6 +241,12 @@ func (r *reviewer) protect(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, req)
 	})
+}
+
+// busy answers a request whose review cannot start now.
+func busy(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, "Service Unavailable: too many reviews in flight", http.StatusServiceUnavailable)
 }
 
 func unauthorized(w http.ResponseWriter) {

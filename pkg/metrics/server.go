@@ -70,7 +70,8 @@ type Options struct {
 	EnableHTTP2 bool
 
 	// Kube sends the TokenReviews and SubjectAccessReviews. Required when
-	// Secure is true.
+	// Secure is true. Its rate limit is the reviews' budget: give it a
+	// client nothing else uses.
 	Kube kubernetes.Interface
 
 	// Metrics is what /metrics serves. Required.
@@ -83,6 +84,10 @@ type Options struct {
 	// CacheSize bounds each of the two decision caches; zero means
 	// DefaultCacheSize.
 	CacheSize int
+
+	// ReviewsInFlight bounds the reviews waiting or running at once;
+	// zero means DefaultReviewsInFlight.
+	ReviewsInFlight int
 }
 
 // Server is the metrics listener: /metrics over HTTPS behind TokenReview
@@ -133,7 +138,7 @@ func NewServer(opts Options) (*Server, error) {
 	s := &Server{opts: opts}
 	var inner http.Handler = opts.Metrics.Handler()
 	if opts.Secure {
-		inner = newReviewer(opts.Kube, opts.Clock, opts.CacheSize).protect(inner)
+		inner = newReviewer(opts.Kube, opts.Clock, opts.CacheSize, opts.ReviewsInFlight).protect(inner)
 	}
 	s.handler = route(inner)
 	s.srv = &http.Server{

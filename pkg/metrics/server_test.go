@@ -37,6 +37,7 @@ type fakeAPI struct {
 	users   map[string]authenticationv1.UserInfo // token → user
 	allowed map[string]bool                      // user name → may get /metrics
 	fail    error                                // returned by every review when set
+	gate    chan struct{}                        // when set, TokenReviews wait for it to close
 	trs     []authenticationv1.TokenReview
 	sars    []authorizationv1.SubjectAccessReview
 }
@@ -56,6 +57,11 @@ func newFakeAPI() *fakeAPI {
 	f.kube.PrependReactor("create", "tokenreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		tr := a.(k8stesting.CreateAction).GetObject().(*authenticationv1.TokenReview).DeepCopy()
 		f.mu.Lock()
+		if gate := f.gate; gate != nil {
+			f.mu.Unlock()
+			<-gate
+			f.mu.Lock()
+		}
 		defer f.mu.Unlock()
 		f.trs = append(f.trs, *tr)
 		if f.fail != nil {
@@ -274,6 +280,56 @@ func TestAPIErrorsAreNotCached(t *testing.T) {
 	// An authorisation error after a cached authentication.
 	api.set(func() { api.fail = errors.New("timeout") })
 	wantCode(t, do(s, http.MethodGet, "/metrics", "Bearer stranger-token"), http.StatusInternalServerError)
+	wantCounts(t, api, 4, 1)
+}
+
+// TestReviewsInFlightAreCapped: while as many reviews as allowed wait on
+// the API, a request needing one more gets a fast 503, a cached decision is
+// still served, and a freed slot is used again.
+func TestReviewsInFlightAreCapped(t *testing.T) {
+	api := newFakeAPI()
+	r := newReviewer(api.kube, testingclock.NewFakePassiveClock(time.Now()), 0, 2)
+	h := r.protect(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	send := func(token string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+	wantCode(t, send("reader-token"), http.StatusOK)
+
+	gate := make(chan struct{})
+	api.set(func() { api.gate = gate })
+	var once sync.Once
+	open := func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(open)
+	var wg sync.WaitGroup
+	for _, tok := range []string{"random-1", "random-2"} {
+		wg.Add(1)
+		go func() { defer wg.Done(); send(tok) }()
+	}
+	if err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) { return len(r.inflight) == 2, nil }); err != nil {
+		t.Fatal("the two reviews never went in flight")
+	}
+	answered := make(chan *httptest.ResponseRecorder, 1)
+	go func() { answered <- send("random-3") }()
+	var w *httptest.ResponseRecorder
+	select {
+	case w = <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a request beyond the cap waited for a review instead of a 503")
+	}
+	wantCode(t, w, http.StatusServiceUnavailable)
+	if w.Header().Get("Retry-After") == "" {
+		t.Error("a 503 without Retry-After")
+	}
+	wantCode(t, send("reader-token"), http.StatusOK)
+
+	open()
+	wg.Wait()
+	wantCode(t, send("random-3"), http.StatusUnauthorized)
 	wantCounts(t, api, 4, 1)
 }
 
