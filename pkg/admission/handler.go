@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +38,17 @@ const (
 	// never sends objects above its own 3 MiB request limit (etcd's default
 	// value size is 1.5 MiB), so anything larger is not a real review.
 	MaxRequestBytes = 3 << 20
+
+	// DefaultMaxInFlight bounds the reviews read and answered at once: each
+	// may hold a few times MaxRequestBytes while it is decoded, so the cap
+	// is what bounds the memory a flood of large bodies can take. A
+	// review of a real object takes well under a millisecond, so a burst
+	// of creates waits for a slot (DefaultInFlightWait) rather than fails.
+	DefaultMaxInFlight = 4
+
+	// DefaultInFlightWait is how long a request waits for a slot before
+	// it is answered 429; it waits before its body is read.
+	DefaultInFlightWait = time.Second
 )
 
 var (
@@ -65,6 +77,12 @@ type HandlerOptions struct {
 	// Observe, when set, is called once per answered review, after the
 	// response is written. It must be safe for concurrent use and fast.
 	Observe func(Review)
+
+	// MaxInFlight and InFlightWait bound the reviews read and answered at
+	// once and how long one more waits for a slot before a 429; zero means
+	// DefaultMaxInFlight and DefaultInFlightWait.
+	MaxInFlight  int
+	InFlightWait time.Duration
 }
 
 // NewHandler returns the admission HTTP handler. It serves
@@ -77,7 +95,7 @@ type HandlerOptions struct {
 // and 404 for every other path. The handler makes no API calls; it logs with
 // the logger of the request context (klog.FromContext).
 func NewHandler(opts HandlerOptions) http.Handler {
-	h := &handler{observe: opts.Observe, validate: validation.Validate}
+	h := newHandler(opts)
 	mux := http.NewServeMux()
 	mux.HandleFunc(ValidatePath, h.serveValidate)
 	mux.HandleFunc(HealthPath, func(w http.ResponseWriter, _ *http.Request) {
@@ -88,10 +106,45 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	return mux
 }
 
+// newHandler fills in opts' defaults.
+func newHandler(opts HandlerOptions) *handler {
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.InFlightWait <= 0 {
+		opts.InFlightWait = DefaultInFlightWait
+	}
+	return &handler{observe: opts.Observe, validate: validation.Validate,
+		slots: make(chan struct{}, opts.MaxInFlight), wait: opts.InFlightWait}
+}
+
 type handler struct {
 	observe  func(Review)
 	validate func(*ogxv1beta1.OGXServer) field.ErrorList
+	// slots holds a token per review being read or answered.
+	slots chan struct{}
+	wait  time.Duration
 }
+
+// acquire waits up to h.wait for a slot; release gives it back.
+func (h *handler) acquire(ctx context.Context) bool {
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(h.wait)
+	defer t.Stop()
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+func (h *handler) release() { <-h.slots }
 
 // badRequest is a request that is not an AdmissionReview call at all; it is
 // answered with an HTTP error and no review.
@@ -105,6 +158,13 @@ func (e *badRequest) Error() string { return e.msg }
 func (h *handler) serveValidate(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	logger := klog.FromContext(r.Context())
+	if !h.acquire(r.Context()) {
+		logger.V(2).Info("Refusing an admission request: too many in flight", "remoteAddr", r.RemoteAddr)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "too many admission reviews in flight", http.StatusTooManyRequests)
+		return
+	}
+	defer h.release()
 
 	req, err := readReview(w, r)
 	if err != nil {

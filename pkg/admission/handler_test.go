@@ -3,11 +3,13 @@ package admission
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation/validationtest"
 	"k8s.io/utils/ptr"
@@ -432,7 +434,8 @@ func TestHandlerDeniesInvalidUpdate(t *testing.T) {
 }
 
 func TestHandlerRecoversFromPanics(t *testing.T) {
-	inner := &handler{validate: func(*ogxv1beta1.OGXServer) field.ErrorList { panic("boom") }}
+	inner := newHandler(HandlerOptions{})
+	inner.validate = func(*ogxv1beta1.OGXServer) field.ErrorList { panic("boom") }
 	w := post(http.HandlerFunc(inner.serveValidate), ValidatePath, reviewBody(t, request(t, admissionv1.Create, validationtest.Server())))
 	var review admissionv1.AdmissionReview
 	if err := json.Unmarshal(w.Body.Bytes(), &review); err != nil || w.Code != http.StatusOK {
@@ -470,5 +473,42 @@ func TestHandlerObserve(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("observed reviews (-want +got):\n%s", diff)
+	}
+}
+
+// TestHandlerCapsReviewsInFlight: while the only slot is held by a review
+// whose body is still arriving, another request waits InFlightWait and is
+// answered 429 without its body being read; once the slot is free a valid
+// review is answered again.
+func TestHandlerCapsReviewsInFlight(t *testing.T) {
+	h := NewHandler(HandlerOptions{MaxInFlight: 1, InFlightWait: 20 * time.Millisecond})
+	valid := reviewBody(t, request(t, admissionv1.Create, validationtest.Server()))
+
+	body, feed := io.Pipe()
+	slow := httptest.NewRequest(http.MethodPost, ValidatePath, body)
+	slow.Header.Set("Content-Type", "application/json")
+	done := make(chan int, 1)
+	go func() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, slow)
+		done <- w.Code
+	}()
+	// The write returns once the handler reads the body: it holds the slot.
+	if _, err := feed.Write(valid[:1]); err != nil {
+		t.Fatal(err)
+	}
+
+	w := post(h, ValidatePath, valid)
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("second review: %d (Retry-After %q), want 429 with Retry-After; body %s",
+			w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+
+	_ = feed.CloseWithError(io.ErrUnexpectedEOF)
+	if code := <-done; code != http.StatusBadRequest {
+		t.Errorf("the cut-off review: %d, want 400", code)
+	}
+	if w := post(h, ValidatePath, valid); w.Code != http.StatusOK {
+		t.Errorf("a review after the slot was freed: %d, want 200; body %s", w.Code, w.Body)
 	}
 }
