@@ -53,7 +53,8 @@ func TestCauseEventsOncePerCause(t *testing.T) {
 		return s
 	}
 	legacyPods := func(n int) []runtime.Object {
-		objs := []runtime.Object{&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "legacy-pvc", Namespace: sfNamespace}}}
+		objs := []runtime.Object{&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "legacy-pvc", Namespace: sfNamespace,
+			Labels: map[string]string{"app": "llama-stack", render.LabelInstance: "legacy"}}}}
 		for i := range n {
 			objs = append(objs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("legacy-%d", i), Namespace: sfNamespace,
 				Labels: map[string]string{render.LabelInstance: "legacy"}}})

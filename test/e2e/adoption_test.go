@@ -79,7 +79,8 @@ func legacyInstall(t *testing.T, ns, name string) {
 // TestLegacyAdoption adopts a running legacy install: the legacy workload is
 // scaled down and its pods are gone before the PVC is taken over and
 // mounted, the Service and Ingress are re-pointed and owned, removing the
-// networking annotation releases them, and the PVC outlives the OGXServer.
+// networking annotation releases them (kept, no longer owned), and the PVC
+// outlives the OGXServer.
 func TestLegacyAdoption(t *testing.T) {
 	ns := cp.CreateNamespace(t, "adopt")
 	kube, ogx := clients(t)
@@ -129,18 +130,29 @@ func TestLegacyAdoption(t *testing.T) {
 		t.Errorf("adopted Ingress owner = %v", ref)
 	}
 
-	// Removing the networking annotation releases (deletes) the adopted
-	// Service and Ingress.
+	// Removing the networking annotation releases the adopted Service and
+	// Ingress: they stay, no longer owned or labelled by us.
 	updateServer(t, ogx, ns, "adopter", func(cur *ogxv1beta1.OGXServer) {
 		delete(cur.Annotations, ogxv1beta1.AnnotationAdoptNetworking)
 	})
-	waitGone(t, 30*time.Second, "legacy-service", func(ctx context.Context) error {
-		_, err := kube.CoreV1().Services(ns).Get(ctx, "legacy-service", metav1.GetOptions{})
-		return err
-	})
-	waitGone(t, 30*time.Second, "legacy-ingress", func(ctx context.Context) error {
-		_, err := kube.NetworkingV1().Ingresses(ns).Get(ctx, "legacy-ingress", metav1.GetOptions{})
-		return err
+	released := func(o metav1.Object) bool {
+		for _, r := range o.GetOwnerReferences() {
+			if r.Name == "adopter" {
+				return false
+			}
+		}
+		return o.GetLabels()["ogx.io/adopted-from"] == "" && o.GetAnnotations()["ogx.io/adopted-at"] == ""
+	}
+	framework.Poll(t, 30*time.Second, "legacy-service and legacy-ingress kept and no longer owned", func(ctx context.Context) (bool, error) {
+		svc, err := kube.CoreV1().Services(ns).Get(ctx, "legacy-service", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		ing, err := kube.NetworkingV1().Ingresses(ns).Get(ctx, "legacy-ingress", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return released(svc) && released(ing), nil
 	})
 	waitCondition(t, ogx, ns, "adopter", "NetworkingAdopted", "AdoptionAnnotationRemoved", "Adoption annotation removed")
 
@@ -186,6 +198,66 @@ func TestAdoptionRefusesForeignOwner(t *testing.T) {
 	got, _ := kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "other-pvc", metav1.GetOptions{})
 	if got.ResourceVersion != pvc.ResourceVersion && (got.Labels["ogx.io/adopted-from"] != "" || metav1.GetControllerOf(got).Name != "someone") {
 		t.Errorf("the foreign PVC was modified: labels %v owners %v", got.Labels, got.OwnerReferences)
+	}
+}
+
+// TestAdoptionRefusesUnprovenObjects: a Deployment and a Service that only
+// have a legacy install's names, neither owned by a LlamaStackDistribution
+// nor labelled by the legacy operator, are neither scaled nor re-pointed;
+// each refusal is a Warning.
+func TestAdoptionRefusesUnprovenObjects(t *testing.T) {
+	ns := cp.CreateNamespace(t, "unproven")
+	kube, ogx := clients(t)
+	ctx := t.Context()
+	size := resource.MustParse("1Gi")
+	// The PVC proves it is the legacy install's, so the adoption reaches the
+	// Deployment.
+	if _, err := kube.CoreV1().PersistentVolumeClaims(ns).Create(ctx, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{
+		Name: "payments-pvc", Namespace: ns, Labels: map[string]string{"app": "llama-stack", "app.kubernetes.io/instance": "payments"}},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}}}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	own := map[string]string{"team": "payments"}
+	if _, err := kube.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "payments", Namespace: ns},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(1)), Selector: &metav1.LabelSelector{MatchLabels: own},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: own}, Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "app", Image: "registry.example/payments:1"}}}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := kube.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "payments-service", Namespace: ns},
+		Spec: corev1.ServiceSpec{Selector: own, Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startController(t, ns)
+	s := newServer(ns, "grabber")
+	s.Annotations = map[string]string{ogxv1beta1.AnnotationAdoptStorage: "payments", ogxv1beta1.AnnotationAdoptNetworking: "payments"}
+	s.Spec.Workload = &ogxv1beta1.WorkloadSpec{Storage: &ogxv1beta1.PVCStorageSpec{Size: &size}}
+	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, kube, ns, "grabber", "ChildConflict", "failed to adopt Deployment payments: not part of the legacy install payments")
+	waitEvent(t, kube, ns, "grabber", "ChildConflict", "failed to adopt Service payments-service: not part of the legacy install payments")
+	for _, e := range eventsOf(t, kube, ns, "grabber", "ChildConflict") {
+		if e.Type != corev1.EventTypeWarning {
+			t.Errorf("ChildConflict Event of type %s, want Warning: %s", e.Type, e.Note)
+		}
+	}
+	d, err := kube.AppsV1().Deployments(ns).Get(ctx, "payments", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 {
+		t.Errorf("the unproven Deployment was scaled to %v", d.Spec.Replicas)
+	}
+	got, err := kube.CoreV1().Services(ns).Get(ctx, "payments-service", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ResourceVersion != svc.ResourceVersion {
+		t.Errorf("the unproven Service was modified: selector %v owners %v labels %v", got.Spec.Selector, got.OwnerReferences, got.Labels)
 	}
 }
 

@@ -8,16 +8,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -46,19 +43,34 @@ func AdoptionAnnotationProblems(s *ogxv1beta1.OGXServer) []string {
 	return problems
 }
 
-// LegacyOwnerCheck reports whether obj has no controller owner, or only the
-// LlamaStackDistribution being adopted, or this OGXServer; anything else is
-// a clear error rather than a takeover.
-func LegacyOwnerCheck(obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer) error {
+// The labels the legacy llama-stack operator sets on what it creates for a
+// LlamaStackDistribution L: app=llama-stack and app.kubernetes.io/instance=L.
+const legacyAppLabel, legacyAppValue = "app", "llama-stack"
+
+// LegacyOwnerCheck decides whether obj, the kind object named like the
+// legacy install L's, may be taken over by s: it is s's already, or it
+// proves it belongs to L: a controller owner reference to the
+// LlamaStackDistribution L, or no controller and the labels the legacy
+// operator sets. Anything else is refused with a ChildConflict user error:
+// an adoption annotation must not let an OGXServer's author scale, take or
+// re-point an object nobody proved is legacy (docs/controllers.md, Legacy
+// adoption).
+func LegacyOwnerCheck(kind string, obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer) error {
 	ref := metav1.GetControllerOfNoCopy(obj)
-	if ref == nil || ref.UID == s.UID {
+	switch {
+	case ref != nil && ref.UID == s.UID:
+		return nil
+	case ref != nil:
+		if gv, _ := schema.ParseGroupVersion(ref.APIVersion); gv.Group == legacyGroup && ref.Kind == LegacyKind && ref.Name == legacy {
+			return nil
+		}
+		return resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "failed to adopt %s: unexpected controller owner %s/%s", obj.GetName(), ref.Kind, ref.Name)
+	case obj.GetLabels()[legacyAppLabel] == legacyAppValue && obj.GetLabels()[render.LabelInstance] == legacy:
 		return nil
 	}
-	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
-	if gv.Group == legacyGroup && ref.Kind == LegacyKind && ref.Name == legacy {
-		return nil
-	}
-	return resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "failed to adopt %s: unexpected controller owner %s/%s", obj.GetName(), ref.Kind, ref.Name)
+	return resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
+		"failed to adopt %s %s: not part of the legacy install %s (neither controlled by %s %s nor labelled %s=%s, %s=%s)",
+		kind, obj.GetName(), legacy, LegacyKind, legacy, legacyAppLabel, legacyAppValue, render.LabelInstance, legacy)
 }
 
 // WithoutControllerRefs keeps the owner references that are not
@@ -97,9 +109,9 @@ func AdoptedAt(now time.Time) string { return now.UTC().Format(time.RFC3339) }
 // CachedAdoptedPVCs are the PVCs of the adopted-PVC cache labelled as
 // adopted for the instance.
 func CachedAdoptedPVCs(c *caches.Caches, ns, instance string) ([]*corev1.PersistentVolumeClaim, error) {
-	sc, err := AdoptedScope(c, ns)
-	if err != nil {
-		return nil, err
+	sc := c.For(ns)
+	if sc == nil {
+		return nil, fmt.Errorf("namespace %q is not watched", ns)
 	}
 	// The cache holds only PVCs with the adopted-from label, a handful per
 	// namespace at most: filtering them here is cheaper than parsing a
@@ -134,84 +146,6 @@ func NetworkingAdopted(legacy string) []metav1.Condition {
 		Message: fmt.Sprintf("Networking adopted from %s", legacy)}}
 }
 
-// AdoptLegacy transfers a legacy Service or Ingress to this OGXServer with
-// one merge patch: controller owner references replaced by ours (the whole
-// list is sent), the adopted-from and managed-by labels, the adopted-at
-// annotation and, for a Service, the selector pointed at our pods. absent
-// means there is nothing to adopt.
-func AdoptLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string, obj metav1.Object, selector map[string]any,
-	patchFn func(ctx context.Context, name string, data []byte) error) (changed bool, err error) {
-	ref := metav1.GetControllerOfNoCopy(obj)
-	if ref != nil && ref.UID == s.UID && obj.GetLabels()[render.LabelAdoptedFrom] == legacy && selector == nil {
-		return false, nil
-	}
-	if err := LegacyOwnerCheck(obj, legacy, s); err != nil {
-		return false, err
-	}
-	refs := append(WithoutControllerRefs(obj.GetOwnerReferences()), OwnerRefOf(s))
-	md := map[string]any{
-		"ownerReferences": refs,
-		"labels":          map[string]string{render.LabelAdoptedFrom: legacy, render.LabelManagedBy: render.ManagedByValue},
-	}
-	if obj.GetAnnotations()[render.AnnotationAdoptedAt] == "" {
-		md["annotations"] = map[string]string{render.AnnotationAdoptedAt: AdoptedAt(time.Now())}
-	}
-	body := map[string]any{"metadata": md}
-	if selector != nil {
-		body["spec"] = map[string]any{"selector": selector}
-	}
-	patch, err := MergePatch(obj.GetResourceVersion(), body)
-	if err != nil {
-		return false, err
-	}
-	return true, patchFn(ctx, obj.GetName(), patch)
-}
-
-// ClassifyWriteErrorOrNil is apply.ClassifyWriteError that passes nil through.
-func ClassifyWriteErrorOrNil(kind, name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return apply.ClassifyWriteError(kind, name, err)
-}
-
-// ReleaseNetworking handles an absent adopt-networking annotation. Whether
-// networking was adopted is a fact of the adopted-object cache, not of
-// status: cached lists the cached objects of kind labelled
-// ogx.io/adopted-from, and those this OGXServer controls are the adopted ones
-// (the cache is filled again after an operator restart, so the same decision
-// is reached without any history). Each is deleted with a UID precondition
-// and NetworkingAdopted is reported False AdoptionAnnotationRemoved. The
-// Event NetworkingReleased is recorded only when a delete took effect: a
-// pass that runs before the cache has seen the deletions gets NotFound and
-// records no second one. With nothing adopted nothing is reported; status
-// keeps showing a released state by itself (adoptedConditions).
-func ReleaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXServer, kind string, cached []O,
-	del func(context.Context, string, metav1.DeleteOptions) error, sink *events.Sink) ([]metav1.Condition, error) {
-	released, found := false, false
-	for _, o := range cached {
-		if !adoptedBy(o, s) {
-			continue
-		}
-		found = true
-		uid := o.GetUID()
-		err := del(ctx, o.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		switch {
-		case err == nil:
-			released = true
-		case !apierrors.IsNotFound(err):
-			return nil, fmt.Errorf("deleting adopted %s %s: %w", kind, o.GetName(), err)
-		}
-	}
-	if !found {
-		return nil, nil
-	}
-	if released {
-		sink.Normal(s, ogxv1beta1.EventNetworkingReleased, "Released adopted "+kind)
-	}
-	return NetworkingReleased(), nil
-}
-
 // adoptedBy: o carries the ogx.io/adopted-from label and s controls it.
 func adoptedBy(o metav1.Object, s *ogxv1beta1.OGXServer) bool {
 	if _, ok := o.GetLabels()[render.LabelAdoptedFrom]; !ok {
@@ -227,13 +161,4 @@ func adoptedBy(o metav1.Object, s *ogxv1beta1.OGXServer) bool {
 func NetworkingReleased() []metav1.Condition {
 	return []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionAnnotationRemoved,
 		Message: "Adoption annotation removed"}}
-}
-
-// AdoptedScope is the scope caching ns, or an error when ns is not watched.
-func AdoptedScope(c *caches.Caches, ns string) (*caches.Scope, error) {
-	sc := c.For(ns)
-	if sc == nil {
-		return nil, fmt.Errorf("namespace %q is not watched", ns)
-	}
-	return sc, nil
 }

@@ -48,13 +48,22 @@ func TestLegacyOwnerCheck(t *testing.T) {
 	s := controllertest.Server(controllertest.Namespace, controllertest.Name, controllertest.UID)
 	noController := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "legacy-pvc",
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "x", UID: "u"}}}}
+	labelled := func(instance string) *corev1.PersistentVolumeClaim {
+		return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "legacy-pvc",
+			Labels: map[string]string{"app": "llama-stack", "app.kubernetes.io/instance": instance}}}
+	}
+	labelledButControlled := legacyControlled("apps/v1", "Deployment", "legacy", "u-d")
+	labelledButControlled.Labels = labelled("legacy").Labels
 	cases := []struct {
 		name     string
 		obj      metav1.Object
 		conflict bool
 	}{
-		{"no owner", &corev1.PersistentVolumeClaim{}, false},
-		{"an owner that is not a controller", noController, false},
+		{"no owner and no legacy labels", &corev1.PersistentVolumeClaim{}, true},
+		{"an owner that is not a controller, no legacy labels", noController, true},
+		{"no owner, labelled by the legacy operator for the install", labelled("legacy"), false},
+		{"no owner, labelled for another install", labelled("other"), true},
+		{"legacy labels do not override a foreign controller", labelledButControlled, true},
 		{"this OGXServer", legacyControlled("ogx.io/v1beta1", "OGXServer", controllertest.Name, controllertest.UID), false},
 		{"the LlamaStackDistribution adopted", legacyControlled("llamastack.io/v1alpha1", base.LegacyKind, "legacy", "u-lsd"), false},
 		{"another LlamaStackDistribution", legacyControlled("llamastack.io/v1alpha1", base.LegacyKind, "other", "u-lsd"), true},
@@ -64,7 +73,7 @@ func TestLegacyOwnerCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := base.LegacyOwnerCheck(c.obj, "legacy", s)
+			err := base.LegacyOwnerCheck("PersistentVolumeClaim", c.obj, "legacy", s)
 			if !c.conflict {
 				if err != nil {
 					t.Fatalf("want no error, got %v", err)

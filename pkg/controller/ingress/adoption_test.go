@@ -66,6 +66,28 @@ func TestIngressAdoption(t *testing.T) {
 			events: []string{"Normal NetworkingAdopted: Networking adopted from legacy (Ingress legacy-ingress)"},
 		},
 		{
+			name:       "an unowned Ingress labelled by the legacy operator is taken over",
+			annotation: "legacy",
+			objs:       []runtime.Object{ingress("legacy-ingress", map[string]string{"app": "llama-stack", render.LabelInstance: "legacy"})},
+			facts:      adopted,
+			writes:     []string{patchLegacy},
+			body: map[string]any{"metadata": map[string]any{
+				"resourceVersion": "31",
+				"ownerReferences": []any{
+					map[string]any{"apiVersion": "ogx.io/v1beta1", "kind": "OGXServer", "name": controllertest.Name, "uid": string(controllertest.UID),
+						"controller": true, "blockOwnerDeletion": true}},
+				"labels":      map[string]any{render.LabelAdoptedFrom: "legacy", render.LabelManagedBy: render.ManagedByValue},
+				"annotations": map[string]any{},
+			}},
+			events: []string{"Normal NetworkingAdopted: Networking adopted from legacy (Ingress legacy-ingress)"},
+		},
+		{
+			name:       "an unowned Ingress that only has the install's name is refused",
+			annotation: "legacy",
+			objs:       []runtime.Object{ingress("legacy-ingress", map[string]string{"team": "x"})},
+			user:       ogxv1beta1.ReasonChildConflict,
+		},
+		{
 			name:       "already adopted: nothing is written",
 			annotation: "legacy",
 			objs:       []runtime.Object{ingress("legacy-ingress", adoptedLabel, ourRef)},

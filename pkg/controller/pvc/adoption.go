@@ -43,7 +43,7 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 		c.Deps.Events.While(s, corev1.EventTypeNormal, ogxv1beta1.EventAdoptionWaiting, legacy, "", false)
 		return adopted, nil
 	}
-	if err := base.LegacyOwnerCheck(pvc, legacy, s); err != nil {
+	if err := base.LegacyOwnerCheck("PersistentVolumeClaim", pvc, legacy, s); err != nil {
 		return nil, err
 	}
 	// Scale the legacy workload down and wait for its pods to be gone: our
@@ -71,7 +71,8 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 }
 
 // scaleDownLegacy scales the legacy Deployment to zero replicas, if it
-// exists and is not there yet.
+// exists, proves it is the legacy install's (base.LegacyOwnerCheck) and is
+// not there yet.
 func (c *Controller) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) error {
 	d, err := c.Deps.Kube.AppsV1().Deployments(s.Namespace).Get(ctx, legacy, metav1.GetOptions{})
 	switch {
@@ -81,6 +82,11 @@ func (c *Controller) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServe
 		return err
 	case d.Spec.Replicas != nil && *d.Spec.Replicas == 0:
 		return nil
+	}
+	// Only the legacy install's workload is scaled: a Deployment that merely
+	// has its name stops the adoption instead.
+	if err := base.LegacyOwnerCheck("Deployment", d, legacy, s); err != nil {
+		return err
 	}
 	patch, _ := base.MergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
 	if _, err := c.Deps.Kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,

@@ -29,10 +29,12 @@ func TestStorageAdoption(t *testing.T) {
 		return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "legacy-pvc", Namespace: controllertest.Namespace,
 			ResourceVersion: "11", Labels: labels, OwnerReferences: refs}}
 	}
-	legacyDeployment := func(replicas int32) *appsv1.Deployment {
-		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "legacy", Namespace: controllertest.Namespace, ResourceVersion: "21"},
-			Spec: appsv1.DeploymentSpec{Replicas: ptr.To(replicas)}}
+	legacyLabels := map[string]string{"app": "llama-stack", render.LabelInstance: "legacy"}
+	deployment := func(replicas int32, refs ...metav1.OwnerReference) *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "legacy", Namespace: controllertest.Namespace, ResourceVersion: "21",
+			OwnerReferences: refs}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To(replicas)}}
 	}
+	legacyDeployment := func(replicas int32) *appsv1.Deployment { return deployment(replicas, lsdRef) }
 	legacyPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "legacy-0", Namespace: controllertest.Namespace,
 		Labels: map[string]string{render.LabelInstance: "legacy"}}}
 	otherPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "other-0", Namespace: controllertest.Namespace,
@@ -92,8 +94,18 @@ func TestStorageAdoption(t *testing.T) {
 			events: []string{"Normal StorageAdopted: PVC legacy-pvc adopted"},
 		},
 		{
-			name:   "no legacy Deployment: the PVC is adopted",
-			objs:   []runtime.Object{pvc(nil, keptRef)},
+			name: "a PVC that does not prove it is the install's is refused",
+			objs: []runtime.Object{pvc(nil, keptRef), legacyDeployment(1), legacyPod},
+			user: ogxv1beta1.ReasonChildConflict,
+		},
+		{
+			name: "a Deployment that only has the install's name is not scaled",
+			objs: []runtime.Object{pvc(nil, lsdRef), deployment(1), legacyPod},
+			user: ogxv1beta1.ReasonChildConflict,
+		},
+		{
+			name:   "no legacy Deployment: a PVC labelled by the legacy operator is adopted",
+			objs:   []runtime.Object{pvc(legacyLabels, keptRef)},
 			conds:  adoptedCond,
 			writes: []string{`patch persistentvolumeclaims team-a/legacy-pvc (application/merge-patch+json, manager "ogx-controller")`},
 			bodies: map[string]map[string]any{"persistentvolumeclaims": pvcPatch},

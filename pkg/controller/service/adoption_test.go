@@ -2,17 +2,20 @@ package service
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/controllertest"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 func TestServiceSelectorPatch(t *testing.T) {
@@ -54,25 +57,19 @@ func TestServiceSelectorPatch(t *testing.T) {
 // earlier adopted-at.
 func TestAdoptLegacyServiceSelector(t *testing.T) {
 	s := controllertest.Annotated(ogxv1beta1.AnnotationAdoptNetworking, "legacy")
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "legacy-service", ResourceVersion: "41",
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "legacy-service", Namespace: controllertest.Namespace, ResourceVersion: "41",
 		Labels:          map[string]string{render.LabelAdoptedFrom: "legacy"},
 		Annotations:     map[string]string{render.AnnotationAdoptedAt: "2026-01-01T00:00:00Z"},
-		OwnerReferences: []metav1.OwnerReference{base.OwnerRefOf(s)}}}
-	var sent []byte
-	changed, err := base.AdoptLegacy(context.Background(), s, "legacy", svc, serviceSelectorPatch(s, map[string]string{"app": "llama"}),
-		func(_ context.Context, name string, data []byte) error {
-			if name != svc.Name {
-				t.Errorf("patched %s, want %s", name, svc.Name)
-			}
-			sent = data
-			return nil
-		})
-	if err != nil || !changed {
-		t.Fatalf("changed %v err %v, want a change", changed, err)
-	}
-	var body map[string]any
-	if err := json.Unmarshal(sent, &body); err != nil {
+		OwnerReferences: []metav1.OwnerReference{base.OwnerRefOf(s)}},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "llama"}}}
+	kube := kubefake.NewClientset(svc)
+	d := &base.Deps{Kube: kube, Board: base.NewOutcomeBoard(record.New()), Events: controllertest.ActiveSink()}
+	if err := adoption(d)(context.Background(), s); err != nil {
 		t.Fatal(err)
+	}
+	writes, bodies := controllertest.WriteSummary(t, kube.Actions())
+	if d := cmp.Diff([]string{`patch services team-a/legacy-service (application/merge-patch+json, manager "ogx-controller")`}, writes); d != "" {
+		t.Errorf("writes (-want +got):\n%s", d)
 	}
 	want := map[string]any{
 		"metadata": map[string]any{"resourceVersion": "41",
@@ -81,7 +78,25 @@ func TestAdoptLegacyServiceSelector(t *testing.T) {
 			"labels": map[string]any{render.LabelAdoptedFrom: "legacy", render.LabelManagedBy: render.ManagedByValue}},
 		"spec": map[string]any{"selector": map[string]any{render.LabelApp: render.AppValue, render.LabelInstance: controllertest.Name}},
 	}
-	if d := cmp.Diff(want, body); d != "" {
+	if d := cmp.Diff(want, bodies["services"]); d != "" {
 		t.Errorf("patch (-want +got):\n%s", d)
+	}
+}
+
+// TestAdoptionRefusesUnprovenService: a Service that only has the legacy
+// install's name keeps its selector; the refusal is a ChildConflict.
+func TestAdoptionRefusesUnprovenService(t *testing.T) {
+	s := controllertest.Annotated(ogxv1beta1.AnnotationAdoptNetworking, "legacy")
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "legacy-service", Namespace: controllertest.Namespace, ResourceVersion: "41"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "payments"}}}
+	kube := kubefake.NewClientset(svc)
+	d := &base.Deps{Kube: kube, Board: base.NewOutcomeBoard(record.New()), Events: controllertest.ActiveSink()}
+	err := adoption(d)(context.Background(), s)
+	var ue *resolve.UserError
+	if !errors.As(err, &ue) || ue.Reason != ogxv1beta1.ReasonChildConflict {
+		t.Fatalf("want a %s user error, got %v", ogxv1beta1.ReasonChildConflict, err)
+	}
+	if writes, _ := controllertest.WriteSummary(t, kube.Actions()); len(writes) != 0 {
+		t.Errorf("want no writes, got %v", writes)
 	}
 }
