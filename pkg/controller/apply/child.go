@@ -1,12 +1,8 @@
-// Package apply holds the rules every write of a child follows: the first
-// write of a child the cache does not show is a create-only apply (one
-// request; only a conflict reads live and asks the ownership guard), later
-// writes happen only when the digest of the fields ogx-controller owns
-// differs from the desired one (a converged fleet sends nothing), the
-// upstream operator's field ownership is merged into ours before the first
-// apply, and our own writes are remembered until the informer delivers them.
-// A Child binds these rules to one kind; the child caches hold a
-// CachedChild per object, which Known reads.
+// Package apply holds the rules every write of a child follows: create-only
+// first writes, the ownership guard, the no-op skip, the takeover and
+// remembered writes (docs/architecture.md, Writes). A Child binds these rules
+// to one kind; the child caches hold a CachedChild per object, which Known
+// reads.
 package apply
 
 import (
@@ -59,12 +55,9 @@ type Child[O metav1.Object, AC any] struct {
 }
 
 // AbsentResourceVersion is the resourceVersion precondition of the first
-// write of a child the cache does not show. No stored object has it (etcd
-// numbers the first write 2), so the API server creates the object when the
-// name is free and answers 409 Conflict when anything already holds it,
-// labelled or not. That conflict is the only reason to read live: a new
-// child costs exactly one request, and the ownership guard still sees every
-// object whose name we would take.
+// write of a child the cache does not show: no stored object has it (etcd
+// numbers the first write 2), so a taken name, labelled or not, answers 409
+// and a new child costs one request (docs/controllers.md, Ownership guard).
 const AbsentResourceVersion = "1"
 
 // readLive reads the object with the child's name from the API server. It is
@@ -82,12 +75,9 @@ func (c *Child[O, AC]) readLive(ctx context.Context, namespace, name string) (ob
 }
 
 // Converge writes desired unless the fields ogx-controller owns in the
-// existing object already equal it (no request at all then). Reads come
-// from the cache; a child the cache does not show is created with one
-// create-only apply, and only when the API server refuses it because the
-// name is taken is the object read live and put through the guard. A name
-// found taken that way is read live directly on later passes (a foreign
-// object keeps failing the guard; one request per retry, not two).
+// existing object already equal it (docs/controllers.md, No-op skip and drift,
+// Ownership guard). A name found taken is read live directly on later passes:
+// a foreign object keeps failing the guard, one request per retry, not two.
 func (c *Child[O, AC]) Converge(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (events.WriteResult, error) {
 	return c.ConvergeCreating(ctx, owner, name, desired, desired)
 }

@@ -17,15 +17,12 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// TakeoverPatch builds the JSON patch that hands the fields owned by the
-// upstream operator's managers over to ogx-controller (docs/controllers.md,
-// Takeover): their non-status Apply and Update entries are merged into one
-// Apply entry of ogx-controller, so the next apply removes whatever they set
-// that ogx-controller no longer renders. It returns nil when no listed manager
-// owns anything. The patch is guarded by resourceVersion.
-//
-// subresource selects the entries: "" for the object, "status" for the
-// status takeover of the OGXServer itself.
+// TakeoverPatch builds the JSON patch, guarded by resourceVersion, that merges
+// the Apply and Update entries of managers into one Apply entry of
+// ogx-controller, so the next apply can remove what they set
+// (docs/controllers.md, Takeover). It returns nil when no listed manager owns
+// anything. subresource selects the entries: "" for the object, "status" for
+// the status takeover of the OGXServer itself.
 func TakeoverPatch(obj metav1.Object, apiVersion string, managers []string, subresource string, now time.Time) ([]byte, error) {
 	entries := obj.GetManagedFields()
 	merged := &fieldpath.Set{}

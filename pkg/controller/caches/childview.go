@@ -18,10 +18,9 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// The child caches hold an apply.CachedChild per child, not the whole object. The
-// applier compares only the fields ogx-controller owns with what it would
-// apply, so the cache transform computes that comparison's input once, as
-// a digest, from the whole object's managedFields and values, and keeps
+// The child caches hold an apply.CachedChild per child, not the whole object
+// (docs/performance.md, Memory, "What the cache transforms keep"): the digest
+// of the fields ogx-controller owns, computed once from the whole object, and
 // the object trimmed to what the other readers of a cached child use:
 //
 //   - metadata, with managedFields reduced to who has an entry: the
@@ -37,8 +36,7 @@ import (
 //
 // The spec and our managedFields entry, which the digest replaces, are most
 // of a child's size: with these views the live heap of a converged n=1000
-// fleet was about 17 MB, against about 35 MB with whole children
-// (docs/performance.md, Memory).
+// fleet was about 17 MB, against about 35 MB with whole children.
 //
 // An object with an entry of a takeover manager, or one whose owned fields
 // cannot be extracted, is kept whole, without a digest: the takeover

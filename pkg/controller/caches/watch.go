@@ -14,13 +14,9 @@ import (
 )
 
 // Watches: how informer events become queue keys (docs/controllers.md,
-// Enqueue rules). Each controller declares in its own package which sources
-// start its passes (the watched function its constructor sets on its
-// base.Controller, status.Controller.Watches for status); a source
-// is one informer of a scope with how its objects map to OGXServer keys,
+// Enqueue rules). A source, with how its objects map to OGXServer keys, is
 // defined once here because every controller watching a kind maps it the
-// same way. The manager merges the entries of one source into one event
-// handler (MergeWatches).
+// same way; each controller declares in its own package which it watches.
 
 // Source is one informer of a scope, how its objects map to OGXServer
 // keys, which updates count (nil: all), and, for a kind the applier writes,
@@ -70,13 +66,11 @@ func WatchesOf(enqueue func(string), sources ...*Source) []Watch {
 }
 
 // MergeWatches gives each source watched by any entry one handler that
-// enqueues, for every key, every interested controller in the order of
-// entries, wrapped once by observing when the source has a recent-writes
-// hook. One handler per informer, rather than one per controller, is what
-// keeps the order observing promises: handlers of one informer run on
-// separate goroutines, so a controller's handler registered beside the
-// observing one could enqueue a key processed before the applier had seen
-// the event. Sources come out in the order of Ordered.
+// enqueues every interested controller in the order of entries, behind the
+// source's recent-writes hook if it has one (Observing). One handler per
+// informer, because handlers of one informer run on separate goroutines
+// (docs/controllers.md, Enqueue rules). Sources come out in the order of
+// Ordered.
 func MergeWatches(sources *Sources, entries []Watch) []Wiring {
 	enqueues := map[*Source][]func(string){}
 	for _, e := range entries {

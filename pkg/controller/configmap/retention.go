@@ -20,24 +20,13 @@ import (
 // rollback to the previous config stays possible.
 const minGeneratedKept = 2
 
-// collectGenerated deletes superseded generated ConfigMaps of an OGXServer
-// (docs/children.md, Config retention). It never deletes the current one, the
-// one status names, or one that the Deployment or any of its ReplicaSets still
-// mounts, keeps at least two, and deletes the oldest first. Errors are logged,
-// never returned: collection must not fail a pass.
-//
-// What the ReplicaSets mount is the one input read live, and only when a
-// collection is due. No recorded outcome can stand in for it: the deployment
-// controller knows the template it applies and, from its cached Deployment,
-// whether the rollout finished, but not which older ReplicaSets exist. Those
-// (kept for rollback, and during a rollout still running pods) mount older
-// configs, several at once after quick successive changes, and after an
-// operator restart nothing in memory remembers them. A ReplicaSet informer
-// (label-filtered, reduced to the mounted config) would serve, at the cost of
-// one more watch per scope held open for a check that is rarely due. So the
-// cached facts (current, status, the Deployment's template) are applied
-// first, and the LIST is made only when they still leave a ConfigMap to
-// delete: it can only protect more, never less.
+// collectGenerated deletes superseded generated ConfigMaps of an OGXServer,
+// oldest first, keeping at least two and any that is current, named in status
+// or mounted by the Deployment or one of its ReplicaSets (docs/children.md,
+// Config retention). Errors are logged, never returned: collection must not
+// fail a pass. The ReplicaSets are listed live, and only when the cached facts
+// still leave a ConfigMap to delete: the LIST can only protect more, never
+// less.
 func (c *Controller) collectGenerated(ctx context.Context, s *ogxv1beta1.OGXServer, current string) {
 	candidates := c.generatedOf(s)
 	if len(candidates) <= minGeneratedKept {

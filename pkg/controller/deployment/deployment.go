@@ -108,13 +108,10 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 	return worker.Result{}, nil
 }
 
-// createReplicas is what the create of the Deployment sends. Without
-// autoscaling that is desired, which carries replicas R. With autoscaling
-// desired omits replicas (the HPA owns the count), and a Deployment created
-// without them would start at the API server's default of one replica, below
-// the HPA's minimum, until the HPA first acts. So the create carries the
-// HPA's minimum, max(1, R, autoscaling.minReplicas) as in the HPA itself,
-// and handOverCreated passes the count to the HPA in the same pass.
+// createReplicas is what the create of the Deployment sends: desired, and
+// with autoscaling also the HPA's minimum as replicas, so that the Deployment
+// does not start at the API server's default of one until the HPA first acts
+// (docs/children.md, Creating an autoscaled Deployment).
 func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) *appsv1ac.DeploymentApplyConfiguration {
 	if s.Spec.Autoscaling() == nil || desired.Spec == nil || desired.Spec.Replicas != nil {
 		return desired
@@ -132,14 +129,11 @@ func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyCo
 	return &out
 }
 
-// handOverCreated completes the create of an autoscaled Deployment, which
-// made ogx-controller the owner of the starting count (createReplicas): the
-// count is handed over as when autoscaling is switched on later
-// (handOverReplicas), then the rendered object, without replicas, is
-// applied so that ogx-controller lets go of the field. From the next pass on
-// nothing differs, so nothing is written, and the HPA alone moves the count.
-// Should either write fail, the retried pass finds the count still ours and
-// hands it over before its apply, as for any Deployment.
+// handOverCreated completes the create of an autoscaled Deployment: the
+// starting count createReplicas made ours is handed over (handOverReplicas),
+// then the rendered object, without replicas, is applied so that
+// ogx-controller lets go of the field (docs/children.md, Creating an
+// autoscaled Deployment).
 func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
 	live, ok := c.Deps.Children.Deployments.Current(s.Namespace, s.Name)
 	if !ok {
@@ -156,28 +150,15 @@ func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServe
 	return err
 }
 
-// serviceFirst holds back the writes of a new server's ServiceAccount and
-// Deployment until its Service is in the cache (or just written by the
-// service controller, which current shows at once).
-//
-// A server is Ready when its pods are available and its Service exists. At
-// fleet scale Services are the slowest child to create (the API server
-// allocates a cluster IP for each, and with a CPU-bound API server a Service
-// create costs about twice a Deployment's), so without this order most
-// servers' pods were available seconds before their Service existed, and
-// Ready waited for it (docs/performance.md, The Deployment after its
-// Service). With it the Deployment follows its Service within one pass, and
-// Ready follows the pods.
-//
-// The controllers coordinate through the cache alone: this pass watches
-// Services (watched), so the Service's add event starts the pass
-// that creates the Deployment. The pass is deferred, not failed: nothing is
-// recorded and nothing is requeued. While the Service cannot be created (a
-// foreign Service holds its name, the API server refuses it) the Deployment
-// waits too, and status reports the service controller's failure instead
-// of waiting for this controller (boardComplete): such a server cannot be
-// Ready anyway. Only the create waits: an existing Deployment is never held
-// back by its Service, so a deleted Service cannot stop a rollout.
+// serviceFirst defers the writes of a new server's ServiceAccount and
+// Deployment until its Service is cached (or just written, which Current
+// shows at once): Ready needs the Service too, and at fleet scale it is the
+// slowest child to create (with a CPU-bound API server a Service create costs
+// about twice a Deployment's; docs/performance.md, The Deployment after its
+// Service). A deferred pass records nothing and is not requeued: the Service's
+// add event starts the next one (watched), and status does not wait for it
+// (boardComplete). An existing Deployment never waits (docs/controllers.md,
+// Order of a new server's writes).
 func (c *Controller) serviceFirst(s *ogxv1beta1.OGXServer) error {
 	if _, exists := c.Deps.Children.Deployments.Current(s.Namespace, s.Name); exists {
 		return nil

@@ -1,8 +1,6 @@
-// Package events records the Events ogx-controller reports about OGXServers
-// (events.k8s.io/v1): on a client and a rate budget of their own, dropped
-// and counted past it, never aggregated into series (an idle controller
-// writes nothing). Child writes are journaled per server and reported as
-// one Event per status pass; a Warning whose cause holds is sent once.
+// Package events records the Events ogx-controller reports about OGXServers,
+// on a client and rate budget of their own; child writes are journaled and
+// reported in one Event per status pass (docs/status.md, Events).
 package events
 
 import (
@@ -50,18 +48,12 @@ const maxEventNote = 1024
 // dropped (and counted) rather than blocking a controller.
 const eventQueueSize = 1024
 
-// Sink records events.k8s.io/v1 Events regarding OGXServers.
-//
-// Events have their own client and their own budget: a token bucket that
-// admits an Event or drops it (counted in ogx_controller_events_total), so
-// a burst of Events at fleet scale never takes request budget from the
-// children and never queues without bound. Events are never aggregated into
-// series: client-go's series machinery would PATCH counts minutes later,
-// breaking the rule that an idle controller writes nothing.
-//
-// Child writes are not sent one by one: they are kept in a per-server
-// journal that the status controller turns into one Event per status pass
-// (see flush), so a new server costs one Event, not one per child.
+// Sink records events.k8s.io/v1 Events regarding OGXServers (docs/status.md,
+// Events). Its own client and token bucket drop Events past the budget, so a
+// burst never takes request budget from the children. No series: client-go's
+// series machinery would PATCH counts minutes later, a write of an idle
+// controller. Child writes go to the journal and become one Event per status
+// pass (see Flush).
 type Sink struct {
 	queue    chan *eventsv1.Event
 	instance string

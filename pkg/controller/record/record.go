@@ -1,21 +1,11 @@
-// Package record holds what one ogx-controller process knows about each
-// OGXServer besides the API's objects: each controller's last outcome, the
-// config generated for the current generation, the re-validation verdict,
-// Warnings whose cause still holds, child writes not yet reported in an
-// Event, the last status write, probe results. It lives in memory only; a
-// restarted or newly elected process rebuilds it with one pass per server.
-//
-// Every value lives in one map keyed by the server's UID, so a deleted
-// server is forgotten in one place (Forget, from the OGXServer informer's
-// delete event), and what a pass still running at that moment records
-// afterwards is dropped by one sweep (Sweep). Each kind of value is a Slot
-// that its owner registers at construction, so this package knows none of
-// their types.
-//
-// The store is also a source of events, like an informer: a consumer
-// registers a handler (the status controller does, to compute status again
-// when an outcome changes), and a producer reports that a server's record
-// changed (Changed). Producers never know who listens.
+// Package record holds what one process knows about each OGXServer besides
+// the API's objects, in memory only (a restarted or newly elected process
+// rebuilds it with one pass per server), in one map keyed by the server's UID
+// so that a deleted server is forgotten in one place (Forget, Sweep). Each
+// kind of value is a Slot its owner registers at construction, so this
+// package knows none of their types. Like an informer, the store calls the
+// registered handlers when a producer reports a change (Changed)
+// (docs/controllers.md, Outcomes).
 package record
 
 import (

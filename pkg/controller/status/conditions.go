@@ -137,11 +137,9 @@ func healthCheck(in statusInputs, cs *conditionSet) {
 
 // adoptedConditions sets StorageAdopted and NetworkingAdopted to what the
 // pvc, service and ingress controllers reported, and removes each one no
-// controller reports. A released networking adoption is the exception: the
-// pass that deletes the adopted objects reports it once, and afterwards
-// nothing is left to report it from, so while adopt-networking stays absent
-// status keeps the NetworkingAdopted it shows, as released. This is status
-// reading its own earlier result, never another controller's.
+// controller reports, except a released NetworkingAdopted: status keeps it
+// while adopt-networking stays absent, its own earlier result, since nothing
+// is left to report it from (docs/status.md, Conditions).
 func adoptedConditions(in statusInputs, cs *conditionSet) {
 	for _, t := range []string{ogxv1beta1.ConditionStorageAdopted, ogxv1beta1.ConditionNetworkingAdopted} {
 		f := factOf(in.facts, t)

@@ -64,12 +64,10 @@ func NewController(d *base.Deps, controllers []string) *Controller {
 	return c
 }
 
-// watches: status is computed again on events of every kind it reads
-// (gather.go, docs/status.md): the Deployment, Service and Ingress,
-// PVCs adopted or not, the Deployment's pods and the ConfigMaps and Secrets
-// it reads. The other children do not show in status: what their
-// controllers do reaches status through the per-server record (an outcome,
-// a journaled write), so their own events need no status pass.
+// Watches lists the sources whose events make status compute again: every
+// kind it reads (gather.go). The other children reach status through the
+// per-server record (an outcome, a journaled write), so their events need no
+// status pass (docs/controllers.md, Enqueue rules).
 func (c *Controller) Watches(w *caches.Sources) []caches.Watch {
 	return caches.WatchesOf(c.Enqueue, w.Deployments, w.Services, w.PVCs, w.Pods, w.AdoptedPVCs,
 		w.Ingresses, w.ConfigMaps, w.Secrets)

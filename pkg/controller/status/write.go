@@ -52,14 +52,9 @@ func (c *Controller) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerSt
 
 // firstStatusWait holds the first status of a server that has never had
 // one while it would say Initializing and its Deployment is younger than
-// CoalesceWindow: pods that become available within that time make
-// the first status Ready, one write instead of two. A server created into
-// a busy cluster reaches Initializing with its Deployment only just created
-// (its create follows the Service, deployment.Controller.serviceFirst), and
-// its pods are available seconds later. A server whose pods take longer
-// (an image pull) shows Initializing at most that much later. The age is
-// the Deployment's creationTimestamp, set by the API server; the wait is
-// capped at the window in case the clocks differ.
+// CoalesceWindow, so pods available by then make Ready the only write
+// (docs/status.md, Write rules). The age is the Deployment's
+// creationTimestamp; the wait is capped at the window in case clocks differ.
 func (c *Controller) firstStatusWait(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus, d *appsv1.Deployment) time.Duration {
 	if s.Status.Phase != "" || st.Phase != ogxv1beta1.PhaseInitializing || d == nil {
 		return 0

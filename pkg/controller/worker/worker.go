@@ -87,15 +87,9 @@ func (q *Runner) Name() string { return q.name }
 func (q *Runner) Queue() workqueue.TypedRateLimitingInterface[string] { return q.queue }
 
 // Run starts workers and blocks until ctx is done and the passes in flight
-// have finished (docs/controllers.md, Shutdown).
-//
-// Passes run with a context of their own that outlives ctx by up to grace:
-// once ctx is done the queue takes no new keys and no new pass starts (keys
-// still queued are dropped: the next leader passes over every key anyway),
-// while a pass in flight keeps a live context so that it can finish its
-// writes rather than leave them half done. A pass still running grace
-// after ctx is done has its context cancelled, and Run returns once it has
-// returned.
+// have finished (docs/controllers.md, Shutdown). Passes run with a context of
+// their own, so that they can finish their writes after ctx is done; it is
+// cancelled grace after ctx.
 func (q *Runner) Run(ctx context.Context, workers int, grace time.Duration) {
 	defer utilruntime.HandleCrash()
 	logger := klog.FromContext(ctx).WithValues("controller", q.name)
