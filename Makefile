@@ -11,6 +11,10 @@ GO ?= go
 export OGX_TEST_ASSETS ?= $(BIN)
 
 K8S_VERSION := v1.37.2
+## VERSION is the release every install path names: the image tag v$(VERSION)
+## in config/manager, the chart's appVersion and image.tag, and the bundle.
+## config/images_test.go fails when one of them names another (or :latest).
+VERSION ?= 0.1.0
 K8S_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
 TOOLS_DEPS := test/tools/go.mod test/tools/go.sum
@@ -153,7 +157,7 @@ verify-release: $(KUSTOMIZE)
 
 ## docker-build: the image, for those with a Docker engine (none runs on
 ## the project's machines; the Dockerfile is reviewed, not built, in CI).
-IMG ?= ghcr.io/ogx-k8s/ogx-controller:latest
+IMG ?= ghcr.io/ogx-k8s/ogx-controller:v$(VERSION)
 .PHONY: docker-build
 docker-build:
 	docker build --build-arg VERSION=$$(git describe --tags --always --dirty 2>/dev/null || echo dev) -t $(IMG) .
@@ -182,7 +186,7 @@ verify-overlays: $(KUSTOMIZE)
 ## bundle: the OLM bundle in bundle/ (hack/bundle), made from
 ## release/ogx-controller.yaml, config/crd/bases and config/samples.
 ## bundle.Dockerfile packages it; test/bundle validates it with OLM's library.
-BUNDLE_VERSION ?= 0.1.0
+BUNDLE_VERSION ?= $(VERSION)
 BUNDLE_CHANNEL ?= alpha
 BUNDLE_ARGS = -release release/ogx-controller.yaml -crds config/crd/bases -samples config/samples \
 	-version $(BUNDLE_VERSION) -channel $(BUNDLE_CHANNEL)
