@@ -12,6 +12,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -19,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
@@ -38,6 +40,28 @@ func readManifest(t *testing.T, name string, out any) {
 	doc := strings.Split(string(b), "\n---\n")[0]
 	if err := yaml.Unmarshal([]byte(doc), out); err != nil {
 		t.Fatalf("decoding %s: %v", name, err)
+	}
+}
+
+// assertCannotDelete: the shipped rules grant no delete of the kinds the
+// code never deletes (what "kubectl auth can-i delete ... --as user" asks):
+// they follow their OGXServer through garbage collection, and an adopted PVC
+// is never deleted, by rule as well as by code.
+func assertCannotDelete(t *testing.T, kube kubernetes.Interface, user, ns string) {
+	t.Helper()
+	for _, r := range []struct{ group, resource string }{
+		{"", "persistentvolumeclaims"}, {"", "services"}, {"", "serviceaccounts"}, {"", "secrets"},
+		{"apps", "deployments"}, {"rbac.authorization.k8s.io", "rolebindings"},
+	} {
+		sar, err := kube.AuthorizationV1().SubjectAccessReviews().Create(t.Context(), &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: ns, Verb: "delete", Group: r.group, Resource: r.resource}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sar.Status.Allowed {
+			t.Errorf("the shipped rules let %s delete %s.%s", user, r.resource, r.group)
+		}
 	}
 }
 
@@ -96,6 +120,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	assertCannotDelete(t, kube, "system:serviceaccount:"+ns+":"+sa.Name, ns)
 	tr, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
 	if err != nil {

@@ -15,9 +15,16 @@ config/rbac/role.yaml: namespaced resources, then cluster-scoped ones.
   - apiGroups: ["ogx.io"]
     resources: ["ogxservers/finalizers"]
     verbs: ["update"]
+  # delete only where the code deletes: superseded generated ConfigMaps and
+  # optional children switched off. Services, ServiceAccounts, PVCs,
+  # Deployments and RoleBindings go with their OGXServer through garbage
+  # collection; an adopted PVC is never deleted.
   - apiGroups: [""]
-    resources: ["configmaps", "services", "serviceaccounts", "persistentvolumeclaims"]
+    resources: ["configmaps"]
     verbs: ["get", "list", "watch", "create", "patch", "delete"]
+  - apiGroups: [""]
+    resources: ["services", "serviceaccounts", "persistentvolumeclaims"]
+    verbs: ["get", "list", "watch", "create", "patch"]
   - apiGroups: [""]
     resources: ["secrets"]
     verbs: ["get", "list", "watch"]
@@ -28,7 +35,7 @@ config/rbac/role.yaml: namespaced resources, then cluster-scoped ones.
     verbs: ["list", "watch"]
   - apiGroups: ["apps"]
     resources: ["deployments"]
-    verbs: ["get", "list", "watch", "create", "patch", "delete"]
+    verbs: ["get", "list", "watch", "create", "patch"]
   # Generated ConfigMap retention looks at every ReplicaSet's volumes.
   - apiGroups: ["apps"]
     resources: ["replicasets"]
@@ -44,7 +51,7 @@ config/rbac/role.yaml: namespaced resources, then cluster-scoped ones.
     verbs: ["get", "list", "watch", "create", "patch", "delete"]
   - apiGroups: ["rbac.authorization.k8s.io"]
     resources: ["rolebindings"]
-    verbs: ["get", "list", "watch", "create", "patch", "delete"]
+    verbs: ["get", "list", "watch", "create", "patch"]
   # Lets the controller bind N-sa to the anyuid SCC role on OpenShift
   # without holding the SCC itself.
   - apiGroups: ["rbac.authorization.k8s.io"]
