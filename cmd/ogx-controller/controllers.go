@@ -66,7 +66,8 @@ func newGenerator(o *options) (*base.Generator, error) {
 		}
 	}
 	r, err := oci.NewResolver(oci.Options{Platform: o.basePlatform, Timeout: o.ociTimeout, RootCAs: roots,
-		InsecureHosts: o.insecureRegistry, Client: oci.NewHTTPClient(roots)})
+		InsecureHosts: o.insecureRegistry, Client: oci.NewHTTPClient(roots),
+		TokenHosts: append([]string{oci.DefaultTokenHost}, o.registryTokenHost...)})
 	if err != nil {
 		return nil, err
 	}

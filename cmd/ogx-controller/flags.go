@@ -62,6 +62,7 @@ type options struct {
 	ociTimeout        time.Duration
 	registryCAFile    string
 	insecureRegistry  stringList
+	registryTokenHost stringList
 	shutdownTimeout   time.Duration
 
 	// Self-managed webhook certificates (pkg/webhookcerts).
@@ -181,6 +182,8 @@ func (o *options) defineControllerFlags(fs *flag.FlagSet, getenv func(string) st
 	fs.DurationVar(&o.ociTimeout, "oci-timeout", 30*time.Second, "deadline of one base-config resolution")
 	fs.StringVar(&o.registryCAFile, "registry-ca-file", "", "extra CA bundle for registries")
 	fs.Var(&o.insecureRegistry, "insecure-registry", "host allowed to fall back to plain HTTP (repeatable)")
+	fs.Var(&o.registryTokenHost, "registry-token-host",
+		"host that may serve any registry's token realm besides the registry's own domain and sso.redhat.com (repeatable)")
 	fs.DurationVar(&o.cacheSyncTimeout, "cache-sync-timeout", 2*time.Minute, "informer sync deadline")
 	// 25 s leaves the Lease release and the listeners' shutdown inside the
 	// manifests' terminationGracePeriodSeconds of 30 (docs/high-availability.md).

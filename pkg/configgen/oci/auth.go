@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 const (
@@ -124,6 +127,10 @@ func (s *session) token(ch challenge, fresh bool) (string, error) {
 	if u.Scheme == "http" && !s.r.plainAllowed(u.Host) {
 		return "", fmt.Errorf("token realm %s is not HTTPS", key.realm)
 	}
+	if !s.r.realmAllowed(s.ref.host, u.Hostname()) {
+		return "", fmt.Errorf("registry %s sent a token realm on another host (%s): add it with --registry-token-host if it is the registry's token service",
+			s.ref.registry, u.Hostname())
+	}
 	q := u.Query()
 	if key.service != "" {
 		q.Set("service", key.service)
@@ -183,4 +190,28 @@ func (s *session) fetchToken(tokenURL string) (string, time.Duration, error) {
 		life = time.Duration(t.ExpiresIn) * time.Second
 	}
 	return tok, life, nil
+}
+
+// realmAllowed reports whether a registry contacted at registryHost may send
+// the operator to realmHost for a token. The realm is chosen by the
+// registry, so without this rule any registry an OGXServer names could point
+// the operator at any address, internal ones included. Allowed: the
+// registry's own host name, a host of the same registrable domain
+// (registry-1.docker.io and auth.docker.io share docker.io), or a host of
+// TokenHosts. IP addresses and single-label names match only themselves.
+func (r *Resolver) realmAllowed(registryHost, realmHost string) bool {
+	reg := strings.ToLower(registryHost)
+	if h, _, err := net.SplitHostPort(reg); err == nil {
+		reg = h
+	}
+	realm := strings.ToLower(realmHost)
+	if realm == reg || r.tokenHosts[realm] {
+		return true
+	}
+	if net.ParseIP(reg) != nil || net.ParseIP(realm) != nil {
+		return false
+	}
+	a, errA := publicsuffix.EffectiveTLDPlusOne(reg)
+	b, errB := publicsuffix.EffectiveTLDPlusOne(realm)
+	return errA == nil && errB == nil && a == b
 }

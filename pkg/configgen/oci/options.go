@@ -35,6 +35,11 @@ type Options struct {
 	// failure (--insecure-registry), as host or host:port. Loopback hosts
 	// always may.
 	InsecureHosts []string
+	// TokenHosts may serve token realms for any registry
+	// (--registry-token-host), as host names; a realm on the registry's own
+	// host or its registrable domain needs no entry (realmAllowed). Nil
+	// means DefaultTokenHosts.
+	TokenHosts []string
 	// RootCAs are the trusted roots of the default client; nil means the
 	// system roots. See LoadCAPool.
 	RootCAs *x509.CertPool
@@ -43,6 +48,11 @@ type Options struct {
 	// Now is the clock for token lifetimes; nil means time.Now.
 	Now func() time.Time
 }
+
+// DefaultTokenHost is the token service of a well-known registry outside
+// the registry's own domain: registry.redhat.io hands out its tokens from
+// sso.redhat.com.
+const DefaultTokenHost = "sso.redhat.com"
 
 // dialControl, when set, vets every dial of clients made by NewHTTPClient.
 // Tests set it to refuse any non-loopback address, so that no unit test can

@@ -38,6 +38,7 @@ type Resolver struct {
 	platform     platform
 	platformText string
 	insecure     map[string]bool
+	tokenHosts   map[string]bool
 	timeout      time.Duration
 	now          func() time.Time
 	cache        *lru
@@ -72,6 +73,13 @@ func NewResolver(opts Options) (*Resolver, error) {
 	}
 	if r.now == nil {
 		r.now = time.Now
+	}
+	if opts.TokenHosts == nil {
+		opts.TokenHosts = []string{DefaultTokenHost}
+	}
+	r.tokenHosts = map[string]bool{}
+	for _, h := range opts.TokenHosts {
+		r.tokenHosts[strings.ToLower(h)] = true
 	}
 	for _, h := range opts.InsecureHosts {
 		r.insecure[strings.ToLower(h)] = true

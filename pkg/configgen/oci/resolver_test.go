@@ -440,3 +440,43 @@ func TestDialGuard(t *testing.T) {
 	_, err := newResolver(t, Options{Timeout: 2 * time.Second}).Resolve(context.Background(), "192.0.2.1/team/ogx:1.0")
 	wantErr(t, err, "test dial guard")
 }
+
+// TestRealmOnAnotherHostRefused: a registry cannot send the operator to an
+// address of its choosing (a metadata endpoint here) for a token.
+func TestRealmOnAnotherHostRefused(t *testing.T) {
+	f := newFakeRegistry(t, false)
+	img := f.image(f.addImage(mtOCIManifest, goodLabels(sampleBase)))
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="https://169.254.169.254/token",service="x"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	})
+	_, err := newResolver(t, Options{}).Resolve(context.Background(), img)
+	wantErr(t, err, "sent a token realm on another host (169.254.169.254): add it with --registry-token-host")
+}
+
+func TestRealmAllowed(t *testing.T) {
+	r := newResolver(t, Options{TokenHosts: []string{"tokens.example.net"}})
+	for _, c := range []struct {
+		registry, realm string
+		want            bool
+	}{
+		{"registry-1.docker.io", "auth.docker.io", true},
+		{"ghcr.io", "ghcr.io", true},
+		{"quay.io:443", "quay.io", true},
+		{"registry.example.com", "tokens.example.net", true},
+		{"registry.example.com", "evil.example.org", false},
+		{"registry.example.com", "169.254.169.254", false},
+		{"registry.example.com", "localhost", false},
+		{"127.0.0.1:5000", "127.0.0.1", true},
+		{"127.0.0.1:5000", "10.0.0.1", false},
+		{"registry.redhat.io", "sso.redhat.com", false}, // not in this resolver's TokenHosts
+		{"team.github.io", "other.github.io", false},    // a public suffix is no shared domain
+	} {
+		if got := r.realmAllowed(c.registry, c.realm); got != c.want {
+			t.Errorf("realmAllowed(%s, %s) = %v, want %v", c.registry, c.realm, got, c.want)
+		}
+	}
+	if !newResolver(t, Options{}).realmAllowed("registry.redhat.io", "sso.redhat.com") {
+		t.Errorf("the default token hosts do not allow sso.redhat.com")
+	}
+}
