@@ -390,15 +390,21 @@ func TestInvalidReference(t *testing.T) {
 	wantErr(t, err, `invalid image reference "UPPER/Case::bad"`)
 }
 
-func TestInsecureRealmRefused(t *testing.T) {
+// resolveWithRealm resolves an image of a registry that answers every
+// request with a 401 whose Bearer challenge names realm.
+func resolveWithRealm(t *testing.T, realm string) error {
 	f := newFakeRegistry(t, false)
 	img := f.image(f.addImage(mtOCIManifest, goodLabels(sampleBase)))
 	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="http://auth.example.com/token",service="x"`)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`",service="x"`)
 		w.WriteHeader(http.StatusUnauthorized)
 	})
 	_, err := newResolver(t, Options{}).Resolve(context.Background(), img)
-	wantErr(t, err, "token realm http://auth.example.com/token is not HTTPS")
+	return err
+}
+
+func TestInsecureRealmRefused(t *testing.T) {
+	wantErr(t, resolveWithRealm(t, "http://auth.example.com/token"), "token realm http://auth.example.com/token is not HTTPS")
 }
 
 func TestNonLoopbackNeverPlain(t *testing.T) {
@@ -444,14 +450,8 @@ func TestDialGuard(t *testing.T) {
 // TestRealmOnAnotherHostRefused: a registry cannot send the operator to an
 // address of its choosing (a metadata endpoint here) for a token.
 func TestRealmOnAnotherHostRefused(t *testing.T) {
-	f := newFakeRegistry(t, false)
-	img := f.image(f.addImage(mtOCIManifest, goodLabels(sampleBase)))
-	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="https://169.254.169.254/token",service="x"`)
-		w.WriteHeader(http.StatusUnauthorized)
-	})
-	_, err := newResolver(t, Options{}).Resolve(context.Background(), img)
-	wantErr(t, err, "sent a token realm on another host (169.254.169.254): add it with --registry-token-host")
+	wantErr(t, resolveWithRealm(t, "https://169.254.169.254/token"),
+		"sent a token realm on another host (169.254.169.254): add it with --registry-token-host")
 }
 
 func TestRealmAllowed(t *testing.T) {
