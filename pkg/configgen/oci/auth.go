@@ -152,7 +152,15 @@ func (s *session) fetchToken(tokenURL string) (string, time.Duration, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("building token request: %w", err)
 	}
-	resp, err := s.r.client.Do(req)
+	// A redirect of the token request must stay where the realm may be.
+	c := *s.r.client
+	c.CheckRedirect = func(next *http.Request, via []*http.Request) error {
+		if !s.r.realmAllowed(s.ref.host, next.URL.Hostname()) {
+			return fmt.Errorf("refusing token redirect to another host (%s)", next.URL.Hostname())
+		}
+		return s.r.checkRedirect(next, via)
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		return "", 0, transportErr(tokenURL, err)
 	}
@@ -198,20 +206,39 @@ func (s *session) fetchToken(tokenURL string) (string, time.Duration, error) {
 // the operator at any address, internal ones included. Allowed: the
 // registry's own host name, a host of the same registrable domain
 // (registry-1.docker.io and auth.docker.io share docker.io), or a host of
-// TokenHosts. IP addresses and single-label names match only themselves.
+// TokenHosts. IP addresses and names outside the ICANN public suffixes
+// (cluster-internal ones) match only themselves.
 func (r *Resolver) realmAllowed(registryHost, realmHost string) bool {
-	reg := strings.ToLower(registryHost)
-	if h, _, err := net.SplitHostPort(reg); err == nil {
-		reg = h
-	}
-	realm := strings.ToLower(realmHost)
+	reg, realm := hostName(registryHost), hostName(realmHost)
 	if realm == reg || r.tokenHosts[realm] {
 		return true
 	}
-	if net.ParseIP(reg) != nil || net.ParseIP(realm) != nil {
-		return false
+	return icannDomain(reg) != "" && icannDomain(reg) == icannDomain(realm)
+}
+
+// hostName is host without port or IPv6 brackets, lower-cased.
+func hostName(host string) string {
+	h := strings.ToLower(host)
+	if hn, _, err := net.SplitHostPort(h); err == nil {
+		h = hn
 	}
-	a, errA := publicsuffix.EffectiveTLDPlusOne(reg)
-	b, errB := publicsuffix.EffectiveTLDPlusOne(realm)
-	return errA == nil && errB == nil && a == b
+	return strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+}
+
+// icannDomain is host's registrable domain under a public suffix of the
+// ICANN section of the list, or "" for an IP address or any other name:
+// names inside a cluster (svc.cluster.local) or of a private suffix share no
+// domain that vouches for them.
+func icannDomain(host string) string {
+	if net.ParseIP(host) != nil {
+		return ""
+	}
+	if _, icann := publicsuffix.PublicSuffix(host); !icann {
+		return ""
+	}
+	d, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil {
+		return ""
+	}
+	return d
 }

@@ -9,11 +9,11 @@ import (
 // The parsers below read what a registry, which any OGXServer may name,
 // sends back; fuzzed, they must never panic and must keep their promises.
 
-// FuzzParseManifest: an accepted image manifest always has a config digest
-// to fetch, and picking a platform from an accepted index never fails in
+// FuzzParseManifest: an accepted image manifest always has a sha256 config
+// digest to fetch (it becomes a request path), and picking a platform from an accepted index never fails in
 // any way but an error.
 func FuzzParseManifest(f *testing.F) {
-	f.Add(mtOCIManifest, `{"schemaVersion":2,"config":{"mediaType":"x","digest":"sha256:00","size":1}}`)
+	f.Add(mtOCIManifest, `{"schemaVersion":2,"config":{"mediaType":"x","digest":"sha256:`+strings.Repeat("0", 64)+`","size":1}}`)
 	f.Add("", `{"manifests":[{"digest":"sha256:1","platform":{"os":"linux","architecture":"arm64"}},{"platform":null}]}`)
 	f.Add("application/json; charset=utf-8", `{"mediaType":"`+mtDockerList+`","manifests":[]}`)
 	f.Add(mtDockerSchema1, `{"schemaVersion":1}`)
@@ -23,8 +23,8 @@ func FuzzParseManifest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !m.isIndex && (m.Config == nil || m.Config.Digest == "") {
-			t.Fatalf("accepted an image manifest without a config digest: %q", body)
+		if !m.isIndex && (m.Config == nil || !sha256Digest.MatchString(m.Config.Digest)) {
+			t.Fatalf("accepted an image manifest without a sha256 config digest: %q", body)
 		}
 		if m.isIndex {
 			d, _, err := selectPlatform(m.Manifests, platform{OS: "linux", Architecture: "amd64"}, "img")

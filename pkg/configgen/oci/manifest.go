@@ -120,6 +120,11 @@ func parseManifest(contentType string, body []byte) (*manifest, error) {
 	if !isIndex && (m.Config == nil || m.Config.Digest == "") {
 		return nil, fmt.Errorf("image manifest has no config descriptor")
 	}
+	// The digest becomes a request path before the blob is verified
+	// against it: nothing but a sha256 digest may get there.
+	if !isIndex && !sha256Digest.MatchString(m.Config.Digest) {
+		return nil, fmt.Errorf("image manifest config digest %q is not a sha256 digest", m.Config.Digest)
+	}
 	return &m, nil
 }
 

@@ -79,7 +79,10 @@ func NewResolver(opts Options) (*Resolver, error) {
 	}
 	r.tokenHosts = map[string]bool{}
 	for _, h := range opts.TokenHosts {
-		r.tokenHosts[strings.ToLower(h)] = true
+		if hostName(h) != strings.ToLower(h) {
+			return nil, fmt.Errorf("token host %q: give a host name without port or brackets", h)
+		}
+		r.tokenHosts[hostName(h)] = true
 	}
 	for _, h := range opts.InsecureHosts {
 		r.insecure[strings.ToLower(h)] = true
@@ -171,6 +174,9 @@ func (s *session) load(digest string, top *response) (*entry, error) {
 		if warning != "" {
 			e.warnings = append(e.warnings, warning)
 		}
+		if !sha256Digest.MatchString(d.Digest) {
+			return nil, fmt.Errorf("image index %s names manifest digest %q, not a sha256 digest", s.ref.raw, d.Digest)
+		}
 		if m, err = s.manifest(d.Digest, nil); err != nil {
 			return nil, err
 		}
@@ -217,6 +223,11 @@ func (r *Resolver) checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	if req.URL.Scheme != "https" && !r.plainAllowed(req.URL.Host) {
 		return errors.New("refusing redirect to plain HTTP " + req.URL.Redacted())
+	}
+	// A registry elsewhere must not reach the operator's own loopback
+	// listeners through it.
+	if isLoopback(req.URL.Host) && !isLoopback(via[0].URL.Host) {
+		return errors.New("refusing redirect to loopback " + req.URL.Redacted())
 	}
 	return nil
 }

@@ -471,6 +471,12 @@ func TestRealmAllowed(t *testing.T) {
 		{"127.0.0.1:5000", "10.0.0.1", false},
 		{"registry.redhat.io", "sso.redhat.com", false}, // not in this resolver's TokenHosts
 		{"team.github.io", "other.github.io", false},    // a public suffix is no shared domain
+		{"registry.ns.svc.cluster.local", "kubernetes.default.svc.cluster.local", false},
+		{"registry.ns.svc", "x.ns.svc", false},
+		{"metadata.google.internal", "x.google.internal", false},
+		{"[fd00::1]:5000", "fd00::1", true},
+		{"[fd00::1]", "fd00::1", true},
+		{"Quay.IO", "quay.io", true},
 	} {
 		if got := r.realmAllowed(c.registry, c.realm); got != c.want {
 			t.Errorf("realmAllowed(%s, %s) = %v, want %v", c.registry, c.realm, got, c.want)
@@ -478,5 +484,47 @@ func TestRealmAllowed(t *testing.T) {
 	}
 	if !newResolver(t, Options{}).realmAllowed("registry.redhat.io", "sso.redhat.com") {
 		t.Errorf("the default token hosts do not allow sso.redhat.com")
+	}
+}
+
+func TestTokenHostWithPortRefused(t *testing.T) {
+	if _, err := NewResolver(Options{TokenHosts: []string{"auth.example.com:443"}}); err == nil {
+		t.Fatal("a token host with a port was accepted")
+	}
+}
+
+// TestTokenRedirectToAnotherHostRefused: a realm on the registry's host
+// cannot pass the token request on to an address of its choosing.
+func TestTokenRedirectToAnotherHostRefused(t *testing.T) {
+	f := newFakeRegistry(t, false)
+	img := f.image(f.addImage(mtOCIManifest, goodLabels(sampleBase)))
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/token" {
+			http.Redirect(w, r, "https://169.254.169.254/latest/meta-data", http.StatusFound)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="`+f.srv.URL+`/token",service="x"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	})
+	_, err := newResolver(t, Options{}).Resolve(context.Background(), img)
+	wantErr(t, err, "refusing token redirect to another host (169.254.169.254)")
+}
+
+// TestRedirectToLoopbackRefused: only a loopback registry may redirect to
+// loopback, where the operator's own listeners are.
+func TestRedirectToLoopbackRefused(t *testing.T) {
+	r := newResolver(t, Options{})
+	req := func(u string) *http.Request {
+		q, err := http.NewRequest(http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	if err := r.checkRedirect(req("http://127.0.0.1:6060/debug/pprof/"), []*http.Request{req("https://registry.example.com/v2/a/blobs/x")}); err == nil {
+		t.Error("a remote registry's redirect to loopback was followed")
+	}
+	if err := r.checkRedirect(req("http://127.0.0.1:5001/b"), []*http.Request{req("http://127.0.0.1:5000/v2/a/blobs/x")}); err != nil {
+		t.Errorf("a loopback registry's redirect to loopback was refused: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package oci
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -97,6 +98,14 @@ func TestSelectPlatform(t *testing.T) {
 			if err != nil || d.Digest != want {
 				t.Errorf("%s: got %s (%v), want %s", c, d.Digest, err, want)
 			}
+		}
+	}
+}
+
+func TestManifestConfigDigestMustBeSHA256(t *testing.T) {
+	for _, d := range []string{"../../other/blobs/x", "sha256:abc?x=1", "sha512:" + strings.Repeat("a", 128)} {
+		if _, err := parseManifest(mtOCIManifest, []byte(`{"config":{"digest":"`+d+`"}}`)); err == nil {
+			t.Errorf("config digest %q accepted", d)
 		}
 	}
 }
