@@ -90,6 +90,8 @@ func build(o options) (map[string][]byte, error) {
 	// Objects OLM creates in the operator's namespace next to the CSV: the
 	// metrics Service, the operator's PDB, and the ClusterRole a scraper is
 	// bound to. Their namespace is the OperatorGroup's, so it is dropped.
+	// The release's NetworkPolicy is left out: OLM v1 refuses a bundle that
+	// carries one, and only recent OLM v0 releases accept it (docs/security.md).
 	for _, x := range []struct{ kind, name, file string }{
 		{"Service", metricsService, metricsService + "_v1_service.yaml"},
 		{"PodDisruptionBudget", deploymentName, deploymentName + "_policy_v1_poddisruptionbudget.yaml"},

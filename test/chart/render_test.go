@@ -419,6 +419,40 @@ func TestValues(t *testing.T) {
 				t.Errorf("dnsNames %v", names)
 			}
 		},
+	}, {
+		name: "network policy off",
+		vals: map[string]any{"networkPolicy": map[string]any{"enabled": false}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			if find(objs, "NetworkPolicy", deploy) != nil {
+				t.Error("NetworkPolicy with networkPolicy.enabled=false")
+			}
+		},
+	}, {
+		name: "network policy without metrics admits only the webhook",
+		vals: map[string]any{"metrics": map[string]any{"enabled": false}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			want := []any{map[string]any{"ports": []any{map[string]any{"port": float64(9443), "protocol": "TCP"}}}}
+			if d := cmp.Diff(want, field(t, objs, "NetworkPolicy", deploy, "spec", "ingress")); d != "" {
+				t.Errorf("ingress without metrics (-want +got):\n%s", d)
+			}
+		},
+	}, {
+		name: "network policy with metrics open to any source and no webhook",
+		vals: map[string]any{"admission": map[string]any{"enabled": false}, "networkPolicy": map[string]any{"enabled": true, "metricsFrom": []any{}}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			want := []any{map[string]any{"ports": []any{map[string]any{"port": float64(8443), "protocol": "TCP"}}}}
+			if d := cmp.Diff(want, field(t, objs, "NetworkPolicy", deploy, "spec", "ingress")); d != "" {
+				t.Errorf("ingress (-want +got):\n%s", d)
+			}
+		},
+	}, {
+		name: "network policy with no listener admits nothing",
+		vals: map[string]any{"admission": map[string]any{"enabled": false}, "metrics": map[string]any{"enabled": false}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			if got := field(t, objs, "NetworkPolicy", deploy, "spec", "ingress"); cmp.Diff([]any{}, got) != "" {
+				t.Errorf("ingress %v, want []", got)
+			}
+		},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -477,6 +511,8 @@ func TestSchemaRejects(t *testing.T) {
 		{"ServiceMonitor without metrics", map[string]any{"metrics": map[string]any{"enabled": false, "serviceMonitor": map[string]any{"enabled": true}}}, "",
 			[]string{"metrics.serviceMonitor.enabled", "metrics.enabled=true"}},
 		{"chart-owned release namespace", nil, "ogx-system", []string{"namespace.create", "namespace.create=false"}},
+		{"network policy peer of no known kind", map[string]any{"networkPolicy": map[string]any{"enabled": true, "metricsFrom": []any{map[string]any{"namespace": "monitoring"}}}}, "",
+			[]string{"/networkPolicy/metricsFrom/0"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
