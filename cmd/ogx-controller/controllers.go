@@ -67,7 +67,7 @@ func newGenerator(o *options) (*base.Generator, error) {
 	}
 	r, err := oci.NewResolver(oci.Options{Platform: o.basePlatform, Timeout: o.ociTimeout, RootCAs: roots,
 		InsecureHosts: o.insecureRegistry, Client: oci.NewHTTPClient(roots),
-		TokenHosts: append([]string{oci.DefaultTokenHost}, o.registryTokenHost...)})
+		TokenHosts: append([]string{oci.DefaultTokenHost}, o.registryTokenHost...), AllowedRegistries: o.allowedRegistry})
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,7 @@ type options struct {
 	registryCAFile    string
 	insecureRegistry  stringList
 	registryTokenHost stringList
+	allowedRegistry   stringList
 	shutdownTimeout   time.Duration
 
 	// Self-managed webhook certificates (pkg/webhookcerts).
@@ -182,6 +183,8 @@ func (o *options) defineControllerFlags(fs *flag.FlagSet, getenv func(string) st
 	fs.DurationVar(&o.ociTimeout, "oci-timeout", 30*time.Second, "deadline of one base-config resolution")
 	fs.StringVar(&o.registryCAFile, "registry-ca-file", "", "extra CA bundle for registries")
 	fs.Var(&o.insecureRegistry, "insecure-registry", "host allowed to fall back to plain HTTP (repeatable)")
+	fs.Var(&o.allowedRegistry, "allowed-registry",
+		"registry whose images' labels may be read, as an image reference names it (quay.io, host:5000) or *.domain (repeatable); none means any")
 	fs.Var(&o.registryTokenHost, "registry-token-host",
 		"host that may serve any registry's token realm besides the registry's own domain and sso.redhat.com (repeatable)")
 	fs.DurationVar(&o.cacheSyncTimeout, "cache-sync-timeout", 2*time.Minute, "informer sync deadline")

@@ -66,7 +66,7 @@ func (r *renderRun) parseFlags(args []string) error {
 		return err
 	}
 	if o.fetchBase {
-		res, err := newRenderOCIResolver(oci.Options{Platform: o.platform})
+		res, err := newRenderOCIResolver(oci.Options{Platform: o.platform, DetailedErrors: true})
 		if err != nil {
 			return usageErr("--base-config-platform: %v", err)
 		}

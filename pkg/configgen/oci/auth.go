@@ -156,7 +156,7 @@ func (s *session) fetchToken(tokenURL string) (string, time.Duration, error) {
 	c := *s.r.client
 	c.CheckRedirect = func(next *http.Request, via []*http.Request) error {
 		if !s.r.realmAllowed(s.ref.host, next.URL.Hostname()) {
-			return fmt.Errorf("refusing token redirect to another host (%s)", next.URL.Hostname())
+			return refuse("refusing token redirect to another host (%s)", next.URL.Hostname())
 		}
 		return s.r.checkRedirect(next, via)
 	}

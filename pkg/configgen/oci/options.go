@@ -40,6 +40,16 @@ type Options struct {
 	// host or its registrable domain needs no entry (realmAllowed). Nil
 	// means DefaultTokenHosts.
 	TokenHosts []string
+	// AllowedRegistries, when not empty, are the only registries contacted
+	// (--allowed-registry): a registry domain as an image reference names it
+	// (docker.io, quay.io, host:port), or *.domain for any host under
+	// domain (a port is part of the name: host:5000 is another registry).
+	// Redirects and token realms follow their own rules.
+	AllowedRegistries []string
+	// DetailedErrors puts the network's reason for a failed request in
+	// UnavailableError's text (the render command); the controller keeps it
+	// for the log.
+	DetailedErrors bool
 	// RootCAs are the trusted roots of the default client; nil means the
 	// system roots. See LoadCAPool.
 	RootCAs *x509.CertPool

@@ -2,13 +2,14 @@ package oci
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"k8s.io/klog/v2"
 )
 
 // Source is status.resolvedDistribution.configSource of a base read from
@@ -39,6 +40,8 @@ type Resolver struct {
 	platformText string
 	insecure     map[string]bool
 	tokenHosts   map[string]bool
+	allowed      []string
+	detailed     bool
 	timeout      time.Duration
 	now          func() time.Time
 	cache        *lru
@@ -87,6 +90,14 @@ func NewResolver(opts Options) (*Resolver, error) {
 	for _, h := range opts.InsecureHosts {
 		r.insecure[strings.ToLower(h)] = true
 	}
+	for _, h := range opts.AllowedRegistries {
+		pattern := strings.ToLower(h)
+		if pattern == "" || strings.ContainsAny(pattern, "/@ ") || strings.Contains(strings.TrimPrefix(pattern, "*."), "*") {
+			return nil, fmt.Errorf("allowed registry %q: give a registry as an image names it (quay.io, host:port) or *.domain", h)
+		}
+		r.allowed = append(r.allowed, pattern)
+	}
+	r.detailed = opts.DetailedErrors
 	c := *client
 	if c.CheckRedirect == nil {
 		c.CheckRedirect = r.checkRedirect
@@ -96,19 +107,39 @@ func NewResolver(opts Options) (*Resolver, error) {
 }
 
 // Resolve returns the base config carried in the labels of image. Every
-// error is an *UnavailableError worded for the user.
+// error is an *UnavailableError worded for the user; its full text is
+// logged at -v=2.
 func (r *Resolver) Resolve(ctx context.Context, image string) (*Result, error) {
 	res, err := r.resolve(ctx, image)
 	if err != nil {
-		return nil, &UnavailableError{Image: image, Err: err}
+		ue := &UnavailableError{Image: image, Err: err, Detailed: r.detailed}
+		klog.FromContext(ctx).V(2).Info("Base config not resolved", "image", image, "err", ue.Full())
+		return nil, ue
 	}
 	return res, nil
+}
+
+// registryAllowed reports whether the registry domain may be contacted.
+func (r *Resolver) registryAllowed(registry string) bool {
+	if len(r.allowed) == 0 {
+		return true
+	}
+	registry = strings.ToLower(registry)
+	for _, p := range r.allowed {
+		if p == registry || (strings.HasPrefix(p, "*.") && strings.HasSuffix(registry, p[1:])) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Resolver) resolve(ctx context.Context, image string) (*Result, error) {
 	ref, err := parseReference(image)
 	if err != nil {
 		return nil, err
+	}
+	if !r.registryAllowed(ref.registry) {
+		return nil, errNotAllowed(ref.registry)
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
@@ -219,15 +250,15 @@ func (s *session) manifest(digest string, have *response) (*manifest, error) {
 // the Authorization header when the redirect leaves the host.
 func (r *Resolver) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
-		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		return refuse("stopped after %d redirects", maxRedirects)
 	}
 	if req.URL.Scheme != "https" && !r.plainAllowed(req.URL.Host) {
-		return errors.New("refusing redirect to plain HTTP " + req.URL.Redacted())
+		return refuse("refusing redirect to plain HTTP %s", req.URL.Redacted())
 	}
 	// A registry elsewhere must not reach the operator's own loopback
 	// listeners through it.
 	if isLoopback(req.URL.Host) && !isLoopback(via[0].URL.Host) {
-		return errors.New("refusing redirect to loopback " + req.URL.Redacted())
+		return refuse("refusing redirect to loopback %s", req.URL.Redacted())
 	}
 	return nil
 }

@@ -441,10 +441,50 @@ func TestConcurrentResolve(t *testing.T) {
 }
 
 // TestDialGuard proves the guard of TestMain: a non-loopback registry is
-// never dialled (an IP literal, so not even DNS is asked).
+// never dialled (an IP literal, so not even DNS is asked). It also shows the
+// two texts of a request that got no answer: status names the URL only, the
+// full text (the log, or render with DetailedErrors) has the network's
+// reason.
 func TestDialGuard(t *testing.T) {
-	_, err := newResolver(t, Options{Timeout: 2 * time.Second}).Resolve(context.Background(), "192.0.2.1/team/ogx:1.0")
+	const img = "192.0.2.1/team/ogx:1.0"
+	_, err := newResolver(t, Options{Timeout: 2 * time.Second}).Resolve(context.Background(), img)
+	wantErr(t, err, "fetching https://192.0.2.1/v2/team/ogx/manifests/1.0 failed", "-v=2")
+	if strings.Contains(err.Error(), "test dial guard") {
+		t.Errorf("status text %q carries the network's reason", err)
+	}
+	var ue *UnavailableError
+	if errors.As(err, &ue); !strings.Contains(ue.Full(), "test dial guard") {
+		t.Errorf("full text %q lacks the network's reason", ue.Full())
+	}
+	_, err = newResolver(t, Options{Timeout: 2 * time.Second, DetailedErrors: true}).Resolve(context.Background(), img)
 	wantErr(t, err, "test dial guard")
+}
+
+// TestAllowedRegistries: with an allow-list, a registry outside it is never
+// contacted and the error names the flag; one inside it, by name or under a
+// *.domain entry, is resolved.
+func TestAllowedRegistries(t *testing.T) {
+	f := newFakeRegistry(t, false)
+	img := f.image(f.addImage(mtOCIManifest, goodLabels(sampleBase)))
+	_, err := newResolver(t, Options{AllowedRegistries: []string{"quay.io", "*.example.com"}}).Resolve(context.Background(), img)
+	wantErr(t, err, "registry "+f.host()+" is not among the registries the operator may contact (--allowed-registry)")
+	if n := f.total(); n != 0 {
+		t.Errorf("%d requests sent to a registry outside the allow-list", n)
+	}
+	if _, err := newResolver(t, Options{AllowedRegistries: []string{"quay.io", strings.ToUpper(f.host())}}).Resolve(context.Background(), img); err != nil {
+		t.Errorf("allowed registry: %v", err)
+	}
+	r := newResolver(t, Options{AllowedRegistries: []string{"*.example.com"}})
+	for registry, want := range map[string]bool{"a.example.com": true, "a.b.example.com": true, "a.example.com:5000": false, "example.com": false, "badexample.com": false} {
+		if got := r.registryAllowed(registry); got != want {
+			t.Errorf("registryAllowed(%s) = %v with *.example.com, want %v", registry, got, want)
+		}
+	}
+	for _, bad := range []string{"", "quay.io/team", "a.*.com", "*"} {
+		if _, err := NewResolver(Options{AllowedRegistries: []string{bad}}); err == nil {
+			t.Errorf("allowed registry %q accepted", bad)
+		}
+	}
 }
 
 // TestRealmOnAnotherHostRefused: a registry cannot send the operator to an
