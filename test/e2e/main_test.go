@@ -20,7 +20,8 @@ func TestMain(m *testing.M) {
 	os.Exit(framework.RunMain(m, framework.Options{Full: true, Nodes: 2,
 		// The high-availability tests run each replica as a user of its
 		// own and read what each wrote from the audit log.
-		Users: replicaUsers, AuditPolicy: framework.AuditPolicyForUsers(replicaUsers...),
+		// The RBAC test reads what the operator's ServiceAccount did.
+		Users: replicaUsers, AuditPolicy: framework.AuditPolicyForUsers(append([]string{rbacUser}, replicaUsers...)...),
 		ExtraArgs: map[string][]string{
 			// Setting blockOwnerDeletion then needs update on ogxservers/finalizers,
 			// so the RBAC test proves that rule is shipped.

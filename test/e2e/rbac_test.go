@@ -77,11 +77,18 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if _, err := kube.RbacV1().Roles(ns).Create(ctx, &certsRole, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "ogx-controller", Namespace: ns}}
-	if _, err := kube.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+	// The ServiceAccount lives in a namespace of a fixed name, so that the
+	// audit policy (main_test.go) can name its user.
+	saNS := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: rbacSANamespace}}
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, saNS, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: ns}}
+	t.Cleanup(func() { _ = kube.CoreV1().Namespaces().Delete(context.Background(), saNS.Name, metav1.DeleteOptions{}) })
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "ogx-controller", Namespace: saNS.Name}}
+	if _, err := kube.CoreV1().ServiceAccounts(saNS.Name).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: saNS.Name}}
 	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: role.Name}, Subjects: subject,
 		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
@@ -96,7 +103,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tr, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
+	tr, err := kube.CoreV1().ServiceAccounts(saNS.Name).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("TokenRequest: %v", err)
@@ -180,6 +187,16 @@ func TestShippedRBACIsEnough(t *testing.T) {
 		cur.Spec.Network.ExternalAccess = nil
 		cur.Spec.TLS = nil
 		cur.Spec.Workload.Autoscaling = nil
+		cur.Spec.Workload.Replicas = ptr.To(int32(1))
+		cur.Spec.Network.Policy = &ogxv1beta1.NetworkPolicySpec{Enabled: ptr.To(false)}
+	})
+	waitGone(t, 30*time.Second, "NetworkPolicy", func(ctx context.Context) error {
+		_, err := kube.NetworkingV1().NetworkPolicies(ns).Get(ctx, "rbac-network-policy", metav1.GetOptions{})
+		return err
+	})
+	waitGone(t, 30*time.Second, "PodDisruptionBudget", func(ctx context.Context) error {
+		_, err := kube.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "rbac-pdb", metav1.GetOptions{})
+		return err
 	})
 	waitGone(t, 30*time.Second, "Ingress", func(ctx context.Context) error {
 		_, err := kube.NetworkingV1().Ingresses(ns).Get(ctx, "rbac-ingress", metav1.GetOptions{})
@@ -193,6 +210,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if out := proc.output(); strings.Contains(strings.ToLower(out), "forbidden") {
 		t.Errorf("ogx-controller hit forbidden errors with the shipped RBAC:\n%s", grepLines(out, "forbidden"))
 	}
+	checkRulesUsed(t, rbacUser, role.Rules, le.Rules, certsRole.Rules)
 }
 
 // adoptLegacyInstall adopts a legacy install's PVC, Service and Ingress and
