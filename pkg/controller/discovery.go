@@ -20,9 +20,8 @@ import (
 )
 
 // optionalCRDs are the CustomResourceDefinitions that serve the optional
-// APIs on the clusters that have them.
-// Their names are built from the group versions discovery asks about, so
-// the two cannot drift apart.
+// APIs, named from the group versions discovery asks about so the two cannot
+// drift apart.
 func optionalCRDs() []string {
 	group := func(gv string) string {
 		parsed, _ := schema.ParseGroupVersion(gv)
@@ -45,11 +44,10 @@ var crdsGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version
 
 // watchOptionalCRDs watches the optional APIs' CRDs, one informer per name
 // (a field selector matches one name), and calls poke on every event,
-// including those of the initial list: a CRD established while the first
-// check ran is seen then. The cache keeps only the name: the event is the
-// news. A watch the API server forbids (a ClusterRole older than the
-// binary) pokes at every retry of the reflector, which backs off to about
-// 30 s, so the APIs are still re-checked that often; it is logged once.
+// including the initial list's: a CRD established while the first check ran
+// is seen then. The cache keeps only the name: the event is the news. A
+// forbidden watch (a ClusterRole older than the binary) is logged once and
+// pokes at every retry of the reflector (about every 30 s).
 func watchOptionalCRDs(ctx context.Context, dyn dynamic.Interface, poke func()) error {
 	h := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { poke() },
@@ -113,12 +111,12 @@ func (m *Manager) watchOptionalAPIs(ctx context.Context, interval time.Duration)
 		default:
 		}
 	}
-	if dyn, err := base.DynamicClientFor(m.Kube); err != nil {
+	dyn, err := base.DynamicClientFor(m.Kube)
+	if err == nil && dyn != nil {
+		err = watchOptionalCRDs(ctx, dyn, poke)
+	}
+	if err != nil {
 		logger.Error(err, "Cannot watch the optional APIs' CRDs; checking every interval only", "interval", interval)
-	} else if dyn != nil {
-		if err := watchOptionalCRDs(ctx, dyn, poke); err != nil {
-			logger.Error(err, "Cannot watch the optional APIs' CRDs; checking every interval only", "interval", interval)
-		}
 	}
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -141,8 +139,8 @@ func (m *Manager) watchOptionalAPIs(ctx context.Context, interval time.Duration)
 // checkOptionalAPIs runs discovery once and acts on a change.
 func (m *Manager) checkOptionalAPIs(ctx context.Context) {
 	changed := m.Resolver.APIs.Discover(m.Kube.Discovery())
-	// Starts or stops the dynamic informers; once they have synced (or
-	// stopped) every OGXServer is enqueued for the monitoring controller.
+	// Starts or stops the monitoring informers; the monitoring controller
+	// enqueues every OGXServer once they have synced or stopped.
 	m.monitoring.SetAPIServed(ctx, m.Resolver.APIs.Monitoring.Load())
 	if !changed {
 		return

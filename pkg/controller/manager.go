@@ -51,21 +51,12 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts base.Op
 	return newManager(base.NewDeps(kube, ogx, opts))
 }
 
-// newManager builds the controllers on d.
-func newManager(d base.Deps) (*Manager, error) {
-	m := &Manager{Deps: d}
-	m.newControllers()
-	if err := m.registerHandlers(); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// newControllers builds the child controllers, in the fixed order their
+// newManager builds the child controllers on deps, in the fixed order their
 // errors are reported (docs/status.md, Terminal reasons), and the status
 // controller, which reads their outcomes. A new child controller is one
 // more entry here (docs/architecture.md, Adding a child kind).
-func (m *Manager) newControllers() {
+func newManager(deps base.Deps) (*Manager, error) {
+	m := &Manager{Deps: deps}
 	d := &m.Deps
 	m.configMap = configmap.NewController(d)
 	m.pvc = pvc.NewController(d)
@@ -87,7 +78,11 @@ func (m *Manager) newControllers() {
 	for i, c := range m.childControllers {
 		names[i] = c.Name()
 	}
-	m.status = status.NewController(&m.Deps, names)
+	m.status = status.NewController(d, names)
+	if err := m.registerHandlers(); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Start starts the informers and waits for them to sync. Every replica does
@@ -116,12 +111,11 @@ func (m *Manager) Start(ctx context.Context) error {
 // the Lease until Run has returned.
 func (m *Manager) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
-	// Events go on being sent while the last passes finish: they explain
-	// what those passes did. The sink stops once every worker has.
+	// Events are accepted before any pass runs, so a new leader's first
+	// passes are reported, and sent until every worker has stopped: they
+	// explain what the last passes did.
 	events, stopEvents := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopEvents()
-	// Events are accepted before any pass runs, so a new leader's first
-	// passes are reported.
 	m.Events.Start(events, m.Opts.EventsClient)
 	// The operator ConfigMap's informer reported bad image overrides when
 	// it first saw them, possibly before this replica led: check again.
@@ -137,13 +131,11 @@ func (m *Manager) Run(ctx context.Context) {
 	}
 	var wg sync.WaitGroup
 	run := func(q *worker.Runner, workers int) {
-		wg.Add(1)
-		go func() { defer wg.Done(); q.Run(ctx, workers, m.Opts.ShutdownTimeout) }()
+		wg.Go(func() { q.Run(ctx, workers, m.Opts.ShutdownTimeout) })
 	}
 	for _, c := range m.childControllers {
 		workers := m.Opts.Workers
-		switch c {
-		case m.deployment.Controller, m.service.Controller:
+		if c == m.deployment.Controller || c == m.service.Controller {
 			// A new server's Service, then its ServiceAccount and
 			// Deployment, are the path to Ready: the Deployment's pass
 			// follows the Service's (deployment.Controller.serviceFirst)
@@ -179,11 +171,10 @@ func (m *Manager) registerHandlers() error {
 		m.handlersSynced = append(m.handlersSynced, reg.HasSynced)
 	}
 	m.Caches.Each(func(sc *caches.Scope) {
-		if err := sc.ServerInformer.AddIndexers(caches.ReferenceIndexers()); err != nil {
-			errs = append(errs, err)
-		}
-		if err := sc.ServerInformer.AddIndexers(caches.UIDIndexers()); err != nil {
-			errs = append(errs, err)
+		for _, ix := range []cache.Indexers{caches.ReferenceIndexers(), caches.UIDIndexers()} {
+			if err := sc.ServerInformer.AddIndexers(ix); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		add(sc.ServerInformer, m.serverEvents())
 		sources := m.scopeSources(sc)

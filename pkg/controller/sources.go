@@ -8,14 +8,11 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// The sources of one scope's events and how their objects map to OGXServer
-// keys that need the manager's state (caches.Sources, docs/controllers.md,
-// Enqueue rules).
-
-// scopeSources builds the sources of one scope. Children the applier writes
-// carry its recent-writes hook; PVCs (never rewritten once created), pods
-// and referenced Secrets do not. The kinds controller packages registered
-// for themselves (base.RegisterKind) are mapped to their owner the same way.
+// scopeSources builds the sources of one scope's events and maps their
+// objects to OGXServer keys (docs/controllers.md, Enqueue rules). Children
+// the applier writes carry its recent-writes hook; PVCs (never rewritten
+// once created), pods and referenced Secrets do not. The kinds controller
+// packages registered (base.RegisterKind) are mapped to their owner too.
 func (m *Manager) scopeSources(sc *caches.Scope) *caches.Sources {
 	f, w, ch := sc.ChildFactory, sc.WatchedFactory, m.Children
 	owned := make(map[string]*caches.Source, len(m.Owned))

@@ -6,19 +6,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/utils/ptr"
 )
 
-// toApply converts a user-supplied API value (a corev1.Volume, an EnvVar, a
-// NetworkPolicy rule, ...) into the apply configuration of the same type by a
-// JSON round trip. Apply configurations mirror the API types field by field
-// with the same JSON names, so the round trip is lossless and keeps exactly
-// the fields the user set; writing converters by hand for every volume source
-// would only add places to get a field wrong.
-//
-// A failure can only come from pairing mismatched types, a programming error
-// that every test exercising the call site would catch, so it panics instead
-// of widening every render signature with an impossible error.
-func toApply[T any](v any) *T {
+// viaJSON converts v into a *T by a JSON round trip. It turns a user-supplied
+// API value (a Volume, an EnvVar, a NetworkPolicy rule, ...) into the apply
+// configuration of its type, whose JSON mirrors it, so exactly the fields the
+// user set are kept where hand-written converters could get one wrong; and
+// rendered metadata into the plain JSON values of an unstructured object.
+// Only mismatched types can make it fail, a programming error any test of the
+// call site catches, so it panics rather than widen every render signature.
+func viaJSON[T any](v any) *T {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("render: marshal %T: %v", v, err))
@@ -30,16 +28,12 @@ func toApply[T any](v any) *T {
 	return out
 }
 
-// The functions below write, on deep copies of user input, the defaults the
-// API server would add inside atomic structs and lists. Extract<Kind> returns
-// an atomic value whole, defaults included, so without them a converged object
-// would never compare equal to the desired one and every pass would send a
-// no-op apply (docs/controllers.md, No-op skip and drift). Defaults of
-// granular fields need no such treatment: they are not part of
-// ogx-controller's field set.
+// The default* functions write, on deep copies of user input, the defaults
+// the API server adds inside atomic structs and lists: Extract<Kind> returns
+// those whole, so without them a converged object would never compare equal
+// (docs/controllers.md, No-op skip and drift).
 
-// defaultFieldRef fills apiVersion of an ObjectFieldSelector (an atomic
-// struct) as the API server does.
+// defaultFieldRef sets the apiVersion an ObjectFieldSelector defaults to.
 func defaultFieldRef(f *corev1.ObjectFieldSelector) {
 	if f != nil && f.APIVersion == "" {
 		f.APIVersion = "v1"
@@ -62,8 +56,7 @@ func defaultDownwardAPIItems(items []corev1.DownwardAPIVolumeFile) {
 }
 
 // defaultVolume defaults the atomic parts of a user volume: downward API
-// items, and the projected sources list (atomic) including the token
-// projection's expirationSeconds (one hour).
+// items and the projected sources, including a token's one-hour expiry.
 func defaultVolume(v *corev1.Volume) {
 	if v.DownwardAPI != nil {
 		defaultDownwardAPIItems(v.DownwardAPI.Items)
@@ -75,8 +68,7 @@ func defaultVolume(v *corev1.Volume) {
 				defaultDownwardAPIItems(src.DownwardAPI.Items)
 			}
 			if t := src.ServiceAccountToken; t != nil && t.ExpirationSeconds == nil {
-				hour := int64(3600)
-				t.ExpirationSeconds = &hour
+				t.ExpirationSeconds = ptr.To[int64](3600)
 			}
 		}
 	}
@@ -87,8 +79,7 @@ func defaultVolume(v *corev1.Volume) {
 func defaultPolicyPorts(ports []networkingv1.NetworkPolicyPort) {
 	for i := range ports {
 		if ports[i].Protocol == nil {
-			tcp := corev1.ProtocolTCP
-			ports[i].Protocol = &tcp
+			ports[i].Protocol = ptr.To(corev1.ProtocolTCP)
 		}
 	}
 }

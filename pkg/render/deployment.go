@@ -14,13 +14,6 @@ import (
 // image's user, whatever UID it runs as.
 const podFSGroup int64 = 1001
 
-// Topology keys of the default spread and anti-affinity.
-const (
-	TopologyKeyRegion   = "topology.kubernetes.io/region"
-	TopologyKeyZone     = "topology.kubernetes.io/zone"
-	TopologyKeyHostname = "kubernetes.io/hostname"
-)
-
 func orZero(in *Inputs) *Inputs {
 	if in == nil {
 		return &Inputs{}
@@ -46,18 +39,10 @@ func identity(spec *ogxv1beta1.OGXServerSpec) *ogxv1beta1.ClientIdentitySpec {
 	return spec.TLS.Identity
 }
 
-// Deployment renders the Deployment N (docs/children.md, Deployment). It
-// returns an *InvalidSpecError for the render-time user errors (reserved or
-// duplicate volume names, duplicate mount paths, duplicate spread-constraint
-// keys): the API server would answer such an apply with HTTP 500, which the
-// controller would retry forever as a transient error.
-//
-// Config-dependent parts (user-config volume, config env, SQLITE_STORE_DIR,
-// Secret env) follow in.RuntimeConfig.Mode, the mode actually resolved, so a
-// Deployment is never pointed at a config that does not exist. A rollout
-// annotation is written only when its condition holds and its hash is known;
-// `render` leaves a hash empty when the objects it covers are not in its
-// input.
+// Deployment renders the Deployment N (docs/children.md, Deployment). The
+// render-time user errors (see checkPodLists) are an *InvalidSpecError. The
+// config-dependent parts follow in.RuntimeConfig.Mode, the mode actually
+// resolved, so a Deployment is never pointed at a config that does not exist.
 func Deployment(s *ogxv1beta1.OGXServer, in *Inputs) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	in = orZero(in)
 	spec := &s.Spec
@@ -66,7 +51,11 @@ func Deployment(s *ogxv1beta1.OGXServer, in *Inputs) (*appsv1ac.DeploymentApplyC
 	}
 
 	ds := appsv1ac.DeploymentSpec().
-		WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(s.Name)))
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(s.Name))).
+		WithTemplate(corev1ac.PodTemplateSpec().
+			WithLabels(SelectorLabels(s.Name)).
+			WithAnnotations(templateAnnotations(spec, in)).
+			WithSpec(podSpec(s, in)))
 	// With autoscaling the HPA owns the count; writing replicas would fight it.
 	if spec.Autoscaling() == nil {
 		ds.WithReplicas(spec.Replicas())
@@ -76,22 +65,15 @@ func Deployment(s *ogxv1beta1.OGXServer, in *Inputs) (*appsv1ac.DeploymentApplyC
 	if spec.StorageSpec() != nil {
 		ds.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RecreateDeploymentStrategyType))
 	}
-
-	tmpl := corev1ac.PodTemplateSpec().WithLabels(SelectorLabels(s.Name))
-	if ann := templateAnnotations(spec, in); len(ann) > 0 {
-		tmpl.WithAnnotations(ann)
-	}
-	tmpl.WithSpec(podSpec(s, in))
-	ds.WithTemplate(tmpl)
-
 	return appsv1ac.Deployment(DeploymentName(s.Name), s.Namespace).
 		WithLabels(ChildLabels()).
 		WithOwnerReferences(ownerRefs(s)...).
 		WithSpec(ds), nil
 }
 
-// templateAnnotations are the rollout annotations that apply
-// (docs/children.md, Rollout annotations).
+// templateAnnotations are the rollout annotations whose condition holds and
+// whose hash is known (docs/children.md, Rollout annotations); `render` leaves
+// a hash empty when the objects it covers are not in its input.
 func templateAnnotations(spec *ogxv1beta1.OGXServerSpec, in *Inputs) map[string]string {
 	ann := map[string]string{}
 	set := func(cond bool, key, value string) {
@@ -109,10 +91,8 @@ func templateAnnotations(spec *ogxv1beta1.OGXServerSpec, in *Inputs) map[string]
 
 func podSpec(s *ogxv1beta1.OGXServer, in *Inputs) *corev1ac.PodSpecApplyConfiguration {
 	spec := &s.Spec
-	ov := overrides(spec)
-
 	sa := ServiceAccountName(s.Name)
-	if ov.ServiceAccountName != "" {
+	if ov := overrides(spec); ov.ServiceAccountName != "" {
 		sa = ov.ServiceAccountName
 	}
 	ps := corev1ac.PodSpec().
@@ -125,10 +105,10 @@ func podSpec(s *ogxv1beta1.OGXServer, in *Inputs) *corev1ac.PodSpecApplyConfigur
 
 	if w := spec.Workload; w != nil && len(w.TopologySpreadConstraints) > 0 {
 		for i := range w.TopologySpreadConstraints {
-			ps.WithTopologySpreadConstraints(toApply[corev1ac.TopologySpreadConstraintApplyConfiguration](&w.TopologySpreadConstraints[i]))
+			ps.WithTopologySpreadConstraints(viaJSON[corev1ac.TopologySpreadConstraintApplyConfiguration](&w.TopologySpreadConstraints[i]))
 		}
 	} else if spec.MultiPod() {
-		for _, key := range []string{TopologyKeyRegion, TopologyKeyZone, TopologyKeyHostname} {
+		for _, key := range []string{corev1.LabelTopologyRegion, corev1.LabelTopologyZone, corev1.LabelHostname} {
 			ps.WithTopologySpreadConstraints(corev1ac.TopologySpreadConstraint().
 				WithMaxSkew(1).
 				WithTopologyKey(key).
@@ -141,12 +121,12 @@ func podSpec(s *ogxv1beta1.OGXServer, in *Inputs) *corev1ac.PodSpecApplyConfigur
 			WithPreferredDuringSchedulingIgnoredDuringExecution(corev1ac.WeightedPodAffinityTerm().
 				WithWeight(100).
 				WithPodAffinityTerm(corev1ac.PodAffinityTerm().
-					WithTopologyKey(TopologyKeyHostname).
+					WithTopologyKey(corev1.LabelHostname).
 					WithLabelSelector(metav1ac.LabelSelector().WithMatchLabels(instanceOnly(s.Name)))))))
 	}
 	if w := spec.Workload; w != nil {
 		for i := range w.ResourceClaims {
-			ps.WithResourceClaims(toApply[corev1ac.PodResourceClaimApplyConfiguration](&w.ResourceClaims[i]))
+			ps.WithResourceClaims(viaJSON[corev1ac.PodResourceClaimApplyConfiguration](&w.ResourceClaims[i]))
 		}
 	}
 	return ps

@@ -23,14 +23,10 @@ func container(s *ogxv1beta1.OGXServer, in *Inputs) *corev1ac.ContainerApplyConf
 	ov := overrides(spec)
 	p := spec.Port()
 
-	c := corev1ac.Container().WithName(ContainerName).WithImage(in.Image)
-	if len(ov.Command) > 0 {
-		c.WithCommand(ov.Command...)
-	}
-	if len(ov.Args) > 0 {
-		c.WithArgs(ov.Args...)
-	}
-	c.WithPorts(corev1ac.ContainerPort().WithContainerPort(p).WithProtocol(corev1.ProtocolTCP))
+	c := corev1ac.Container().WithName(ContainerName).WithImage(in.Image).
+		WithCommand(ov.Command...).
+		WithArgs(ov.Args...).
+		WithPorts(corev1ac.ContainerPort().WithContainerPort(p).WithProtocol(corev1.ProtocolTCP))
 	if separateMetricsPort(spec) {
 		c.WithPorts(corev1ac.ContainerPort().WithName(PortNameMetrics).
 			WithContainerPort(spec.MetricsPort()).WithProtocol(corev1.ProtocolTCP))
@@ -59,16 +55,15 @@ func container(s *ogxv1beta1.OGXServer, in *Inputs) *corev1ac.ContainerApplyConf
 		WithCapabilities(corev1ac.Capabilities().WithDrop("ALL")))
 
 	res := containerResources(spec)
-	c.WithResources(toApply[corev1ac.ResourceRequirementsApplyConfiguration](&res))
+	c.WithResources(viaJSON[corev1ac.ResourceRequirementsApplyConfiguration](&res))
 	c.WithEnv(env(spec, in)...)
 	c.WithVolumeMounts(volumeMounts(spec, in)...)
 	return c
 }
 
-// containerResources applies the resource defaults (docs/children.md,
-// Container) to a deep copy of workload.resources (claims kept): requests of W
-// cores and 1Gi where missing or zero, and, only when workers is given, limits
-// equal to the requests where missing or zero.
+// containerResources is a deep copy of workload.resources with the defaults
+// of docs/children.md, Container: W cores and 1Gi requested, and, only when
+// workers is given, limits equal to the requests.
 func containerResources(spec *ogxv1beta1.OGXServerSpec) corev1.ResourceRequirements {
 	var r corev1.ResourceRequirements
 	if spec.Workload != nil && spec.Workload.Resources != nil {

@@ -11,35 +11,18 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// Environment variable names set by ogx-controller (docs/children.md,
-// Environment).
-const (
-	EnvHFHome                  = "HF_HOME"
-	EnvSSLCertFile             = "SSL_CERT_FILE"
-	EnvWorkers                 = "OGX_WORKERS"
-	EnvPort                    = "OGX_PORT"
-	EnvRunConfigPath           = "RUN_CONFIG_PATH"
-	EnvConfig                  = "OGX_CONFIG"
-	EnvRegistryRefreshInterval = "OGX_REGISTRY_REFRESH_INTERVAL_SECONDS"
-	EnvMetricsEndpointEnabled  = "OGX_METRICS_ENDPOINT_ENABLED"
-	EnvMetricsHost             = "OGX_METRICS_HOST"
-	EnvMetricsPort             = "OGX_METRICS_PORT"
-	EnvTLSCertFile             = "OGX_TLS_CERTFILE"
-	EnvTLSKeyFile              = "OGX_TLS_KEYFILE"
-	EnvTLSClientCert           = "OGX_TLS_CLIENT_CERT"
-	EnvTLSClientKey            = "OGX_TLS_CLIENT_KEY"
-	EnvSQLiteStoreDir          = "SQLITE_STORE_DIR"
-)
+// EnvTLSClientKey holds the client identity key's path; pkg/resolve's errors
+// about that key name it.
+const EnvTLSClientKey = "OGX_TLS_CLIENT_KEY"
 
 // metricsHostAll makes the metrics endpoint listen on every interface, so
 // that the Service and the monitoring stack can reach it.
 const metricsHostAll = "0.0.0.0"
 
-// env builds the container environment in the exact order of docs/children.md,
-// Environment, and applies the override rule: a user entry replaces every
-// managed entry of the same name and moves to the end, and of repeated user
-// names only the last occurrence is kept (env is a keyed list for apply, so a
-// repeated name would be rejected).
+// env builds the container environment in the order of docs/children.md,
+// Environment: a user entry replaces every managed one of its name and comes
+// last, and of a repeated user name only the last entry is kept (env is a
+// keyed list for apply).
 func env(spec *ogxv1beta1.OGXServerSpec, in *Inputs) []*corev1ac.EnvVarApplyConfiguration {
 	user := overrides(spec).Env
 	keep := envKeeper(user)
@@ -71,25 +54,25 @@ func managedEnv(spec *ogxv1beta1.OGXServerSpec, in *Inputs) []envVar {
 			managed = append(managed, vars...)
 		}
 	}
-	add(true, envVar{EnvHFHome, mp})
-	add(in.CABundleHash != "", envVar{EnvSSLCertFile, CABundleFilePath})
-	add(true, envVar{EnvWorkers, strconv.Itoa(int(w))})
-	add(true, envVar{EnvPort, strconv.Itoa(int(spec.Port()))})
-	add(configActive(in), envVar{EnvRunConfigPath, ConfigFilePath}, envVar{EnvConfig, ConfigFilePath})
+	add(true, envVar{"HF_HOME", mp})
+	add(in.CABundleHash != "", envVar{"SSL_CERT_FILE", CABundleFilePath})
+	add(true, envVar{"OGX_WORKERS", strconv.Itoa(int(w))})
+	add(true, envVar{"OGX_PORT", strconv.Itoa(int(spec.Port()))})
+	add(configActive(in), envVar{"RUN_CONFIG_PATH", ConfigFilePath}, envVar{"OGX_CONFIG", ConfigFilePath})
 	if r := spec.RegistryRefreshIntervalSeconds; r != nil {
-		add(true, envVar{EnvRegistryRefreshInterval, strconv.Itoa(int(*r))})
+		add(true, envVar{"OGX_REGISTRY_REFRESH_INTERVAL_SECONDS", strconv.Itoa(int(*r))})
 	}
 	add(spec.MonitoringEnabled(),
-		envVar{EnvMetricsEndpointEnabled, "1"},
-		envVar{EnvMetricsHost, metricsHostAll},
-		envVar{EnvMetricsPort, strconv.Itoa(int(spec.MetricsPort()))})
+		envVar{"OGX_METRICS_ENDPOINT_ENABLED", "1"},
+		envVar{"OGX_METRICS_HOST", metricsHostAll},
+		envVar{"OGX_METRICS_PORT", strconv.Itoa(int(spec.MetricsPort()))})
 	add(spec.ServerTLS() != nil,
-		envVar{EnvTLSCertFile, ServerTLSMountPath + "/" + TLSCertFile},
-		envVar{EnvTLSKeyFile, ServerTLSMountPath + "/" + TLSKeyFile})
+		envVar{"OGX_TLS_CERTFILE", ServerTLSMountPath + "/" + TLSCertFile},
+		envVar{"OGX_TLS_KEYFILE", ServerTLSMountPath + "/" + TLSKeyFile})
 	add(identity(spec) != nil,
-		envVar{EnvTLSClientCert, ClientIdentityMountPath + "/" + TLSCertFile},
+		envVar{"OGX_TLS_CLIENT_CERT", ClientIdentityMountPath + "/" + TLSCertFile},
 		envVar{EnvTLSClientKey, ClientIdentityMountPath + "/" + TLSKeyFile})
-	add(generated && in.RuntimeConfig.SQLiteBackend, envVar{EnvSQLiteStoreDir, mp})
+	add(generated && in.RuntimeConfig.SQLiteBackend, envVar{"SQLITE_STORE_DIR", mp})
 	return managed
 }
 
@@ -135,7 +118,7 @@ func userEnv(user []corev1.EnvVar) []*corev1ac.EnvVarApplyConfiguration {
 		}
 		e := *e.DeepCopy()
 		defaultEnvVar(&e)
-		out = append(out, toApply[corev1ac.EnvVarApplyConfiguration](&e))
+		out = append(out, viaJSON[corev1ac.EnvVarApplyConfiguration](&e))
 	}
 	return out
 }

@@ -18,9 +18,8 @@ const (
 	VolumeClientIdentity = "client-identity"
 )
 
-// Mount paths and files inside the server container. The env variables of the
-// Environment section of docs/children.md point at these paths, and override
-// configs may reference them.
+// Mount paths and files in the server container; the managed env variables
+// point at them, and override configs may reference them.
 const (
 	UserConfigMountPath     = "/etc/ogx/"
 	UserConfigFile          = "config.yaml"
@@ -100,13 +99,12 @@ func volumes(s *ogxv1beta1.OGXServer, in *Inputs) []*corev1ac.VolumeApplyConfigu
 	for _, v := range overrides(spec).Volumes {
 		v := *v.DeepCopy()
 		defaultVolume(&v)
-		out = append(out, toApply[corev1ac.VolumeApplyConfiguration](&v))
+		out = append(out, viaJSON[corev1ac.VolumeApplyConfiguration](&v))
 	}
 	return out
 }
 
-// managedMount is one managed mount with the condition that makes it
-// present.
+// managedMount is one managed volume's mount.
 type managedMount struct {
 	volume, path string
 	readOnly     bool
@@ -141,7 +139,7 @@ func volumeMounts(spec *ogxv1beta1.OGXServerSpec, in *Inputs) []*corev1ac.Volume
 		out = append(out, vm)
 	}
 	for i := range overrides(spec).VolumeMounts {
-		out = append(out, toApply[corev1ac.VolumeMountApplyConfiguration](&overrides(spec).VolumeMounts[i]))
+		out = append(out, viaJSON[corev1ac.VolumeMountApplyConfiguration](&overrides(spec).VolumeMounts[i]))
 	}
 	return out
 }

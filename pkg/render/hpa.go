@@ -8,13 +8,11 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// HPA renders N-hpa (docs/children.md, HorizontalPodAutoscaler). minReplicas
-// is max(1, R, autoscaling.minReplicas) so that workload.replicas keeps acting
-// as a floor while the HPA owns the count. The metrics are always written (CPU
-// 80 when no target is given) because the list is atomic and the API server
-// would otherwise default it, making a converged object look different.
-//
-// Call it only when WantHPA is true; without autoscaling it returns nil.
+// HPA renders N-hpa (docs/children.md, HorizontalPodAutoscaler), or nil
+// without autoscaling. workload.replicas stays a floor of minReplicas. The
+// metrics are always written, CPU 80 when no target is given, because the API
+// server would otherwise default the atomic list and a converged object would
+// look different.
 func HPA(s *ogxv1beta1.OGXServer, _ *Inputs) *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration {
 	a := s.Spec.Autoscaling()
 	if a == nil {

@@ -7,12 +7,10 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// Ingress renders N-ingress (docs/children.md, Ingress): one rule for path "/"
-// to N-service on port P, with the hostname as host when given, and a TLS
-// entry naming the server's certificate Secret when server TLS is on.
-// Annotations and ingressClassName are deliberately not rendered: they belong
-// to the user (for example a backend-protocol annotation for a TLS backend)
-// and survive the applies because ogx-controller never owns them.
+// Ingress renders N-ingress (docs/children.md, Ingress). Annotations and
+// ingressClassName are deliberately not rendered: they belong to the user
+// (for example a backend-protocol annotation for a TLS backend) and survive
+// the applies because ogx-controller never owns them.
 func Ingress(s *ogxv1beta1.OGXServer, _ *Inputs) *networkingv1ac.IngressApplyConfiguration {
 	var host string
 	if n := s.Spec.Network; n != nil && n.ExternalAccess != nil {

@@ -7,9 +7,8 @@ import (
 // FieldManager is the server-side apply field manager of every write.
 const FieldManager = "ogx-controller"
 
-// Field managers of the two targeted writes that precede the main apply of a
-// Deployment: the strategy switch and the replica hand-over to the HPA
-// (docs/children.md, Before the apply). The caches keep their managedFields
+// Field managers of the two targeted writes before a Deployment's main apply
+// (docs/children.md, Before the apply); the caches keep their managedFields
 // entries beside FieldManager's.
 const (
 	StrategyFieldManager = "ogx-controller-strategy"
@@ -25,53 +24,45 @@ func OwnFieldManagers() []string {
 type RuntimeConfig struct {
 	// Mode is inactive, override or generated.
 	Mode ogxv1beta1.ConfigMode
-	// ConfigMapName is the ConfigMap mounted as user-config: the override
-	// ConfigMap, or the generated <name>-config-<h16>. Empty when inactive.
+	// ConfigMapName is the ConfigMap mounted as user-config, the override
+	// one or the generated <name>-config-<h16>; empty when inactive.
 	ConfigMapName string
-	// Key is the ConfigMap key holding config.yaml (config.yaml when
-	// generated).
+	// Key is the ConfigMap key holding config.yaml (config.yaml if empty).
 	Key string
-	// Hash is h16 of the config text; it becomes the
-	// configmap.hash/user-config annotation.
+	// Hash is h16 of the config text, for configmap.hash/user-config.
 	Hash string
-	// SQLiteBackend reports that the generated config has a sqlite storage
-	// backend, which makes the Deployment set SQLITE_STORE_DIR.
+	// SQLiteBackend reports a sqlite storage backend in the generated
+	// config, which makes the Deployment set SQLITE_STORE_DIR.
 	SQLiteBackend bool
 }
 
-// Inputs are the resolved, read-only inputs of the render functions. The
-// controllers resolve them from their caches; `render` resolves them from
-// files and flags.
+// Inputs are the resolved, read-only inputs of the render functions
+// (docs/controllers.md, Inputs), from the caches in the controllers and from
+// files and flags in `render`.
 type Inputs struct {
 	// Image is the resolved server image, used verbatim.
 	Image string
 	// RuntimeConfig is the mounted config.
 	RuntimeConfig RuntimeConfig
-	// CABundleHash is h16 of ca-bundle.crt when a CA bundle is present, else
-	// empty (no bundle).
+	// CABundleHash is h16 of ca-bundle.crt; empty means no bundle.
 	CABundleHash string
 	// SecretEnv are the Secret-backed variables (generated mode only).
 	SecretEnv []ogxv1beta1.SecretEnvVar
-	// SecretHash is the secret.hash/referenced annotation value, empty when
-	// there are no secret variables.
+	// SecretHash is the secret.hash/referenced value, empty without them.
 	SecretHash string
-	// ServerTLSHash is the secret.hash/tls annotation value (server TLS on).
+	// ServerTLSHash is the secret.hash/tls value (server TLS on).
 	ServerTLSHash string
-	// IdentityHash is the secret.hash/identity annotation value (identity
-	// on).
+	// IdentityHash is the secret.hash/identity value (client identity on).
 	IdentityHash string
-	// PVCName is the claim the storage volume mounts (N-pvc or an adopted
-	// PVC).
+	// PVCName is the claim the storage volume mounts: N-pvc or an adopted PVC.
 	PVCName string
-	// OperatorNamespace is the controller's own namespace; the NetworkPolicy
+	// OperatorNamespace is the controller's namespace; the NetworkPolicy
 	// admits it.
 	OperatorNamespace string
 	// ClusterDomain is the cluster DNS suffix, for service URLs.
 	ClusterDomain string
-	// MonitoringServed reports that the cluster serves the
-	// monitoring.coreos.com kinds.
+	// MonitoringServed reports that monitoring.coreos.com is served.
 	MonitoringServed bool
-	// OpenShiftSecurityServed reports that the cluster serves
-	// security.openshift.io (gates the RoleBinding).
+	// OpenShiftSecurityServed reports that security.openshift.io is served.
 	OpenShiftSecurityServed bool
 }

@@ -2,28 +2,19 @@ package render
 
 import ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 
-// Label sets of the children (docs/children.md, Labels). Each child kind
-// carries an exact set: the upstream operator's sets are kept so that its
-// objects are taken over in place, and a label added to a set changes the
-// selector semantics of whoever selects on it (the ServiceMonitor selects
-// Services by instance), so every set is spelled out here instead of being
-// assembled ad hoc by callers. Every function returns a fresh map the caller
-// may modify.
+// Label sets of the children (docs/children.md, Labels). Each kind carries an
+// exact set, the upstream operator's so that its objects are taken over in
+// place; a label added to a set changes what selects on it (the ServiceMonitor
+// selects Services by instance), so every set is spelled out here rather than
+// assembled by callers. Every function returns a fresh map.
 
 const (
-	// LabelKubernetesName is the namespace name label the API server sets on
-	// every Namespace; the NetworkPolicy selects namespaces by it.
-	LabelKubernetesName = "kubernetes.io/metadata.name"
-	// LabelOpenShiftPolicyGroup is the OpenShift namespace policy-group label.
-	LabelOpenShiftPolicyGroup = "network.openshift.io/policy-group"
 	// ComponentCABundle is the component label value of the CA bundle.
 	ComponentCABundle = "ca-bundle"
 	trueValue         = "true"
 )
 
 // ChildLabels is the upstream three-label set: managed-by, part-of and watch.
-// The Deployment, ServiceAccount, RoleBinding and NetworkPolicy carry exactly
-// this set.
 func ChildLabels() map[string]string {
 	return map[string]string{
 		LabelManagedBy:        ManagedByValue,
@@ -32,38 +23,32 @@ func ChildLabels() map[string]string {
 	}
 }
 
-// InstanceChildLabels is ChildLabels plus the instance label: the Service and
-// the PVC. On the Service the instance label is what lets the ServiceMonitor
-// select only this instance's Service.
+// InstanceChildLabels is ChildLabels plus the instance label. On the Service
+// the instance label is what lets the ServiceMonitor select only this
+// instance's Service.
 func InstanceChildLabels(name string) map[string]string {
 	l := ChildLabels()
 	l[LabelInstance] = name
 	return l
 }
 
-// ScalingLabels is the five-label set of the HPA and the PDB: InstanceChildLabels
-// plus app: ogx.
+// ScalingLabels is the set of the HPA and the PDB: InstanceChildLabels plus
+// app: ogx.
 func ScalingLabels(name string) map[string]string {
 	l := InstanceChildLabels(name)
 	l[LabelApp] = AppValue
 	return l
 }
 
-// MonitoringLabels is the label set of the PrometheusRule (and, with the
-// scrape label added, of the ServiceMonitor; see ServiceMonitorLabels).
-func MonitoringLabels(name string) map[string]string {
-	return InstanceChildLabels(name)
-}
-
-// ServiceMonitorLabels adds the OpenDataHub scrape label to MonitoringLabels.
+// ServiceMonitorLabels adds the OpenDataHub scrape label to
+// InstanceChildLabels.
 func ServiceMonitorLabels(name string) map[string]string {
-	l := MonitoringLabels(name)
+	l := InstanceChildLabels(name)
 	l[LabelScrape] = trueValue
 	return l
 }
 
-// IngressLabels is the upstream Ingress set: managed-by and instance only (no
-// part-of, no watch).
+// IngressLabels is the upstream Ingress set: managed-by and instance only.
 func IngressLabels(name string) map[string]string {
 	return map[string]string{
 		LabelManagedBy: ManagedByValue,
@@ -94,9 +79,8 @@ func GeneratedConfigLabels(name string) map[string]string {
 	}
 }
 
-// SelectorLabels are the pod labels every selector of an instance matches
-// (Deployment, Service, NetworkPolicy, PDB). They never change: a Deployment
-// selector is immutable.
+// SelectorLabels are the pod labels every selector of an instance matches.
+// They never change: a Deployment selector is immutable.
 func SelectorLabels(name string) map[string]string {
 	return map[string]string{
 		LabelApp:      AppValue,

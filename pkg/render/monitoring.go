@@ -4,15 +4,15 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
 // The monitoring.coreos.com kinds (docs/children.md, ServiceMonitor and
-// PrometheusRule). No Go types or applyconfigurations exist for them in this
-// module, so they are rendered as unstructured objects holding only
-// JSON-compatible values (string, int64, bool, map[string]any, []any), which
-// keeps them deep-copyable and makes their JSON byte-identical for equal
+// PrometheusRule). This module has no Go types for them, so they are
+// unstructured objects holding only JSON values (string, int64, bool,
+// map[string]any, []any): deep-copyable, and byte-identical in JSON for equal
 // inputs (encoding/json sorts map keys).
 const (
 	MonitoringAPIVersion = "monitoring.coreos.com/v1"
@@ -40,15 +40,11 @@ var apiInfoRules = []struct{ api, series string }{
 }
 
 // ServiceMonitor renders N-service-monitor (docs/children.md, ServiceMonitor
-// and PrometheusRule). It selects Services by managed-by, part-of and
-// instance, so only N-service matches: adopted L-service objects and other
-// instances' Services lack one of them.
-//
-// serverCA reports that the server TLS Secret has a ca.crt key; it matters
-// only when the metrics are served on the TLS-protected API port (M = P with
-// spec.network.tls): the scrape then verifies against that CA with the
-// Service's DNS name, or skips verification without a CA, as the status probe
-// does (docs/status.md, Server probe).
+// and PrometheusRule). Its selector matches only N-service: adopted legacy
+// Services and other instances' Services lack one of its labels. serverCA
+// reports that the server TLS Secret has a ca.crt key; it matters only for a
+// scrape of the TLS API port (M = P), verified against that CA or, without
+// one, not at all, as the status probe does (docs/status.md, Server probe).
 func ServiceMonitor(s *ogxv1beta1.OGXServer, _ *Inputs, serverCA bool) *unstructured.Unstructured {
 	spec := &s.Spec
 	endpoint := map[string]any{
@@ -65,13 +61,13 @@ func ServiceMonitor(s *ogxv1beta1.OGXServer, _ *Inputs, serverCA bool) *unstruct
 			endpoint["tlsConfig"] = scrapeTLSConfig(s, t.SecretName, serverCA)
 		}
 	}
-	selector := map[string]string{
+	selector := map[string]any{
 		LabelManagedBy: ManagedByValue,
 		LabelPartOf:    PartOfValue,
 		LabelInstance:  s.Name,
 	}
 	return monitoringObject(s, KindServiceMonitor, ServiceMonitorName(s.Name), ServiceMonitorLabels(s.Name), map[string]any{
-		"selector":  map[string]any{"matchLabels": stringMap(selector)},
+		"selector":  map[string]any{"matchLabels": selector},
 		"endpoints": []any{endpoint},
 	})
 }
@@ -102,7 +98,7 @@ func PrometheusRule(s *ogxv1beta1.OGXServer, _ *Inputs) *unstructured.Unstructur
 			"labels": map[string]any{"api": r.api},
 		})
 	}
-	return monitoringObject(s, KindPrometheusRule, PrometheusRuleName(s.Name), MonitoringLabels(s.Name), map[string]any{
+	return monitoringObject(s, KindPrometheusRule, PrometheusRuleName(s.Name), InstanceChildLabels(s.Name), map[string]any{
 		"groups": []any{map[string]any{
 			"name":     telemetryGroup,
 			"interval": monitoringInterval,
@@ -111,36 +107,18 @@ func PrometheusRule(s *ogxv1beta1.OGXServer, _ *Inputs) *unstructured.Unstructur
 	})
 }
 
-// monitoringObject assembles a monitoring.coreos.com/v1 object with the
-// owner reference (when the OGXServer has a UID, as ownerRefs).
+// monitoringObject assembles a monitoring.coreos.com/v1 object. Its metadata
+// is that of the typed children, turned into JSON values.
 func monitoringObject(s *ogxv1beta1.OGXServer, kind, name string, labels map[string]string, spec map[string]any) *unstructured.Unstructured {
-	meta := map[string]any{
-		"name":      name,
-		"namespace": s.Namespace,
-		"labels":    stringMap(labels),
-	}
-	if s.UID != "" {
-		meta["ownerReferences"] = []any{map[string]any{
-			"apiVersion":         ogxv1beta1.SchemeGroupVersion.String(),
-			"kind":               OGXServerKind,
-			"name":               s.Name,
-			"uid":                string(s.UID),
-			"controller":         true,
-			"blockOwnerDeletion": true,
-		}}
-	}
+	meta := metav1ac.ObjectMeta().
+		WithName(name).
+		WithNamespace(s.Namespace).
+		WithLabels(labels).
+		WithOwnerReferences(ownerRefs(s)...)
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": MonitoringAPIVersion,
 		"kind":       kind,
-		"metadata":   meta,
+		"metadata":   *viaJSON[map[string]any](meta),
 		"spec":       spec,
 	}}
-}
-
-func stringMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

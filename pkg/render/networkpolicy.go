@@ -10,29 +10,25 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// Namespaces and labels of the cluster DNS servers the DNS egress rule
-// admits: kube-dns/CoreDNS on Kubernetes, the openshift-dns namespace on
-// OpenShift.
+// The peers the NetworkPolicy names besides the user's: the cluster DNS
+// servers (kube-dns/CoreDNS on Kubernetes, the openshift-dns namespace on
+// OpenShift) and OpenShift's router and monitoring namespaces, selected by
+// their policy group.
 const (
-	kubeSystemNamespace   = "kube-system"
-	kubeDNSAppLabel       = "k8s-app"
-	kubeDNSAppValue       = "kube-dns"
-	openShiftDNSNamespace = "openshift-dns"
-	policyGroupIngress    = "ingress"
-	policyGroupMonitoring = "monitoring"
+	kubeSystemNamespace       = "kube-system"
+	kubeDNSAppLabel           = "k8s-app"
+	kubeDNSAppValue           = "kube-dns"
+	openShiftDNSNamespace     = "openshift-dns"
+	labelOpenShiftPolicyGroup = "network.openshift.io/policy-group"
+	policyGroupIngress        = "ingress"
+	policyGroupMonitoring     = "monitoring"
 )
 
 // NetworkPolicy renders N-network-policy (docs/children.md, NetworkPolicy).
-//
-// The default ingress rules always come first, whatever the user adds: rule A
-// admits the server port from this namespace, the controller's namespace (the
-// status probe) and the OpenShift router; rule B admits the metrics port from
-// the OpenShift monitoring stack. Whenever egress is enforced a DNS rule is
-// appended after the user's egress rules, so that enforcing egress never
-// breaks name resolution. Rules for a direction that policyTypes does not
-// enforce are not rendered: the API server would store them without effect.
-// User ports without a protocol get protocol TCP, the API server's default,
-// because the rule lists are atomic (see convert.go).
+// The default rules come first whatever the user adds, and the DNS egress rule
+// keeps enforced egress from breaking name resolution. Rules of a direction
+// that is not enforced are not rendered: the API server would store them
+// without effect.
 func NetworkPolicy(s *ogxv1beta1.OGXServer, in *Inputs) *networkingv1ac.NetworkPolicyApplyConfiguration {
 	in = orZero(in)
 	spec := &s.Spec
@@ -40,24 +36,15 @@ func NetworkPolicy(s *ogxv1beta1.OGXServer, in *Inputs) *networkingv1ac.NetworkP
 	if spec.Network != nil && spec.Network.Policy != nil {
 		user = *spec.Network.Policy.DeepCopy()
 	}
-	ingressOn, egressOn := policyTypes(&user)
-
 	np := networkingv1ac.NetworkPolicySpec().
 		WithPodSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(s.Name)))
+	ingressOn, egressOn := policyTypes(&user)
 	if ingressOn {
-		np.WithPolicyTypes(networkingv1.PolicyTypeIngress)
+		np.WithPolicyTypes(networkingv1.PolicyTypeIngress).WithIngress(ingressRules(spec, &user, in.OperatorNamespace)...)
 	}
 	if egressOn {
-		np.WithPolicyTypes(networkingv1.PolicyTypeEgress)
+		np.WithPolicyTypes(networkingv1.PolicyTypeEgress).WithEgress(egressRules(&user)...)
 	}
-
-	if ingressOn {
-		np.WithIngress(ingressRules(spec, &user, in.OperatorNamespace)...)
-	}
-	if egressOn {
-		np.WithEgress(egressRules(&user)...)
-	}
-
 	return networkingv1ac.NetworkPolicy(NetworkPolicyName(s.Name), s.Namespace).
 		WithLabels(ChildLabels()).
 		WithOwnerReferences(ownerRefs(s)...).
@@ -65,25 +52,25 @@ func NetworkPolicy(s *ogxv1beta1.OGXServer, in *Inputs) *networkingv1ac.NetworkP
 }
 
 // ingressRules are the enforced ingress rules: the server port from pods of
-// its namespace, the operator's namespace and the OpenShift ingress
-// controllers; the metrics port from the OpenShift monitoring stack when
-// monitoring is on; then the user's rules.
+// its namespace, the operator's namespace (the status probe) and the OpenShift
+// router; the metrics port from OpenShift monitoring when monitoring is on;
+// then the user's rules, their ports defaulted as the lists are atomic.
 func ingressRules(spec *ogxv1beta1.OGXServerSpec, user *ogxv1beta1.NetworkPolicySpec, operatorNamespace string) []*networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration {
 	rules := []*networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration{networkingv1ac.NetworkPolicyIngressRule().
 		WithPorts(policyPort(corev1.ProtocolTCP, spec.Port())).
 		WithFrom(
 			networkingv1ac.NetworkPolicyPeer().WithPodSelector(metav1ac.LabelSelector()),
-			namespacePeer(LabelKubernetesName, operatorNamespace),
-			namespacePeer(LabelOpenShiftPolicyGroup, policyGroupIngress),
+			namespacePeer(corev1.LabelMetadataName, operatorNamespace),
+			namespacePeer(labelOpenShiftPolicyGroup, policyGroupIngress),
 		)}
 	if spec.MonitoringEnabled() {
 		rules = append(rules, networkingv1ac.NetworkPolicyIngressRule().
 			WithPorts(policyPort(corev1.ProtocolTCP, spec.MetricsPort())).
-			WithFrom(namespacePeer(LabelOpenShiftPolicyGroup, policyGroupMonitoring)))
+			WithFrom(namespacePeer(labelOpenShiftPolicyGroup, policyGroupMonitoring)))
 	}
 	for i := range user.Ingress {
 		defaultPolicyPorts(user.Ingress[i].Ports)
-		rules = append(rules, toApply[networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration](&user.Ingress[i]))
+		rules = append(rules, viaJSON[networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration](&user.Ingress[i]))
 	}
 	return rules
 }
@@ -93,14 +80,14 @@ func egressRules(user *ogxv1beta1.NetworkPolicySpec) []*networkingv1ac.NetworkPo
 	var rules []*networkingv1ac.NetworkPolicyEgressRuleApplyConfiguration
 	for i := range user.Egress {
 		defaultPolicyPorts(user.Egress[i].Ports)
-		rules = append(rules, toApply[networkingv1ac.NetworkPolicyEgressRuleApplyConfiguration](&user.Egress[i]))
+		rules = append(rules, viaJSON[networkingv1ac.NetworkPolicyEgressRuleApplyConfiguration](&user.Egress[i]))
 	}
 	return append(rules, networkingv1ac.NetworkPolicyEgressRule().
 		WithTo(
 			networkingv1ac.NetworkPolicyPeer().
-				WithNamespaceSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{LabelKubernetesName: kubeSystemNamespace})).
+				WithNamespaceSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{corev1.LabelMetadataName: kubeSystemNamespace})).
 				WithPodSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{kubeDNSAppLabel: kubeDNSAppValue})),
-			namespacePeer(LabelKubernetesName, openShiftDNSNamespace),
+			namespacePeer(corev1.LabelMetadataName, openShiftDNSNamespace),
 		).
 		WithPorts(
 			policyPort(corev1.ProtocolUDP, 53),
@@ -111,9 +98,8 @@ func egressRules(user *ogxv1beta1.NetworkPolicySpec) []*networkingv1ac.NetworkPo
 }
 
 // policyTypes decides the enforced directions: the user's list when given
-// (in the canonical order Ingress, Egress, duplicates ignored), else Ingress,
-// plus Egress when egress rules exist, which is also what the API server
-// would default.
+// (duplicates ignored), else Ingress, plus Egress when egress rules exist,
+// which is also what the API server would default.
 func policyTypes(p *ogxv1beta1.NetworkPolicySpec) (ingress, egress bool) {
 	if len(p.PolicyTypes) == 0 {
 		return true, len(p.Egress) > 0

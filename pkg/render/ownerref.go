@@ -10,10 +10,8 @@ import (
 const OGXServerKind = "OGXServer"
 
 // OwnerReference is the controller owner reference every child except the
-// PVC carries, so that garbage collection removes the children with the
-// OGXServer and the ownership guard can recognise them. apiVersion and kind
-// are fixed rather than read from the object's TypeMeta, which is empty on
-// objects served from informer caches.
+// PVC carries, for garbage collection and the ownership guard. apiVersion and
+// kind are fixed because TypeMeta is empty on objects from informer caches.
 func OwnerReference(s *ogxv1beta1.OGXServer) *metav1ac.OwnerReferenceApplyConfiguration {
 	return metav1ac.OwnerReference().
 		WithAPIVersion(ogxv1beta1.SchemeGroupVersion.String()).
@@ -24,11 +22,9 @@ func OwnerReference(s *ogxv1beta1.OGXServer) *metav1ac.OwnerReferenceApplyConfig
 		WithBlockOwnerDeletion(true)
 }
 
-// ownerRefs returns the owner reference as a variadic list, or nothing when
-// the OGXServer has no UID. In a cluster the UID is always set; offline,
-// `ogx-controller render` emits ownerReferences only when the input carries
-// metadata.uid (docs/cli.md, Output), and an owner reference with an empty UID
-// would be rejected by the API server anyway.
+// ownerRefs is the owner reference as a variadic list, or nothing when the
+// OGXServer has no UID, which only offline `render` input can lack
+// (docs/cli.md, Output).
 func ownerRefs(s *ogxv1beta1.OGXServer) []*metav1ac.OwnerReferenceApplyConfiguration {
 	if s.UID == "" {
 		return nil

@@ -8,10 +8,9 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// PDB renders N-pdb (docs/children.md, PodDisruptionBudget): the user's
-// minAvailable or maxUnavailable, else maxUnavailable 1, so that a multi-pod
-// server without an explicit budget still keeps all but one pod through a node
-// drain. A user minAvailable of 0 is kept: 0 counts as set.
+// PDB renders N-pdb (docs/children.md, PodDisruptionBudget). Without a user
+// budget, maxUnavailable 1 keeps all but one pod of a multi-pod server through
+// a node drain.
 func PDB(s *ogxv1beta1.OGXServer, _ *Inputs) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
 	spec := policyv1ac.PodDisruptionBudgetSpec().
 		WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(s.Name)))

@@ -7,11 +7,10 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// PVC renders N-pvc (docs/children.md, PersistentVolumeClaim). It has no owner
-// reference: user data must survive deletion of the OGXServer, and a recreated
-// OGXServer of the same name reuses the claim. storageClassName is left to the
-// cluster default. The controller only ever creates this object; it never
-// applies it.
+// PVC renders N-pvc (docs/children.md, PersistentVolumeClaim), which the
+// controller only ever creates. It has no owner reference: user data must
+// survive deletion of the OGXServer, and a recreated OGXServer of the same
+// name reuses the claim.
 func PVC(s *ogxv1beta1.OGXServer, _ *Inputs) *corev1ac.PersistentVolumeClaimApplyConfiguration {
 	return corev1ac.PersistentVolumeClaim(PVCName(s.Name), s.Namespace).
 		WithLabels(InstanceChildLabels(s.Name)).

@@ -21,20 +21,14 @@ func separateMetricsPort(spec *ogxv1beta1.OGXServerSpec) bool {
 	return spec.MonitoringEnabled() && spec.MetricsPort() != spec.Port()
 }
 
-// Service renders N-service (docs/children.md, Service). It carries the
-// instance label in addition to the upstream three so that the ServiceMonitor
-// selects only this instance's Service.
+// Service renders N-service (docs/children.md, Service).
 func Service(s *ogxv1beta1.OGXServer, _ *Inputs) *corev1ac.ServiceApplyConfiguration {
-	spec := &s.Spec
-	p := spec.Port()
-	ports := []*corev1ac.ServicePortApplyConfiguration{
-		corev1ac.ServicePort().WithName(PortNameHTTP).WithProtocol(corev1.ProtocolTCP).
-			WithPort(p).WithTargetPort(intstr.FromInt32(p)),
+	port := func(name string, p int32) *corev1ac.ServicePortApplyConfiguration {
+		return corev1ac.ServicePort().WithName(name).WithProtocol(corev1.ProtocolTCP).WithPort(p).WithTargetPort(intstr.FromInt32(p))
 	}
-	if separateMetricsPort(spec) {
-		m := spec.MetricsPort()
-		ports = append(ports, corev1ac.ServicePort().WithName(PortNameMetrics).WithProtocol(corev1.ProtocolTCP).
-			WithPort(m).WithTargetPort(intstr.FromInt32(m)))
+	ports := []*corev1ac.ServicePortApplyConfiguration{port(PortNameHTTP, s.Spec.Port())}
+	if separateMetricsPort(&s.Spec) {
+		ports = append(ports, port(PortNameMetrics, s.Spec.MetricsPort()))
 	}
 	return corev1ac.Service(ServiceName(s.Name), s.Namespace).
 		WithLabels(InstanceChildLabels(s.Name)).

@@ -4,10 +4,9 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
 
-// Presence of the optional children (docs/children.md, Names and presence).
-// The controllers delete an owned child whose Want function turns false
-// (except the PVC and the RoleBinding, which are never deleted), and `render`
-// prints exactly the children these functions select.
+// Presence of the optional children (docs/children.md, Names and presence):
+// the controllers delete an owned child whose Want function turns false (but
+// never the PVC or the RoleBinding), and `render` prints exactly these.
 
 // WantHPA reports whether N-hpa exists: autoscaling on.
 func WantHPA(s *ogxv1beta1.OGXServer) bool {
@@ -23,8 +22,7 @@ func WantPDB(s *ogxv1beta1.OGXServer) bool {
 	return s.Spec.MultiPod()
 }
 
-// WantIngress reports whether N-ingress exists:
-// spec.network.externalAccess.enabled.
+// WantIngress reports whether N-ingress exists: external access enabled.
 func WantIngress(s *ogxv1beta1.OGXServer) bool {
 	return s.Spec.ExternalAccessEnabled()
 }
@@ -36,8 +34,7 @@ func WantNetworkPolicy(s *ogxv1beta1.OGXServer) bool {
 }
 
 // WantPVC reports whether N-pvc is wanted: storage on and no adopted PVC in
-// effect, that is, the resolved claim name is N-pvc (an empty PVCName counts
-// as N-pvc). A PVC is never deleted when this turns false.
+// effect (PVCName empty or N-pvc).
 func WantPVC(s *ogxv1beta1.OGXServer, in *Inputs) bool {
 	if s.Spec.StorageSpec() == nil {
 		return false

@@ -122,7 +122,7 @@ func (c *Child[O, AC]) ConvergeCreating(ctx context.Context, owner *ogxv1beta1.O
 	if !found {
 		c.taken.Delete(key)
 		if preconditionRefused {
-			return c.createUnconditionally(ctx, owner, name, onCreate)
+			return c.write(ctx, owner.Namespace, name, onCreate, events.Created)
 		}
 		// Deleted in between: the next pass (from its delete event, or this
 		// retry) creates it.
@@ -141,31 +141,21 @@ func (c *Child[O, AC]) ConvergeCreating(ctx context.Context, owner *ogxv1beta1.O
 func (c *Child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (conflict bool, err error) {
 	c.SetResourceVersion(desired, AbsentResourceVersion)
 	defer c.SetResourceVersion(desired, "")
-	out, err := c.Apply(ctx, owner.Namespace, desired)
-	if err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
-			return true, err
-		}
-		if isResourceVersionOnCreateRefused(err) {
-			return false, err
-		}
-		return false, ClassifyWriteError(c.Kind, name, err)
-	}
-	c.Recent.Remember(out)
-	klog.FromContext(ctx).Info("Applied child", "kind", c.Kind, "name", name, "result", events.Created)
-	return false, nil
+	_, err = c.write(ctx, owner.Namespace, name, desired, events.Created)
+	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err), err
 }
 
-// createUnconditionally applies desired without a precondition, after a
-// live read found no object with the name.
-func (c *Child[O, AC]) createUnconditionally(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (events.WriteResult, error) {
-	out, err := c.Apply(ctx, owner.Namespace, desired)
+// write applies desired, remembers what the API server returned and reports
+// result; a refused apply is classified (ClassifyWriteError, which keeps the
+// API status reachable through %w).
+func (c *Child[O, AC]) write(ctx context.Context, namespace, name string, desired AC, result events.WriteResult) (events.WriteResult, error) {
+	out, err := c.Apply(ctx, namespace, desired)
 	if err != nil {
 		return "", ClassifyWriteError(c.Kind, name, err)
 	}
 	c.Recent.Remember(out)
-	klog.FromContext(ctx).Info("Applied child", "kind", c.Kind, "name", name, "result", events.Created)
-	return events.Created, nil
+	klog.FromContext(ctx).Info("Applied child", "kind", c.Kind, "name", name, "result", result)
+	return result, nil
 }
 
 // update checks that an existing object may be written, takes it over from
@@ -202,13 +192,7 @@ func (c *Child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		c.SetResourceVersion(desired, existing.Obj.GetResourceVersion())
 		defer c.SetResourceVersion(desired, "")
 	}
-	out, err := c.Apply(ctx, owner.Namespace, desired)
-	if err != nil {
-		return "", ClassifyWriteError(c.Kind, name, err)
-	}
-	c.Recent.Remember(out)
-	logger.Info("Applied child", "kind", c.Kind, "name", name, "result", events.Updated)
-	return events.Updated, nil
+	return c.write(ctx, owner.Namespace, name, desired, events.Updated)
 }
 
 // ownedDigest is the digest of the fields ogx-controller owns in k: the
@@ -315,7 +299,7 @@ func SetTypedResourceVersion(ac any, rv string) {
 		return
 	}
 	f := v.Elem().FieldByName("ObjectMetaApplyConfiguration")
-	if !f.IsValid() || f.Kind() != reflect.Pointer {
+	if !f.IsValid() || f.Type() != reflect.TypeFor[*metav1ac.ObjectMetaApplyConfiguration]() {
 		return
 	}
 	if f.IsNil() {
@@ -324,13 +308,9 @@ func SetTypedResourceVersion(ac any, rv string) {
 		}
 		f.Set(reflect.New(f.Type().Elem()))
 	}
-	meta, ok := f.Interface().(*metav1ac.ObjectMetaApplyConfiguration)
-	if !ok {
-		return
+	meta := f.Interface().(*metav1ac.ObjectMetaApplyConfiguration)
+	meta.ResourceVersion = nil
+	if rv != "" {
+		meta.ResourceVersion = &rv
 	}
-	if rv == "" {
-		meta.ResourceVersion = nil
-		return
-	}
-	meta.ResourceVersion = &rv
 }

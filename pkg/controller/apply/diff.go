@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,27 +34,15 @@ func (c *Child[O, AC]) logDiff(ctx context.Context, namespace, name string, desi
 // one line per leaf that differs, "-path: stored" and "+path: desired",
 // sorted by path. Paths join map keys with "." and list indexes with
 // "[i]", so a key that itself holds "." or "[" can read like a nested path;
-// for a debug log that is fine.
-//
-// It is written here rather than taken from a diff library on purpose: the
-// general-purpose ones walk method sets through reflection, and linking
-// such a call makes the Go linker keep every exported method of every type
-// that reaches an interface: half again the binary's text and its idle
-// resident memory (docs/performance.md, Memory).
+// for a debug log that is fine. It is ours rather than a diff library's,
+// whose reflection on methods would bloat the binary (docs/performance.md,
+// Memory).
 func jsonDiff(a, b any) string {
 	from, to := jsonLeaves(a), jsonLeaves(b)
-	paths := make([]string, 0, len(from)+len(to))
-	for p := range from {
-		paths = append(paths, p)
-	}
-	for p := range to {
-		if _, ok := from[p]; !ok {
-			paths = append(paths, p)
-		}
-	}
-	slices.Sort(paths)
+	union := maps.Clone(from)
+	maps.Copy(union, to)
 	var out strings.Builder
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(union)) {
 		x, inFrom := from[p]
 		y, inTo := to[p]
 		if inFrom && inTo && x == y {
@@ -74,13 +63,12 @@ func jsonDiff(a, b any) string {
 // not encode is one leaf at the root holding the error.
 func jsonLeaves(v any) map[string]string {
 	leaves := map[string]string{}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		leaves["."] = "<" + err.Error() + ">"
-		return leaves
-	}
 	var tree any
-	if err := json.Unmarshal(raw, &tree); err != nil {
+	raw, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(raw, &tree)
+	}
+	if err != nil {
 		leaves["."] = "<" + err.Error() + ">"
 		return leaves
 	}

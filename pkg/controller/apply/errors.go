@@ -18,12 +18,10 @@ func isResourceVersionOnCreateRefused(err error) bool {
 	return apierrors.IsInternalError(err) && strings.Contains(err.Error(), "resourceVersion should not be set on objects to be created")
 }
 
-// isStaleTakeover reports whether a takeover patch failed its guard. The API
-// server answers a JSON patch it cannot apply with 422 Invalid and a
-// generic message, without the field causes a validation failure carries;
-// for the takeover patch that means its test of the cached resourceVersion
-// failed: a race with a newer version of the object, which the next event
-// resolves, not a user error.
+// isStaleTakeover reports whether a takeover patch failed its test of the
+// cached resourceVersion: the API server answers a JSON patch it cannot
+// apply with 422 Invalid without the field causes a validation failure
+// carries. That is a race the next event resolves, not a user error.
 func isStaleTakeover(err error) bool {
 	var status apierrors.APIStatus
 	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {

@@ -30,6 +30,7 @@ func Guard(owner *ogxv1beta1.OGXServer, kind string, obj metav1.Object) error {
 	return resolve.NewUserError(ogxv1beta1.ReasonChildConflict, "%s %s exists and is not managed by this OGXServer", kind, obj.GetName())
 }
 
+// IsOGXGroup reports whether apiVersion is of the ogx.io group.
 func IsOGXGroup(apiVersion string) bool {
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	return err == nil && gv.Group == ogxv1beta1.GroupName

@@ -15,17 +15,15 @@ const recentTTL = time.Minute
 
 // RecentWrites remembers the object each of a kind's writes returned until
 // the informer delivers that version (the "expectations" of
-// kube-controller-manager's controllers). A pass that runs before the cache
-// has caught up with our own write then compares against what we wrote,
-// instead of writing again or taking a missing cache entry for a missing
-// object.
+// kube-controller-manager's controllers), so a pass that runs before the
+// cache has caught up neither writes again nor takes a missing cache entry
+// for a missing object (docs/controllers.md, No-op skip and drift).
 //
-// Entries are dropped by observe, which the kind's informer calls before it
-// enqueues anything for the same event, so a pass started by an event never
-// sees an entry that event made stale. A deletion is also remembered (by
-// UID), because the informer may deliver an object's creation and deletion
-// before the write that created it has returned: that write's result must
-// then not be remembered, or it would hide the deletion.
+// Entries are dropped by Observe, which the kind's informer calls before it
+// enqueues anything for the same event. A deletion is also remembered (by
+// UID): the informer may deliver an object's creation and deletion before
+// the write that created it has returned, whose result must then not hide
+// the deletion.
 type RecentWrites[O metav1.Object] struct {
 	now func() time.Time
 
@@ -44,6 +42,7 @@ type tombstone struct {
 	at  time.Time
 }
 
+// NewRecentWrites returns an empty RecentWrites.
 func NewRecentWrites[O metav1.Object]() *RecentWrites[O] {
 	return &RecentWrites[O]{now: time.Now, m: map[string]recentEntry[O]{}, gone: map[string]tombstone{}}
 }
@@ -101,7 +100,7 @@ func (r *RecentWrites[O]) Newer(namespace, name string, cached O, found bool) (O
 
 // Observe drops the entry an informer event supersedes: a deletion, or a
 // version at least as new as the one remembered. A deletion is kept as a
-// tombstone for remember.
+// tombstone for Remember.
 func (r *RecentWrites[O]) Observe(obj metav1.Object, deleted bool) {
 	if r == nil {
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
@@ -47,14 +49,11 @@ func AdoptionAnnotationProblems(s *ogxv1beta1.OGXServer) []string {
 // LlamaStackDistribution L: app=llama-stack and app.kubernetes.io/instance=L.
 const legacyAppLabel, legacyAppValue = "app", "llama-stack"
 
-// LegacyOwnerCheck decides whether obj, the kind object named like the
-// legacy install L's, may be taken over by s: it is s's already, or it
-// proves it belongs to L: a controller owner reference to the
-// LlamaStackDistribution L, or no controller and the labels the legacy
-// operator sets. Anything else is refused with a ChildConflict user error:
-// an adoption annotation must not let an OGXServer's author scale, take or
-// re-point an object nobody proved is legacy (docs/controllers.md, Legacy
-// adoption).
+// LegacyOwnerCheck lets s take over obj, the kind object named like the
+// legacy install's, only if it is s's already or proves it belongs to the
+// LlamaStackDistribution legacy; anything else is a ChildConflict user
+// error, so an annotation cannot take a foreign object (docs/controllers.md,
+// Legacy adoption).
 func LegacyOwnerCheck(kind string, obj metav1.Object, legacy string, s *ogxv1beta1.OGXServer) error {
 	ref := metav1.GetControllerOfNoCopy(obj)
 	switch {
@@ -76,20 +75,14 @@ func LegacyOwnerCheck(kind string, obj metav1.Object, legacy string, s *ogxv1bet
 // WithoutControllerRefs keeps the owner references that are not
 // controllers: a merge patch replaces the list whole.
 func WithoutControllerRefs(refs []metav1.OwnerReference) []metav1.OwnerReference {
-	out := []metav1.OwnerReference{}
-	for _, r := range refs {
-		if r.Controller == nil || !*r.Controller {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(append([]metav1.OwnerReference{}, refs...),
+		func(r metav1.OwnerReference) bool { return ptr.Deref(r.Controller, false) })
 }
 
 // OwnerRefOf is the controller owner reference of an OGXServer.
 func OwnerRefOf(s *ogxv1beta1.OGXServer) metav1.OwnerReference {
-	t := true
 	return metav1.OwnerReference{APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer",
-		Name: s.Name, UID: s.UID, Controller: &t, BlockOwnerDeletion: &t}
+		Name: s.Name, UID: s.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
 }
 
 // MergePatch marshals a merge patch with a resourceVersion precondition.
@@ -138,27 +131,4 @@ func StorageAdoptionGate(ctx context.Context, r *Resolver, s *ogxv1beta1.OGXServ
 		return err
 	}
 	return &worker.WaitingError{Reason: ogxv1beta1.ReasonAdoptionInProgress, Message: fmt.Sprintf("waiting for storage adoption of PVC %s", name)}
-}
-
-// NetworkingAdopted is the NetworkingAdopted condition of a pass.
-func NetworkingAdopted(legacy string) []metav1.Condition {
-	return []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonNetworkingAdopted,
-		Message: fmt.Sprintf("Networking adopted from %s", legacy)}}
-}
-
-// adoptedBy: o carries the ogx.io/adopted-from label and s controls it.
-func adoptedBy(o metav1.Object, s *ogxv1beta1.OGXServer) bool {
-	if _, ok := o.GetLabels()[render.LabelAdoptedFrom]; !ok {
-		return false
-	}
-	ref := metav1.GetControllerOfNoCopy(o)
-	return ref != nil && ref.UID == s.UID
-}
-
-// NetworkingReleased is the NetworkingAdopted condition once the annotation
-// is gone: reported by the pass that releases, and kept by status after
-// that (adoptedConditions).
-func NetworkingReleased() []metav1.Condition {
-	return []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionAnnotationRemoved,
-		Message: "Adoption annotation removed"}}
 }

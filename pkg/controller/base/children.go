@@ -17,7 +17,9 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
@@ -36,15 +38,13 @@ type TypedClient[O any, AC any] interface {
 
 // newChild binds one kind: its typed client, its cache and client-go's
 // Extract function for the fields a manager owns.
-func newChild[O metav1.Object, AC any](kind, apiVersion string, c *caches.Caches, takeover []string, journal *events.Journal,
-	client func(ns string) TypedClient[O, AC],
-	extract func(O, string) (AC, error),
+func newChild[O metav1.Object, AC any, C TypedClient[O, AC]](kind, apiVersion string, c *caches.Caches, takeover []string,
+	journal *events.Journal, client func(ns string) C, extract func(O, string) (AC, error),
 ) *apply.Child[O, AC] {
 	gv, _ := schema.ParseGroupVersion(apiVersion)
-	// Every pass of every server looks up children that do not exist
-	// (optional kinds, a Service not created yet): one NotFound error per
-	// kind, not one formatted per lookup as the generated listers do.
-	// Callers only test it with IsNotFound; it carries no name.
+	// Every pass looks up children that do not exist (optional kinds, a
+	// Service not created yet): one NotFound per kind, not one formatted per
+	// lookup as the generated listers do. Callers only test it with IsNotFound.
 	notFound := apierrors.NewNotFound(schema.GroupResource{Group: gv.Group, Resource: strings.ToLower(kind)}, "")
 	return &apply.Child[O, AC]{
 		Kind:       kind,
@@ -88,62 +88,78 @@ func newChild[O metav1.Object, AC any](kind, apiVersion string, c *caches.Caches
 	}
 }
 
-// The typed children several controllers read (a kind only its own
-// controller reads is declared in that controller's package, RegisterKind).
-type (
-	DeploymentChild     = apply.Child[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]
-	ServiceChild        = apply.Child[*corev1.Service, *corev1ac.ServiceApplyConfiguration]
-	ServiceAccountChild = apply.Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
-	RoleBindingChild    = apply.Child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]
-	IngressChild        = apply.Child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
-	ConfigMapChild      = apply.Child[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]
-)
+// DeploymentChild is the applier of Deployments.
+type DeploymentChild = apply.Child[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]
 
-// Children holds one applier per shared child kind.
+// Children holds one applier per kind several controllers read (a kind
+// only its own controller reads is declared in its package, RegisterKind).
 type Children struct {
 	Deployments     *DeploymentChild
-	Services        *ServiceChild
-	ServiceAccounts *ServiceAccountChild
-	RoleBindings    *RoleBindingChild
-	Ingresses       *IngressChild
-	ConfigMaps      *ConfigMapChild
+	Services        *apply.Child[*corev1.Service, *corev1ac.ServiceApplyConfiguration]
+	ServiceAccounts *apply.Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
+	RoleBindings    *apply.Child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]
+	Ingresses       *apply.Child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
+	ConfigMaps      *apply.Child[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]
 }
 
 // NewChildren wires the child kinds to their clients and caches; takeovers
 // from the managers in takeover are noted in journal.
 func NewChildren(kube kubernetes.Interface, c *caches.Caches, takeover []string, journal *events.Journal) *Children {
 	return &Children{
-		Deployments: newChild("Deployment", "apps/v1", c, takeover, journal,
-			func(ns string) TypedClient[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration] {
-				return kube.AppsV1().Deployments(ns)
-			},
-			appsv1ac.ExtractDeployment),
-		Services: newChild("Service", "v1", c, takeover, journal,
-			func(ns string) TypedClient[*corev1.Service, *corev1ac.ServiceApplyConfiguration] {
-				return kube.CoreV1().Services(ns)
-			},
-			corev1ac.ExtractService),
+		Deployments: newChild("Deployment", "apps/v1", c, takeover, journal, kube.AppsV1().Deployments, appsv1ac.ExtractDeployment),
+		Services:    newChild("Service", "v1", c, takeover, journal, kube.CoreV1().Services, corev1ac.ExtractService),
 		ServiceAccounts: newChild("ServiceAccount", "v1", c, takeover, journal,
-			func(ns string) TypedClient[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration] {
-				return kube.CoreV1().ServiceAccounts(ns)
-			},
-			corev1ac.ExtractServiceAccount),
+			kube.CoreV1().ServiceAccounts, corev1ac.ExtractServiceAccount),
 		RoleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c, takeover, journal,
-			func(ns string) TypedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
-				return kube.RbacV1().RoleBindings(ns)
-			},
-			rbacv1ac.ExtractRoleBinding),
+			kube.RbacV1().RoleBindings, rbacv1ac.ExtractRoleBinding),
 		Ingresses: newChild("Ingress", "networking.k8s.io/v1", c, takeover, journal,
-			func(ns string) TypedClient[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration] {
-				return kube.NetworkingV1().Ingresses(ns)
-			},
-			networkingv1ac.ExtractIngress),
+			kube.NetworkingV1().Ingresses, networkingv1ac.ExtractIngress),
 		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so
 		// the watched ConfigMap cache holds them.
-		ConfigMaps: newChild("ConfigMap", "v1", c, takeover, journal,
-			func(ns string) TypedClient[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration] {
-				return kube.CoreV1().ConfigMaps(ns)
-			},
-			corev1ac.ExtractConfigMap),
+		ConfigMaps: newChild("ConfigMap", "v1", c, takeover, journal, kube.CoreV1().ConfigMaps, corev1ac.ExtractConfigMap),
 	}
+}
+
+// Kind declares a child kind that only its own controller reads, in that
+// controller's package, so adding one touches no shared file
+// (docs/architecture.md, Adding a child kind). O is its typed object, AC
+// its apply configuration.
+type Kind[O apply.ChildObject, AC any] struct {
+	// Kind and APIVersion name it in apply configurations, Events and
+	// errors.
+	Kind, APIVersion string
+	// Informer picks its informer from a scope's child factory.
+	Informer func(informers.SharedInformerFactory) cache.SharedIndexInformer
+	// Client picks its typed client for a namespace.
+	Client func(kube kubernetes.Interface, namespace string) TypedClient[O, AC]
+	// Extract is client-go's Extract function of the kind.
+	Extract func(O, string) (AC, error)
+	// Trim returns what the cache keeps of an object besides its metadata:
+	// what the controller reads of it, often nothing (caches.ViewOf).
+	Trim func(O) O
+}
+
+// OwnedSource is a kind a controller package registered: the manager makes
+// each scope's source of it (caches.Sources.Owned), mapping objects to the
+// OGXServer that controls them and telling the applier of its events.
+type OwnedSource struct {
+	Kind, APIVersion string
+	Observe          func(metav1.Object, bool)
+}
+
+// RegisterKind caches k in every scope, builds its applier and records its
+// event source in d; call it from the kind's NewController, before the
+// caches start. The controller watches it through Source.
+func RegisterKind[O apply.ChildObject, AC any](d *Deps, k Kind[O, AC]) *apply.Child[O, AC] {
+	d.Caches.AddChildKind(k.Kind, k.Informer, caches.ViewOf(k.Extract, k.Trim))
+	child := newChild(k.Kind, k.APIVersion, d.Caches, d.Opts.TakeoverManagers, d.Events.Journal(),
+		func(ns string) TypedClient[O, AC] { return k.Client(d.Kube, ns) }, k.Extract)
+	d.Owned = append(d.Owned, OwnedSource{Kind: k.Kind, APIVersion: k.APIVersion, Observe: child.Observe})
+	return child
+}
+
+// Source returns the watched-sources function of a kind registered with
+// RegisterKind: its own informer's events start the controller's passes.
+func Source(kind string) func(*caches.Sources) []*caches.Source {
+	return func(w *caches.Sources) []*caches.Source { return []*caches.Source{w.Owned[kind]} }
 }

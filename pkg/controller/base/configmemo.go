@@ -10,18 +10,11 @@ import (
 )
 
 // ConfigMemo keeps, per OGXServer, the config generated for its current
-// generation and base: the configmap and deployment controllers of one
-// generation share one generation of the config, and status reads the
-// result without generating (so it never calls a registry). The key is
-// everything the generated config depends on: the spec (through the
-// generation) and the base config (the resourceVersion of the base
-// ConfigMap, or the image whose labels carry it). A base read from a tag's
-// labels is therefore read once per generation of the server.
-//
-// When the configmap and deployment controllers miss at the same moment,
-// both generate (with the same result); otherwise the second reads the
-// first's. Only successes are kept: a failure is retried by the next pass,
-// which is what the controllers' backoff paces.
+// generation and base (docs/controllers.md, Inputs): the configmap and
+// deployment controllers share one config per generation, and status reads
+// it without generating, so it never calls a registry. The base is the
+// base ConfigMap's resourceVersion or the image whose labels carry it.
+// Only successes are kept: a failure is retried by the next pass.
 type ConfigMemo struct {
 	record.Slot[memoEntry]
 	// record is told of a server whose entry changed, so status reports a
@@ -43,15 +36,6 @@ func newConfigMemo(r *record.Store) *ConfigMemo {
 	return &ConfigMemo{Slot: record.NewSlot[memoEntry](r), record: r}
 }
 
-// get returns the config generated for uid under key.
-func (m *ConfigMemo) get(uid types.UID, key memoKey) (resolve.GeneratedConfig, bool) {
-	e, ok := m.Get(uid)
-	if !ok || e.key != key {
-		return resolve.GeneratedConfig{}, false
-	}
-	return e.cfg, true
-}
-
 // Current returns the config last generated for uid at generation, whatever
 // its base: what status reports.
 func (m *ConfigMemo) Current(uid types.UID, generation int64) (resolve.GeneratedConfig, bool) {
@@ -62,19 +46,17 @@ func (m *ConfigMemo) Current(uid types.UID, generation int64) (resolve.Generated
 	return e.cfg, true
 }
 
-// put replaces uid's entry: only the newest generation and base are kept.
-// A pass that read an older generation and finishes after one that read a
-// newer one does not take the memo back. Within one generation bases have
-// no order, so a pass that read the base before it changed and finishes
-// last puts the older base back for a moment; the change's informer event
-// queued that pass's controller again while it ran, and the workqueue runs
-// it once more afterwards, on the new base, which puts that back.
+// put replaces uid's entry unless it holds a newer generation, so a pass
+// that read an older generation and finishes late does not take the memo
+// back. Bases of one generation have no order: a pass that read a base
+// before it changed may put it back for a moment, but the change's event
+// runs its controller once more, which puts the new base back.
 //
-// For the same generation and base the first config put wins and put
-// returns it: two controllers that generated at once (after a restart, or
-// with a tag that moved between their two registry reads) then both use one
-// config, so the deployment controller never waits for a ConfigMap the
-// configmap controller did not write.
+// For the same generation and base the first config put wins and is
+// returned: two controllers that generated at once (after a restart, or on
+// a tag that moved between their registry reads) then use one config, so
+// the deployment controller never waits for a ConfigMap the configmap
+// controller did not write.
 func (m *ConfigMemo) put(uid types.UID, serverKey string, key memoKey, cfg resolve.GeneratedConfig) resolve.GeneratedConfig {
 	var changed bool
 	kept := cfg
@@ -98,8 +80,8 @@ func (m *ConfigMemo) put(uid types.UID, serverKey string, key memoKey, cfg resol
 // no config for s's generation and base.
 func (m *ConfigMemo) Generated(s *ogxv1beta1.OGXServer, base string, generate func() (resolve.GeneratedConfig, error)) (resolve.GeneratedConfig, error) {
 	key := memoKey{generation: s.Generation, base: base}
-	if g, ok := m.get(s.UID, key); ok {
-		return g, nil
+	if e, ok := m.Get(s.UID); ok && e.key == key {
+		return e.cfg, nil
 	}
 	g, err := generate()
 	if err != nil {

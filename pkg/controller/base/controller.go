@@ -5,15 +5,33 @@ import (
 	"errors"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
+)
+
+// The controllers' names. Each keys its controller's outcomes and facts on
+// the OutcomeBoard, names its queue in logs and metrics, and is how the
+// status controller finds the outcome a condition reports.
+const (
+	ControllerConfigMap  = "configmap"
+	ControllerPVC        = "pvc"
+	ControllerService    = "service"
+	ControllerDeployment = "deployment"
+	ControllerIngress    = "ingress"
+	ControllerMonitoring = "monitoring"
+	// ControllerStatus names the status controller's queue; it records no
+	// outcome.
+	ControllerStatus = "status"
 )
 
 // ReconcileFunc converges one kind of child for one OGXServer. It receives a
@@ -21,16 +39,13 @@ import (
 // mutate.
 type ReconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error)
 
-// Controller runs the steps every child controller shares
-// (docs/controllers.md, The pass of a child controller): read the OGXServer
-// from the cache, skip it while it is being deleted, re-run the admission
-// validator, call the kind's reconcile and record the outcome for the status
-// controller.
+// Controller runs the pass every child controller shares
+// (docs/controllers.md, The pass of a child controller) around the kind's
+// reconcile.
 type Controller struct {
 	*worker.Runner
 	// Deps are the clients, caches and per-server stores it shares with
-	// the other controllers: the Events sink, the validator's verdict per
-	// generation (Specs) and the outcome board.
+	// the other controllers.
 	Deps      *Deps
 	reconcile ReconcileFunc
 	// Watched names the sources whose events start its passes; each
@@ -70,10 +85,8 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	if err != nil {
 		return worker.Result{}, err
 	}
-	// record stores the pass's outcome; eventReason names the Warning of a
-	// user error, which is sent once when the cause first appears or
-	// changes, never once per retry, and once for all the controllers that
-	// find the same cause (an invalid spec).
+	// record stores the pass's outcome; the Warning eventReason of a user
+	// error is sent only when no controller reported the same cause before.
 	record := func(o Outcome, eventReason string) {
 		o.Generation = s.Generation
 		if _, newCause := c.Deps.Board.RecordCause(key, s.UID, c.Name(), o); newCause && c.Deps.Events != nil {
@@ -116,13 +129,6 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	return worker.Result{}, err
 }
 
-// specErrors runs the admission validator except the adoption checks A4/A5,
-// whose failures only disable adoption (docs/admission.md, Re-validation in
-// the controllers).
-func specErrors(s *ogxv1beta1.OGXServer) field.ErrorList {
-	return validation.ValidateSpec(s)
-}
-
 // specErrorsEvent names the Warning for a failed re-validation: an unknown
 // distribution alone is UnknownDistribution, anything else (also together
 // with it) InvalidSpec.
@@ -134,4 +140,41 @@ func specErrorsEvent(errs field.ErrorList) string {
 		}
 	}
 	return ogxv1beta1.EventUnknownDistribution
+}
+
+// NewOptional builds the controller of a child that is applied while want
+// holds and deleted (only if this OGXServer controls it) when it does not,
+// then runs after. watched picks the informers whose events start its
+// passes.
+func NewOptional[O metav1.Object, AC any](name string, d *Deps, c *apply.Child[O, AC],
+	watched func(*caches.Sources) []*caches.Source,
+	childName func(string) string,
+	want func(*ogxv1beta1.OGXServer) bool,
+	desired func(*ogxv1beta1.OGXServer, *render.Inputs) AC,
+	after ...func(context.Context, *ogxv1beta1.OGXServer) error,
+) *Controller {
+	reconcile := func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+		n := childName(s.Name)
+		var res events.WriteResult
+		var err error
+		if want(s) {
+			in := render.Inputs{OperatorNamespace: d.Opts.OperatorNamespace, ClusterDomain: d.Opts.ClusterDomain}
+			res, err = c.Converge(ctx, s, n, desired(s, &in))
+		} else {
+			res, err = c.Remove(ctx, s, n)
+		}
+		if err != nil {
+			return worker.Result{}, err
+		}
+		d.Events.Written(s, c.Kind, n, res)
+		for _, f := range after {
+			if err := f(ctx, s); err != nil {
+				return worker.Result{}, err
+			}
+		}
+		return worker.Result{}, nil
+	}
+	cc := NewController(name, d, reconcile)
+	cc.Watched = watched
+	return cc
 }

@@ -28,7 +28,7 @@ type Options struct {
 	ClusterDomain     string
 	Workers           int
 	StatusWorkers     int
-	// ProbeEnabled switches the server probe on; Prober does the probing.
+	// ProbeEnabled switches the server probe on.
 	ProbeEnabled  bool
 	ProbeInterval time.Duration
 	Prober        probe.Prober
@@ -44,8 +44,7 @@ type Options struct {
 	// ownership of children (and of OGXServer status) is merged into ours.
 	TakeoverManagers []string
 	// DiscoveryInterval is how often optional APIs are re-checked besides
-	// when their CRDs change (default 1h: only an API served without a CRD
-	// needs it, and a converged fleet should send no requests).
+	// when their CRDs change: only an API served without a CRD needs it.
 	DiscoveryInterval time.Duration
 	// CacheSyncTimeout bounds the initial informer sync.
 	CacheSyncTimeout time.Duration
@@ -57,15 +56,13 @@ type Options struct {
 	// taking rate budget from the children (nil: the main client).
 	EventsClient kubernetes.Interface
 	// EventQPS and EventBurst are the Event budget: Events past it are
-	// dropped and counted (zero: 5 a second, bursts of 100).
+	// dropped and counted.
 	EventQPS   float64
 	EventBurst int
-	// Clock tells the status controller the time it stamps and waits by
-	// (nil: the real clock).
+	// Clock is the time the status controller stamps and waits by.
 	Clock clock.PassiveClock
-	// ShutdownTimeout is how long passes in flight when Run's context ends
-	// may go on with a live context before theirs is cancelled
-	// (--graceful-shutdown-timeout; zero: 25 s).
+	// ShutdownTimeout is how long passes in flight at shutdown keep a live
+	// context (--graceful-shutdown-timeout).
 	ShutdownTimeout time.Duration
 }
 
@@ -73,26 +70,21 @@ type Options struct {
 type Deps struct {
 	// Kube and OGX are the clients of the process (with leader election,
 	// behind the write fence).
-	Kube kubernetes.Interface
-	OGX  versioned.Interface
-	// Caches are the informer caches every controller reads.
+	Kube   kubernetes.Interface
+	OGX    versioned.Interface
 	Caches *caches.Caches
-	// Board holds each server's outcome per controller, which status reads.
-	Board *OutcomeBoard
-	// Children are the appliers of the typed child kinds, shared so one
+	Board  *OutcomeBoard
+	// Children are the appliers of the shared child kinds, shared so one
 	// controller's write shows in another's Current.
 	Children *Children
-	// Resolver turns a server and its references into render inputs.
 	Resolver *Resolver
 	// Events sends Events and journals the children's writes.
 	Events *events.Sink
-	// Specs holds each server generation's re-validation verdict.
-	Specs *SpecMemo
+	Specs  *SpecMemo
 	// Owned are the child kinds controller packages registered for
 	// themselves (RegisterKind), whose sources the manager builds.
 	Owned []OwnedSource
-	// Records is the per-server record every store above keeps its values
-	// in: one map, forgotten in one place.
+	// Records is the per-server record the stores above keep values in.
 	Records *record.Store
 	Opts    Options
 }
@@ -100,28 +92,24 @@ type Deps struct {
 // WithDefaults fills the options a caller left unset; Events go through
 // kube unless the caller gave them a client of their own.
 func WithDefaults(opts Options, kube kubernetes.Interface) Options {
-	if opts.Workers <= 0 {
-		opts.Workers = 2
-	}
-	if opts.StatusWorkers <= 0 {
-		opts.StatusWorkers = 16
-	}
-	if opts.ClusterDomain == "" {
-		opts.ClusterDomain = "cluster.local"
-	}
-	if opts.ProbeInterval <= 0 {
-		opts.ProbeInterval = 30 * time.Second
-	}
+	defaultIfNotPositive(&opts.Workers, 2)
+	defaultIfNotPositive(&opts.StatusWorkers, 16)
+	defaultIfNotPositive(&opts.ProbeInterval, 30*time.Second)
+	defaultIfNotPositive(&opts.DiscoveryInterval, time.Hour)
+	defaultIfNotPositive(&opts.CacheSyncTimeout, 2*time.Minute)
+	defaultIfNotPositive(&opts.ShutdownTimeout, 25*time.Second)
+	defaultIfZero(&opts.ClusterDomain, "cluster.local")
+	defaultIfZero(&opts.EventQPS, 5)
+	defaultIfZero(&opts.EventBurst, 100)
+	defaultIfZero(&opts.EventsClient, kube)
+	// Without a registry client only spec.baseConfig can supply the base
+	// config; tests rely on this never touching the network.
+	defaultIfZero(&opts.Generator, NewGenerator(nil))
 	if opts.Prober == nil {
 		opts.Prober = probe.NewHTTPProber(5*time.Second, "")
 	}
 	if opts.Distributions == nil {
 		opts.Distributions = resolve.NewDistributionTable(nil)
-	}
-	if opts.Generator == nil {
-		// Without a registry client only spec.baseConfig can supply the base
-		// config; tests rely on this never touching the network.
-		opts.Generator = NewGenerator(nil)
 	}
 	if opts.Identity == "" {
 		host, _ := os.Hostname()
@@ -130,33 +118,28 @@ func WithDefaults(opts Options, kube kubernetes.Interface) Options {
 	if opts.TakeoverManagers == nil {
 		opts.TakeoverManagers = []string{"ogx-operator", "manager"}
 	}
-	if opts.DiscoveryInterval <= 0 {
-		opts.DiscoveryInterval = time.Hour
-	}
-	if opts.CacheSyncTimeout <= 0 {
-		opts.CacheSyncTimeout = 2 * time.Minute
-	}
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
-	}
-	if opts.ShutdownTimeout <= 0 {
-		opts.ShutdownTimeout = 25 * time.Second
-	}
-	if opts.EventQPS == 0 {
-		opts.EventQPS = 5
-	}
-	if opts.EventBurst == 0 {
-		opts.EventBurst = 100
-	}
-	if opts.EventsClient == nil {
-		opts.EventsClient = kube
 	}
 	return opts
 }
 
-// NewDeps builds what the controllers share: clients, caches, the
-// per-server record and the outcome board in it, the children's appliers,
-// the resolver and the event sink, with opts' defaults filled in
+// defaultIfNotPositive sets *v to def unless it is positive.
+func defaultIfNotPositive[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+// defaultIfZero sets *v to def when it is the zero value (unset).
+func defaultIfZero[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}
+
+// NewDeps builds what the controllers share, with opts' defaults filled in
 // (WithDefaults). The sink comes first: its journal also records the
 // children's takeovers.
 func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, opts Options) Deps {

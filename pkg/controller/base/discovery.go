@@ -1,6 +1,12 @@
 package base
 
-import "k8s.io/client-go/discovery"
+import (
+	"slices"
+	"sync/atomic"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+)
 
 // Group versions and resources of the optional APIs (docs/controllers.md,
 // Optional APIs).
@@ -9,6 +15,13 @@ const (
 	OpenShiftSecurityGV    = "security.openshift.io/v1"
 )
 
+// OptionalAPIs records what discovery last found (docs/controllers.md,
+// Optional APIs).
+type OptionalAPIs struct {
+	Monitoring atomic.Bool
+	OpenShift  atomic.Bool
+}
+
 // servesAll reports whether the group version lists every resource; a
 // discovery error counts as "not served" and is retried at the next check.
 func servesAll(d discovery.DiscoveryInterface, gv string, resources ...string) bool {
@@ -16,12 +29,8 @@ func servesAll(d discovery.DiscoveryInterface, gv string, resources ...string) b
 	if err != nil {
 		return false
 	}
-	have := map[string]bool{}
-	for _, r := range list.APIResources {
-		have[r.Name] = true
-	}
 	for _, r := range resources {
-		if !have[r] {
+		if !slices.ContainsFunc(list.APIResources, func(a metav1.APIResource) bool { return a.Name == r }) {
 			return false
 		}
 	}

@@ -6,22 +6,17 @@ import (
 	"sync"
 	"time"
 
-	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
-	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// baseResolveTTL is how long one successful OCI base-config resolution is
-// shared between servers on the same image (one server's config is
-// generated once per generation, configmemo.go). Failures are not kept: a retry (paced by the workqueue's backoff) asks the
-// registry again, so a registry that recovers is noticed at once.
+// baseResolveTTL is how long a successful OCI base-config resolution is
+// shared between servers on the same image. Failures are not kept, so a
+// retry notices a recovered registry at once.
 const baseResolveTTL = 10 * time.Second
 
 // Generator reads base configs from images' OCI labels for the resolver
-// (pkg/resolve), when spec.baseConfig names none. Resolutions of one image
-// are shared: at once (one request sequence per image, not one per
-// controller) and for baseResolveTTL after a success.
+// when spec.baseConfig names none. Resolutions of one image are shared
+// while under way and for baseResolveTTL after a success.
 type Generator struct {
 	oci *oci.Resolver
 
@@ -36,9 +31,9 @@ type ociBase struct {
 	at  time.Time
 }
 
-// baseCall is one resolution under way. Callers that ask for the same image
-// meanwhile wait for it and share its result, failure included, so the
-// controllers handling one event send one request sequence, not one each.
+// baseCall is one resolution under way; callers that ask for the same image
+// meanwhile share its result, failure included, so the controllers handling
+// one event send one request sequence, not one each.
 type baseCall struct {
 	done    chan struct{} // closed when res and err are set
 	res     *oci.Result
@@ -52,23 +47,8 @@ func NewGenerator(ociResolver *oci.Resolver) *Generator {
 	return &Generator{oci: ociResolver, bases: map[string]ociBase{}, inflight: map[string]*baseCall{}}
 }
 
-// imageBase resolves the server image and reads its base config; a
-// registry failure is a BaseConfigUnavailable user error.
-func (g *Generator) imageBase(ctx context.Context, image func() (string, error)) (resolve.Base, error) {
-	img, err := image()
-	if err != nil {
-		return resolve.Base{}, err
-	}
-	res, err := g.ociBase(ctx, img)
-	if err != nil {
-		return resolve.Base{}, &resolve.UserError{Reason: ogxv1beta1.ReasonBaseConfigUnavailable, Err: err}
-	}
-	return resolve.Base{Config: res.Config, Source: configgen.SourceOCILabel, Digest: res.Digest}, nil
-}
-
-// ociBase resolves an image's base config. A success is shared for
-// baseResolveTTL; a failure only with the callers that waited for that same
-// resolution, never with later ones.
+// ociBase resolves an image's base config, or shares a resolution under
+// way or a success younger than baseResolveTTL.
 func (g *Generator) ociBase(ctx context.Context, image string) (*oci.Result, error) {
 	if g.oci == nil {
 		return nil, &oci.UnavailableError{Image: image, Err: errors.New("image label resolution is disabled")}

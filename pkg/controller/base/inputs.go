@@ -3,7 +3,6 @@ package base
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,25 +10,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// OptionalAPIs records what discovery last found (docs/controllers.md,
-// Optional APIs).
-type OptionalAPIs struct {
-	Monitoring atomic.Bool
-	OpenShift  atomic.Bool
-}
-
-// Resolver is pkg/resolve's Resolver on the informer caches,
-// with the state it needs in this process: the memo of generated configs
-// (status reads it, the generating controllers fill it) and the optional
-// APIs. It is shared and read-only; every controller that needs an input
-// asks it, so no controller reads another controller's child to decide its
-// own.
+// Resolver is pkg/resolve's Resolver on the informer caches, with the memo
+// of generated configs and the optional APIs; every controller asks it for
+// its inputs (docs/controllers.md, Inputs).
 type Resolver struct {
 	*resolve.Resolver
 	Memo *ConfigMemo
@@ -49,9 +39,9 @@ func NewResolver(c *caches.Caches, kube kubernetes.Interface, opts Options, reco
 }
 
 // cacheSource is the controller's resolve.Source: the label-filtered
-// caches. On a cache miss of a referenced ConfigMap or Secret it makes one
-// live GET so the user learns whether the object does not exist or only
-// lacks the ogx.io/watch label: the two need different fixes.
+// caches. On a cache miss of a referenced ConfigMap or Secret one live GET
+// tells the user whether the object is missing or only lacks the
+// ogx.io/watch label: the two need different fixes.
 type cacheSource struct {
 	caches            *caches.Caches
 	kube              kubernetes.Interface
@@ -90,29 +80,28 @@ func (c *cacheSource) Secret(ctx context.Context, ns, name string) (*corev1.Secr
 	return nil, liveOutcome(err)
 }
 
-// cacheOutcome maps a lister's NotFound (or an unwatched namespace) to
-// resolve.ErrNotFound.
-func cacheOutcome[T any](obj *T, err error) (*T, error) {
+// notFoundAs maps a NotFound error to resolve.ErrNotFound.
+func notFoundAs[T any](obj *T, err error) (*T, error) {
 	if apierrors.IsNotFound(err) {
 		return nil, resolve.ErrNotFound
 	}
 	return obj, err
 }
 
+// CachedConfigMap and CachedSecret report an unwatched namespace as
+// resolve.ErrNotFound.
 func (c *cacheSource) CachedConfigMap(ns, name string) (*corev1.ConfigMap, error) {
-	sc := c.caches.For(ns)
-	if sc == nil {
-		return nil, resolve.ErrNotFound
+	if sc := c.caches.For(ns); sc != nil {
+		return notFoundAs(sc.ConfigMaps.ConfigMaps(ns).Get(name))
 	}
-	return cacheOutcome(sc.ConfigMaps.ConfigMaps(ns).Get(name))
+	return nil, resolve.ErrNotFound
 }
 
 func (c *cacheSource) CachedSecret(ns, name string) (*corev1.Secret, error) {
-	sc := c.caches.For(ns)
-	if sc == nil {
-		return nil, resolve.ErrNotFound
+	if sc := c.caches.For(ns); sc != nil {
+		return notFoundAs(sc.Secrets.Secrets(ns).Get(name))
 	}
-	return cacheOutcome(sc.Secrets.Secrets(ns).Get(name))
+	return nil, resolve.ErrNotFound
 }
 
 // GeneratedConfigMap reads the watched cache, which holds the generated
@@ -121,9 +110,8 @@ func (c *cacheSource) GeneratedConfigMap(ns, name string) (*corev1.ConfigMap, er
 	return c.CachedConfigMap(ns, name)
 }
 
-// AdoptedPVCs reads the adopted-PVC cache (selected by the adopted-from
-// label alone), so a PVC adopted by the upstream operator without our
-// managed-by label is seen as well.
+// AdoptedPVCs reads the adopted-PVC cache, which also holds PVCs the
+// upstream operator adopted without our managed-by label.
 func (c *cacheSource) AdoptedPVCs(ns, instance string) ([]string, error) {
 	list, err := CachedAdoptedPVCs(c.caches, ns, instance)
 	if err != nil {
@@ -138,11 +126,7 @@ func (c *cacheSource) AdoptedPVCs(ns, instance string) ([]string, error) {
 
 // PVC reads live: the PVC to adopt is not labelled for any cache yet.
 func (c *cacheSource) PVC(ctx context.Context, ns, name string) (*corev1.PersistentVolumeClaim, error) {
-	pvc, err := c.kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, resolve.ErrNotFound
-	}
-	return pvc, err
+	return notFoundAs(c.kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{}))
 }
 
 // ImageOverrides reads the image-overrides of the operator ConfigMap;
@@ -165,8 +149,16 @@ func (c *cacheSource) OptionalAPIs() (monitoring, openShift bool) {
 // image's labels.
 func (c *cacheSource) GivenBase() ([]byte, bool) { return nil, false }
 
-// ImageBase reads the base config from the image's labels through the
-// shared, time-bounded resolutions of the Generator.
+// ImageBase reads the base config from the image's labels (Generator); a
+// registry failure is a BaseConfigUnavailable user error.
 func (c *cacheSource) ImageBase(ctx context.Context, _ *ogxv1beta1.OGXServer, image func() (string, error)) (resolve.Base, error) {
-	return c.bases.imageBase(ctx, image)
+	img, err := image()
+	if err != nil {
+		return resolve.Base{}, err
+	}
+	res, err := c.bases.ociBase(ctx, img)
+	if err != nil {
+		return resolve.Base{}, &resolve.UserError{Reason: ogxv1beta1.ReasonBaseConfigUnavailable, Err: err}
+	}
+	return resolve.Base{Config: res.Config, Source: configgen.SourceOCILabel, Digest: res.Digest}, nil
 }

@@ -3,11 +3,11 @@ package base
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
@@ -40,9 +40,6 @@ type NetworkingKind[O metav1.Object] struct {
 func AdoptNetworking[O metav1.Object](ctx context.Context, d *Deps, controller string, s *ogxv1beta1.OGXServer, k NetworkingKind[O]) error {
 	key := caches.Key(s.Namespace, s.Name)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptNetworking)
-	patch := func(ctx context.Context, name string, data []byte) error {
-		return k.Patch(ctx, s.Namespace, name, data)
-	}
 	if legacy == "" {
 		sc := d.Caches.For(s.Namespace)
 		if sc == nil {
@@ -52,7 +49,7 @@ func AdoptNetworking[O metav1.Object](ctx context.Context, d *Deps, controller s
 		if err != nil {
 			return err
 		}
-		facts, err := releaseNetworking(ctx, s, k.Kind, cached, patch, d)
+		facts, err := releaseNetworking(ctx, d, s, k, cached)
 		d.Board.SetFacts(key, s.UID, controller, facts)
 		return err
 	}
@@ -64,32 +61,30 @@ func AdoptNetworking[O metav1.Object](ctx context.Context, d *Deps, controller s
 	if err != nil {
 		return err
 	}
-	var selector map[string]any
-	if k.Selector != nil {
-		selector = k.Selector(s, obj)
-	}
-	changed, err := adoptLegacy(ctx, s, k.Kind, legacy, obj, selector, patch)
+	changed, err := adoptLegacy(ctx, s, k, legacy, obj)
 	if err != nil {
 		return err
 	}
 	if changed {
 		d.Events.Normal(s, ogxv1beta1.ReasonNetworkingAdopted, fmt.Sprintf("Networking adopted from %s (%s %s)", legacy, k.Kind, obj.GetName()))
 	}
-	d.Board.SetFacts(key, s.UID, controller, NetworkingAdopted(legacy))
+	d.Board.SetFacts(key, s.UID, controller, []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted,
+		Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonNetworkingAdopted, Message: "Networking adopted from " + legacy}})
 	return nil
 }
 
-// adoptLegacy transfers a legacy object of kind that proves it belongs to
-// legacy (LegacyOwnerCheck) to s with one merge patch: controller owner
-// references replaced by ours (the whole list is sent), the adopted-from and
-// managed-by labels, the adopted-at annotation and, when selector is set,
-// spec.selector. changed is false when it was adopted already.
-func adoptLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, kind, legacy string, obj metav1.Object, selector map[string]any,
-	patch func(ctx context.Context, name string, data []byte) error) (changed bool, err error) {
+// adoptLegacy transfers obj, once it proves it belongs to legacy
+// (LegacyOwnerCheck), to s with one merge patch (docs/controllers.md,
+// Networking adoption); changed is false when it was adopted already.
+func adoptLegacy[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXServer, k NetworkingKind[O], legacy string, obj O) (changed bool, err error) {
+	var selector map[string]any
+	if k.Selector != nil {
+		selector = k.Selector(s, obj)
+	}
 	if metav1.IsControlledBy(obj, s) && obj.GetLabels()[render.LabelAdoptedFrom] == legacy && selector == nil {
 		return false, nil
 	}
-	if err := LegacyOwnerCheck(kind, obj, legacy, s); err != nil {
+	if err := LegacyOwnerCheck(k.Kind, obj, legacy, s); err != nil {
 		return false, err
 	}
 	md := map[string]any{
@@ -107,34 +102,28 @@ func adoptLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, kind, legacy stri
 	if err != nil {
 		return false, err
 	}
-	if err := patch(ctx, obj.GetName(), data); err != nil {
-		return false, apply.ClassifyWriteError(kind, obj.GetName(), err)
+	if err := k.Patch(ctx, s.Namespace, obj.GetName(), data); err != nil {
+		return false, apply.ClassifyWriteError(k.Kind, obj.GetName(), err)
 	}
 	return true, nil
 }
 
-// releaseNetworking handles an absent adopt-networking annotation. Whether
-// networking was adopted is a fact of the adopted-object cache, not of
-// status: the cached objects labelled ogx.io/adopted-from that s controls
-// are the adopted ones (the cache is filled again after a restart, so the
-// same decision is reached without history). Each is orphaned, not
-// deleted: one merge patch (resourceVersion precondition) drops our owner
-// reference, the adopted-from and managed-by labels and the adopted-at
-// annotation, so the object stays as the user left it (a Service keeps the
-// selector of our pods) and leaves our caches. NetworkingAdopted is then
-// False AdoptionAnnotationRemoved, and the Event NetworkingReleased is sent
-// once the patches took effect. With nothing adopted nothing is reported;
-// status keeps a released state by itself (adoptedConditions).
-func releaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXServer, kind string, cached []O,
-	patch func(ctx context.Context, name string, data []byte) error, d *Deps) ([]metav1.Condition, error) {
+// releaseNetworking orphans, with one merge patch each, the cached adopted
+// objects s controls once adopt-networking is gone: the cache, not status,
+// says what was adopted, so a restarted process decides the same
+// (docs/controllers.md, Networking adoption). With nothing adopted nothing
+// is reported; status keeps a released state by itself (adoptedConditions).
+func releaseNetworking[O metav1.Object](ctx context.Context, d *Deps, s *ogxv1beta1.OGXServer, k NetworkingKind[O], cached []O) ([]metav1.Condition, error) {
 	released, found := false, false
 	for _, o := range cached {
 		if !adoptedBy(o, s) {
 			continue
 		}
 		found = true
+		refs := slices.DeleteFunc(append([]metav1.OwnerReference{}, o.GetOwnerReferences()...),
+			func(r metav1.OwnerReference) bool { return r.UID == s.UID })
 		data, err := MergePatch(o.GetResourceVersion(), map[string]any{"metadata": map[string]any{
-			"ownerReferences": withoutRefsTo(o.GetOwnerReferences(), s.UID),
+			"ownerReferences": refs,
 			"labels":          map[string]any{render.LabelAdoptedFrom: nil, render.LabelManagedBy: nil},
 			"annotations":     map[string]any{render.AnnotationAdoptedAt: nil},
 		}})
@@ -143,29 +132,35 @@ func releaseNetworking[O metav1.Object](ctx context.Context, s *ogxv1beta1.OGXSe
 		}
 		// NotFound or Conflict: the cache is behind the object, and the
 		// watch event that catches it up brings the server back.
-		switch err := patch(ctx, o.GetName(), data); {
+		switch err := k.Patch(ctx, s.Namespace, o.GetName(), data); {
 		case err == nil:
 			released = true
 		case !apierrors.IsNotFound(err) && !apierrors.IsConflict(err):
-			return nil, fmt.Errorf("releasing adopted %s %s: %w", kind, o.GetName(), err)
+			return nil, fmt.Errorf("releasing adopted %s %s: %w", k.Kind, o.GetName(), err)
 		}
 	}
 	if !found {
 		return nil, nil
 	}
 	if released {
-		d.Events.Normal(s, ogxv1beta1.EventNetworkingReleased, "Released adopted "+kind+": kept, no longer owned")
+		d.Events.Normal(s, ogxv1beta1.EventNetworkingReleased, "Released adopted "+k.Kind+": kept, no longer owned")
 	}
 	return NetworkingReleased(), nil
 }
 
-// withoutRefsTo keeps the owner references to anything but uid.
-func withoutRefsTo(refs []metav1.OwnerReference, uid types.UID) []metav1.OwnerReference {
-	out := []metav1.OwnerReference{}
-	for _, r := range refs {
-		if r.UID != uid {
-			out = append(out, r)
-		}
+// adoptedBy: o carries the ogx.io/adopted-from label and s controls it.
+func adoptedBy(o metav1.Object, s *ogxv1beta1.OGXServer) bool {
+	if _, ok := o.GetLabels()[render.LabelAdoptedFrom]; !ok {
+		return false
 	}
-	return out
+	ref := metav1.GetControllerOfNoCopy(o)
+	return ref != nil && ref.UID == s.UID
+}
+
+// NetworkingReleased is the NetworkingAdopted condition once the annotation
+// is gone: reported by the pass that releases, and kept by status after
+// that (adoptedConditions).
+func NetworkingReleased() []metav1.Condition {
+	return []metav1.Condition{{Type: ogxv1beta1.ConditionNetworkingAdopted, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonAdoptionAnnotationRemoved,
+		Message: "Adoption annotation removed"}}
 }

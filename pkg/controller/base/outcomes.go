@@ -47,22 +47,18 @@ const WaitRequeue = 5 * time.Second
 
 // DeferredError means the pass has nothing to do until an object it
 // watches appears, whose event enqueues it. Unlike a wait it is neither
-// recorded nor requeued: the controller has not had its pass yet, and the
-// status controller waits for it as for any controller that has not
-// reported.
+// recorded nor requeued: status waits for the controller as for one that
+// has not reported.
 type DeferredError struct{ Message string }
 
 func (e *DeferredError) Error() string { return e.Message }
 
-// OutcomeBoard keeps every child controller's last outcome per OGXServer,
-// and the conditions a controller wants shown in status (the adoption
-// conditions), in the per-server record; the status controller reads them.
-// A changed outcome or fact is reported to the record, whose handlers (the
-// status controller's) compute status again.
-//
-// A server's outcomes are a short slice, not a map: about ten controllers
-// record one each, a scan of ten entries costs nothing, and at fleet size a
-// map per server would be several times the memory.
+// OutcomeBoard keeps in the per-server record each child controller's last
+// outcome and the conditions it wants shown (facts: the adoption
+// conditions), and reports every change to the record for status.
+// A server's outcomes are a slice, not a map: about ten controllers record
+// one each, and at fleet size a map per server costs several times the
+// memory.
 type OutcomeBoard struct {
 	record   *record.Store
 	outcomes record.Slot[[]recordedOutcome]

@@ -4,16 +4,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1/validation"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 )
 
 // SpecMemo keeps the re-validation verdict of each server's current
-// generation (docs/admission.md, Re-validation in the controllers): the
-// child controllers all check the spec before they act, and without it
-// each of them would run the validator on every pass. The verdict depends
-// only on the spec and the (immutable) name, so the generation is its key;
-// the adoption annotations, which change without a new generation, are not
-// part of it (specErrors leaves them out).
+// generation, so the child controllers do not each run the validator on
+// every pass (docs/admission.md, Re-validation in the controllers).
 type SpecMemo struct {
 	record.Slot[specVerdict]
 }
@@ -28,15 +25,17 @@ func NewSpecMemo(r *record.Store) *SpecMemo {
 	return &SpecMemo{Slot: record.NewSlot[specVerdict](r)}
 }
 
-// Errors returns specErrors(s), computing it once per generation.
+// Errors runs the admission validator on s once per generation. The
+// adoption checks A4/A5 are left out: their failures only disable adoption,
+// and their annotations change without a new generation.
 func (m *SpecMemo) Errors(s *ogxv1beta1.OGXServer) field.ErrorList {
 	if m == nil {
-		return specErrors(s)
+		return validation.ValidateSpec(s)
 	}
 	if v, ok := m.Get(s.UID); ok && v.generation == s.Generation {
 		return v.errs
 	}
-	errs := specErrors(s)
+	errs := validation.ValidateSpec(s)
 	m.Update(s.UID, func(cur specVerdict, ok bool) (specVerdict, bool) {
 		if ok && cur.generation > s.Generation {
 			return cur, true

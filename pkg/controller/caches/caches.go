@@ -27,12 +27,9 @@ import (
 
 // Scope is every cache of one namespace (or of all namespaces). A client-go
 // informer factory applies one namespace and one list filter to all its
-// informers, so a Scope holds one factory per filter: OGXServers (none),
-// children (managed-by label), referenced ConfigMaps and Secrets
-// (ogx.io/watch label), adopted PVCs, Services and Ingresses
-// (ogx.io/adopted-from label, which the upstream operator sets without
-// managed-by) and our pods (app=ogx with an instance label; only what the
-// image digest needs is kept).
+// informers, so a Scope holds one factory per filter (docs/architecture.md,
+// Caches); adopted objects have their own, as the upstream operator labels
+// them ogx.io/adopted-from without managed-by.
 type Scope struct {
 	Namespace string
 
@@ -60,6 +57,7 @@ type Scope struct {
 	ConfigMaps     corelisters.ConfigMapLister
 	Secrets        corelisters.SecretLister
 
+	// informers are every informer of the scope, which WaitForSync awaits.
 	informers []cache.SharedIndexInformer
 }
 
@@ -78,20 +76,15 @@ type Caches struct {
 
 	OperatorFactory   informers.SharedInformerFactory
 	OperatorConfigMap corelisters.ConfigMapLister
-	OperatorNamespace string
 }
 
 // NewCaches builds the informers (resync 0: drift is corrected by events,
 // never by periodic resync) for the given namespaces, or cluster-wide when
-// none is given, plus a name-filtered ConfigMap informer for the operator
-// ConfigMap in the operator namespace. ours are our own field managers, whose
-// managedFields entries the caches keep (the child views only as who has
-// one, see childview.go); takeover are the upstream operator's, whose
-// pending takeover makes a cache keep an object whole (see
-// managedFieldsFilter).
+// none is given, plus a name-filtered informer for the operator ConfigMap.
+// ours are our own field managers, whose managedFields entries the caches
+// keep; takeover are the upstream operator's (see managedFieldsFilter).
 func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string, ours, takeover []string) *Caches {
-	keep := newManagedFieldsFilter(ours, takeover)
-	c := &Caches{scopes: map[string]*Scope{}, OperatorNamespace: operatorNamespace, fields: keep,
+	c := &Caches{scopes: map[string]*Scope{}, fields: newManagedFieldsFilter(ours, takeover),
 		kinds: map[reflect.Type]KindView{}}
 	if len(namespaces) == 0 {
 		c.all = newScope(kube, ogx, metav1.NamespaceAll, c.childView())
@@ -115,10 +108,9 @@ func (c *Caches) childView() childView {
 }
 
 func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, children childView) *Scope {
-	keep := children.fields
 	s := &Scope{Namespace: namespace}
 	s.OGXFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
-		ogxinformers.WithTransform(serverView(keep)))
+		ogxinformers.WithTransform(serverView(children.fields)))
 	filtered := func(selector string, transform cache.TransformFunc) informers.SharedInformerFactory {
 		return informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(namespace),
 			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }),
@@ -135,59 +127,49 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 }
 
 // bindInformers creates the scope's informers in its factories (an
-// informer exists once asked for) and keeps their listers and indexers.
+// informer exists once it or its lister is asked for) and keeps their
+// listers and indexers.
 func (s *Scope) bindInformers() {
+	f, w, a := s.ChildFactory, s.WatchedFactory, s.AdoptedFactory
 	srv := s.OGXFactory.Ogx().V1beta1().OGXServers()
 	s.ServerLister, s.ServerInformer = srv.Lister(), srv.Informer()
-	s.PVCs = s.ChildFactory.Core().V1().PersistentVolumeClaims().Lister()
-	s.ConfigMaps = s.WatchedFactory.Core().V1().ConfigMaps().Lister()
-	s.Secrets = s.WatchedFactory.Core().V1().Secrets().Lister()
-	s.AdoptedPVCs = s.AdoptedFactory.Core().V1().PersistentVolumeClaims().Lister()
-	s.AdoptedServices = s.AdoptedFactory.Core().V1().Services().Lister()
-	s.AdoptedIngresses = s.AdoptedFactory.Networking().V1().Ingresses().Lister()
-	s.ChildIndexers = map[string]cache.Indexer{
-		"Deployment":            s.ChildFactory.Apps().V1().Deployments().Informer().GetIndexer(),
-		"Service":               s.ChildFactory.Core().V1().Services().Informer().GetIndexer(),
-		"ServiceAccount":        s.ChildFactory.Core().V1().ServiceAccounts().Informer().GetIndexer(),
-		"PersistentVolumeClaim": s.ChildFactory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(),
-		"RoleBinding":           s.ChildFactory.Rbac().V1().RoleBindings().Informer().GetIndexer(),
-		"Ingress":               s.ChildFactory.Networking().V1().Ingresses().Informer().GetIndexer(),
-		"ConfigMap":             s.WatchedFactory.Core().V1().ConfigMaps().Informer().GetIndexer(),
-	}
+	s.PVCs = f.Core().V1().PersistentVolumeClaims().Lister()
+	s.ConfigMaps = w.Core().V1().ConfigMaps().Lister()
+	s.Secrets = w.Core().V1().Secrets().Lister()
+	s.AdoptedPVCs = a.Core().V1().PersistentVolumeClaims().Lister()
+	s.AdoptedServices = a.Core().V1().Services().Lister()
+	s.AdoptedIngresses = a.Networking().V1().Ingresses().Lister()
 	podInformer := s.PodFactory.Core().V1().Pods().Informer()
 	// Before the informer starts, adding an index cannot fail.
 	_ = podInformer.AddIndexers(InstanceIndexers())
 	s.PodIndexer = podInformer.GetIndexer()
-	s.informers = []cache.SharedIndexInformer{
-		s.ServerInformer,
-		s.ChildFactory.Apps().V1().Deployments().Informer(),
-		s.ChildFactory.Core().V1().Services().Informer(),
-		s.ChildFactory.Core().V1().ServiceAccounts().Informer(),
-		s.ChildFactory.Core().V1().PersistentVolumeClaims().Informer(),
-		s.ChildFactory.Networking().V1().Ingresses().Informer(),
-		s.ChildFactory.Rbac().V1().RoleBindings().Informer(),
-		s.WatchedFactory.Core().V1().ConfigMaps().Informer(),
-		s.WatchedFactory.Core().V1().Secrets().Informer(),
-		s.AdoptedFactory.Core().V1().PersistentVolumeClaims().Informer(),
-		s.AdoptedFactory.Core().V1().Services().Informer(),
-		s.AdoptedFactory.Networking().V1().Ingresses().Informer(),
-		s.PodFactory.Core().V1().Pods().Informer(),
+	s.informers = []cache.SharedIndexInformer{s.ServerInformer, podInformer, w.Core().V1().Secrets().Informer(),
+		a.Core().V1().PersistentVolumeClaims().Informer(), a.Core().V1().Services().Informer(),
+		a.Networking().V1().Ingresses().Informer()}
+	s.childInformers = map[string]cache.SharedIndexInformer{}
+	s.ChildIndexers = map[string]cache.Indexer{}
+	for kind, inf := range map[string]cache.SharedIndexInformer{
+		"Deployment":            f.Apps().V1().Deployments().Informer(),
+		"Service":               f.Core().V1().Services().Informer(),
+		"ServiceAccount":        f.Core().V1().ServiceAccounts().Informer(),
+		"PersistentVolumeClaim": f.Core().V1().PersistentVolumeClaims().Informer(),
+		"RoleBinding":           f.Rbac().V1().RoleBindings().Informer(),
+		"Ingress":               f.Networking().V1().Ingresses().Informer(),
+		"ConfigMap":             w.Core().V1().ConfigMaps().Informer(),
+	} {
+		s.ChildIndexers[kind] = inf.GetIndexer()
+		s.informers = append(s.informers, inf)
 	}
 }
 
-// AddChildKind caches one more child kind in every scope: informer picks
-// the kind's informer from a scope's child factory (filtered by the
-// managed-by label), which creates it there, and view is how its objects
-// are cached. It serves a kind only its own controller package reads
-// (base.RegisterKind); the kinds several controllers read are bound above.
-// Call it before Start.
+// AddChildKind caches one more child kind, which only its own controller
+// package reads (base.RegisterKind), in every scope: informer creates the
+// kind's informer in a scope's child factory, and view is how its objects
+// are cached. Call it before Start.
 func (c *Caches) AddChildKind(kind string, informer func(informers.SharedInformerFactory) cache.SharedIndexInformer, view KindView) {
 	c.kinds[view.typ] = view
 	c.Each(func(s *Scope) {
 		inf := informer(s.ChildFactory)
-		if s.childInformers == nil {
-			s.childInformers = map[string]cache.SharedIndexInformer{}
-		}
 		s.childInformers[kind] = inf
 		s.ChildIndexers[kind] = inf.GetIndexer()
 		s.informers = append(s.informers, inf)
@@ -235,7 +217,6 @@ func (c *Caches) Start(ctx context.Context) {
 		s.AdoptedFactory.Start(ctx.Done())
 		s.PodFactory.Start(ctx.Done())
 	})
-	c.OperatorFactory.Core().V1().ConfigMaps().Informer()
 	c.OperatorFactory.Start(ctx.Done())
 }
 
@@ -243,13 +224,12 @@ func (c *Caches) Start(ctx context.Context) {
 func (c *Caches) WaitForSync(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var synced []cache.InformerSynced
+	synced := []cache.InformerSynced{c.OperatorFactory.Core().V1().ConfigMaps().Informer().HasSynced}
 	c.Each(func(s *Scope) {
 		for _, inf := range s.informers {
 			synced = append(synced, inf.HasSynced)
 		}
 	})
-	synced = append(synced, c.OperatorFactory.Core().V1().ConfigMaps().Informer().HasSynced)
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return fmt.Errorf("informer caches did not sync within %s", timeout)
 	}
@@ -327,15 +307,12 @@ func (c *Caches) PodsOf(namespace, instance string) []*PodView {
 	return pods
 }
 
-// ServerTransform, ChildTransform and WatchedTransform are the transforms
-// the OGXServer, child and watched-ConfigMap informers apply: what a cached
+// ServerTransform is the OGXServer informers' transform: what a cached
 // object is made of, for tests that compare the caches with stored objects.
 func (c *Caches) ServerTransform() cache.TransformFunc { return serverView(c.fields) }
 
-// ChildTransform: see ServerTransform.
-func (c *Caches) ChildTransform() cache.TransformFunc {
-	return c.childView().transform
-}
+// ChildTransform is the child informers' transform (see ServerTransform).
+func (c *Caches) ChildTransform() cache.TransformFunc { return c.childView().transform }
 
-// WatchedTransform: see ServerTransform.
+// WatchedTransform is the watched informers' transform (see ServerTransform).
 func (c *Caches) WatchedTransform() cache.TransformFunc { return stripUserManagedFields }

@@ -1,6 +1,9 @@
 package caches
 
 import (
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -65,7 +68,7 @@ func referencedSecrets(s *ogxv1beta1.OGXServer) []string {
 	return names
 }
 
-// ReferenceIndexers builds the two indexes.
+// ReferenceIndexers builds the two indexes, each key once.
 func ReferenceIndexers() cache.Indexers {
 	index := func(list func(*ogxv1beta1.OGXServer) []string) cache.IndexFunc {
 		return func(obj any) ([]string, error) {
@@ -73,16 +76,12 @@ func ReferenceIndexers() cache.Indexers {
 			if !ok {
 				return nil, nil
 			}
-			seen := map[string]bool{}
-			var keys []string
-			for _, n := range list(s) {
-				k := Key(s.Namespace, n)
-				if !seen[k] {
-					seen[k] = true
-					keys = append(keys, k)
-				}
+			keys := list(s)
+			for i, n := range keys {
+				keys[i] = Key(s.Namespace, n)
 			}
-			return keys, nil
+			slices.Sort(keys)
+			return slices.Compact(keys), nil
 		}
 	}
 	return cache.Indexers{IndexConfigMaps: index(referencedConfigMaps), IndexSecrets: index(referencedSecrets)}
@@ -94,15 +93,7 @@ const IndexInstance = "instance"
 
 // InstanceIndexers builds the instance index (exported, with IndexInstance,
 // for the status tests' pod caches).
-func InstanceIndexers() cache.Indexers {
-	return cache.Indexers{IndexInstance: func(obj any) ([]string, error) {
-		m, ok := MetaOf(obj)
-		if !ok {
-			return nil, nil
-		}
-		return ByInstance(m), nil
-	}}
-}
+func InstanceIndexers() cache.Indexers { return metaIndexers(IndexInstance, ByInstance) }
 
 // indexUID indexes the OGXServer cache by UID, so the sweep of per-server
 // state (Manager.sweep) asks the cache whether a server exists at the moment
@@ -111,11 +102,16 @@ const indexUID = "uid"
 
 // UIDIndexers builds the UID index.
 func UIDIndexers() cache.Indexers {
-	return cache.Indexers{indexUID: func(obj any) ([]string, error) {
+	return metaIndexers(indexUID, func(m metav1.Object) []string { return []string{string(m.GetUID())} })
+}
+
+// metaIndexers builds the index name of the keys of an object's metadata.
+func metaIndexers(name string, keys func(metav1.Object) []string) cache.Indexers {
+	return cache.Indexers{name: func(obj any) ([]string, error) {
 		m, ok := MetaOf(obj)
 		if !ok {
 			return nil, nil
 		}
-		return []string{string(m.GetUID())}, nil
+		return keys(m), nil
 	}}
 }

@@ -13,14 +13,11 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 )
 
-// Watches: how informer events become queue keys (docs/controllers.md,
-// Enqueue rules). A source, with how its objects map to OGXServer keys, is
-// defined once here because every controller watching a kind maps it the
-// same way; each controller declares in its own package which it watches.
-
 // Source is one informer of a scope, how its objects map to OGXServer
 // keys, which updates count (nil: all), and, for a kind the applier writes,
-// the applier's recent-writes hook (nil for kinds it does not write).
+// the applier's recent-writes hook (docs/controllers.md, Enqueue rules).
+// Each is defined once because every controller watching a kind maps it
+// the same way.
 type Source struct {
 	Informer cache.SharedIndexInformer
 	Keys     func(metav1.Object) []string
@@ -67,10 +64,9 @@ func WatchesOf(enqueue func(string), sources ...*Source) []Watch {
 
 // MergeWatches gives each source watched by any entry one handler that
 // enqueues every interested controller in the order of entries, behind the
-// source's recent-writes hook if it has one (Observing). One handler per
-// informer, because handlers of one informer run on separate goroutines
-// (docs/controllers.md, Enqueue rules). Sources come out in the order of
-// Ordered.
+// source's recent-writes hook if it has one (Observing), in the order of
+// Ordered. One handler per informer, because handlers of one informer run
+// on separate goroutines (docs/controllers.md, Enqueue rules).
 func MergeWatches(sources *Sources, entries []Watch) []Wiring {
 	enqueues := map[*Source][]func(string){}
 	for _, e := range entries {
@@ -137,7 +133,7 @@ func Handler(keys func(metav1.Object) []string, changed func(old, cur any) bool,
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { do(obj) },
+		AddFunc: do,
 		UpdateFunc: func(old, cur any) {
 			if changed == nil || changed(old, cur) {
 				do(cur)
@@ -152,23 +148,22 @@ func Handler(keys func(metav1.Object) []string, changed func(old, cur any) bool,
 // before observe has seen the event. Exported for the manager's tests of
 // the merged handlers.
 func Observing(observe func(metav1.Object, bool), h cache.ResourceEventHandlerFuncs) cache.ResourceEventHandlerFuncs {
+	seen := func(obj any, deleted bool) {
+		if m, ok := MetaOf(obj); ok {
+			observe(m, deleted)
+		}
+	}
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if m, ok := MetaOf(obj); ok {
-				observe(m, false)
-			}
+			seen(obj, false)
 			h.OnAdd(obj, false)
 		},
 		UpdateFunc: func(old, cur any) {
-			if m, ok := MetaOf(cur); ok {
-				observe(m, false)
-			}
+			seen(cur, false)
 			h.OnUpdate(old, cur)
 		},
 		DeleteFunc: func(obj any) {
-			if m, ok := MetaOf(obj); ok {
-				observe(m, true)
-			}
+			seen(obj, true)
 			h.OnDelete(obj)
 		},
 	}

@@ -17,10 +17,8 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// Controller keeps the ConfigMaps ogx-controller writes itself: the
-// CA bundle N-ca-bundle (applied when non-empty, deleted when empty) and, in
-// generated mode, the immutable N-config-<h16> holding the generated
-// config.yaml.
+// Controller keeps the CA bundle N-ca-bundle (applied when non-empty,
+// deleted when empty) and the generated N-config-<h16> of every OGXServer.
 type Controller struct {
 	*base.Controller
 }

@@ -1,9 +1,10 @@
 package configmap
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,16 +25,12 @@ const minGeneratedKept = 2
 // oldest first, keeping at least two and any that is current, named in status
 // or mounted by the Deployment or one of its ReplicaSets (docs/children.md,
 // Config retention). Errors are logged, never returned: collection must not
-// fail a pass. The ReplicaSets are listed live, and only when the cached facts
-// still leave a ConfigMap to delete: the LIST can only protect more, never
-// less.
+// fail a pass. The ReplicaSets are listed live only when the cached facts
+// still leave one to delete: the LIST can only protect more.
 func (c *Controller) collectGenerated(ctx context.Context, s *ogxv1beta1.OGXServer, current string) {
 	candidates := c.generatedOf(s)
-	if len(candidates) <= minGeneratedKept {
-		return
-	}
 	protected := c.protectedByCache(s, current)
-	if !collectionDue(candidates, protected) {
+	if len(candidates) <= keptOf(candidates, protected) {
 		return
 	}
 	if err := c.markReplicaSetMounts(ctx, s, protected); err != nil {
@@ -76,12 +73,6 @@ func (c *Controller) protectedByCache(s *ogxv1beta1.OGXServer, current string) m
 	return protected
 }
 
-// collectionDue: more candidates than are kept (at least two, and every
-// protected one), so one would be deleted.
-func collectionDue(candidates []*corev1.ConfigMap, protected map[string]bool) bool {
-	return len(candidates) > keptOf(candidates, protected)
-}
-
 // keptOf is how many candidates stay: max(2, the protected ones).
 func keptOf(candidates []*corev1.ConfigMap, protected map[string]bool) int {
 	n := 0
@@ -112,12 +103,8 @@ func (c *Controller) markReplicaSetMounts(ctx context.Context, s *ogxv1beta1.OGX
 // in one Event.
 func (c *Controller) deleteOldest(ctx context.Context, s *ogxv1beta1.OGXServer, candidates []*corev1.ConfigMap, protected map[string]bool) {
 	keep := keptOf(candidates, protected)
-	sort.Slice(candidates, func(i, j int) bool {
-		a, b := candidates[i], candidates[j]
-		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
-		}
-		return a.Name < b.Name
+	slices.SortFunc(candidates, func(a, b *corev1.ConfigMap) int {
+		return cmp.Or(a.CreationTimestamp.Compare(b.CreationTimestamp.Time), cmp.Compare(a.Name, b.Name))
 	})
 	remaining := len(candidates)
 	var deleted []string

@@ -8,9 +8,9 @@ package deployment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,11 +45,10 @@ func NewController(d *base.Deps) *Controller {
 	return c
 }
 
-// watched: the Deployment's pass starts on its own writes
-// (Deployment, ServiceAccount, RoleBinding), on the PVC it mounts, adopted or
-// not, on the ConfigMaps and Secrets whose content its pod template hashes
-// (and whose appearance a waiting pass needs, configMapsReady), and on
-// Services, whose creation a new server's Deployment follows (serviceFirst).
+// watched: its own writes, the PVC it mounts (adopted or not), the
+// ConfigMaps and Secrets its pod template hashes (and configMapsReady waits
+// for), and Services, whose creation a new server's Deployment follows
+// (serviceFirst).
 func watched(w *caches.Sources) []*caches.Source {
 	return []*caches.Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.AdoptedPVCs, w.ConfigMaps, w.Secrets}
 }
@@ -89,7 +88,8 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 	}
 	desired, err := render.Deployment(s, &in)
 	if err != nil {
-		return worker.Result{}, asUserError(err)
+		// Render-time spec errors (docs/children.md, Render-time errors).
+		return worker.Result{}, &resolve.UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Err: err}
 	}
 	if err := c.prepare(ctx, s, desired); err != nil {
 		return worker.Result{}, err
@@ -101,17 +101,14 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 	}
 	c.Deps.Events.Written(s, "Deployment", s.Name, res)
 	if res == events.Created && onCreate != desired {
-		if err := c.handOverCreated(ctx, s, desired); err != nil {
-			return worker.Result{}, err
-		}
+		return worker.Result{}, c.handOverCreated(ctx, s, desired)
 	}
 	return worker.Result{}, nil
 }
 
-// createReplicas is what the create of the Deployment sends: desired, and
-// with autoscaling also the HPA's minimum as replicas, so that the Deployment
-// does not start at the API server's default of one until the HPA first acts
-// (docs/children.md, Creating an autoscaled Deployment).
+// createReplicas is what the create of the Deployment sends: desired, with
+// autoscaling plus the HPA's minimum as replicas (docs/children.md, Creating
+// an autoscaled Deployment).
 func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) *appsv1ac.DeploymentApplyConfiguration {
 	if s.Spec.Autoscaling() == nil || desired.Spec == nil || desired.Spec.Replicas != nil {
 		return desired
@@ -129,11 +126,9 @@ func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyCo
 	return &out
 }
 
-// handOverCreated completes the create of an autoscaled Deployment: the
-// starting count createReplicas made ours is handed over (handOverReplicas),
-// then the rendered object, without replicas, is applied so that
-// ogx-controller lets go of the field (docs/children.md, Creating an
-// autoscaled Deployment).
+// handOverCreated completes the create of an autoscaled Deployment: the count
+// createReplicas made ours is handed over, then the rendered object without
+// replicas is applied to let go of the field.
 func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
 	live, ok := c.Deps.Children.Deployments.Current(s.Namespace, s.Name)
 	if !ok {
@@ -151,14 +146,9 @@ func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServe
 }
 
 // serviceFirst defers the writes of a new server's ServiceAccount and
-// Deployment until its Service is cached (or just written, which Current
-// shows at once): Ready needs the Service too, and at fleet scale it is the
-// slowest child to create (with a CPU-bound API server a Service create costs
-// about twice a Deployment's; docs/performance.md, The Deployment after its
-// Service). A deferred pass records nothing and is not requeued: the Service's
-// add event starts the next one (watched), and status does not wait for it
-// (boardComplete). An existing Deployment never waits (docs/controllers.md,
-// Order of a new server's writes).
+// Deployment until its Service is cached or just written; an existing
+// Deployment never waits (docs/controllers.md, Order of a new server's
+// writes).
 func (c *Controller) serviceFirst(s *ogxv1beta1.OGXServer) error {
 	if _, exists := c.Deps.Children.Deployments.Current(s.Namespace, s.Name); exists {
 		return nil
@@ -170,9 +160,8 @@ func (c *Controller) serviceFirst(s *ogxv1beta1.OGXServer) error {
 	return &base.DeferredError{Message: fmt.Sprintf("waiting for Service %s to be created first", name)}
 }
 
-// configMapsReady makes sure the ConfigMaps the Deployment will mount are in
-// the cache with the expected content, so a new OGXServer never points its
-// pods at a ConfigMap that does not exist yet.
+// configMapsReady waits until the ConfigMaps the Deployment mounts are cached
+// with the expected content, so no pod points at one that does not exist yet.
 func (c *Controller) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) error {
 	sc := c.Deps.Caches.For(s.Namespace)
 	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeGenerated {
@@ -190,15 +179,12 @@ func (c *Controller) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) 
 	return nil
 }
 
-// prepare sends the targeted patches that must precede the main apply: the
-// takeover from the upstream operator, the strategy switch to or from
-// Recreate, and the replica hand-over to the HPA.
-// Both carry the resourceVersion of the object as last known (the cache, or
-// our own newer write) as precondition, so a stale value is never forced
-// over a newer one.
+// prepare sends what must precede the main apply, in this order: the
+// takeover from the upstream operator (it can make the replica count ours),
+// the strategy switch and the replica hand-over to the HPA, each with the
+// resourceVersion last known (the cache, or our own newer write) as
+// precondition (docs/children.md, Before the apply).
 func (c *Controller) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
-	// Our own latest write counts too: a pass right after the create of an
-	// autoscaled Deployment must see the count it still owns.
 	live, found := c.Deps.Children.Deployments.Current(s.Namespace, s.Name)
 	if !found {
 		return nil // absent (or not yet cached): the apply creates it
@@ -206,10 +192,6 @@ func (c *Controller) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desir
 	if apply.Guard(s, "Deployment", live.Obj) != nil {
 		return nil // converge reports the guard's verdict
 	}
-	// The takeover comes first: it can make the replica count ours (the
-	// upstream operator owned it), and only then does the hand-over check
-	// see that the count must be handed to the HPA before the apply drops
-	// it.
 	live, err := c.Deps.Children.Deployments.TakeOverKnown(ctx, s, live)
 	if err != nil {
 		return err
@@ -236,8 +218,7 @@ func (c *Controller) switchStrategy(ctx context.Context, live *appsv1.Deployment
 	default:
 		return nil
 	}
-	patch["metadata"] = map[string]any{"resourceVersion": live.ResourceVersion}
-	body, err := json.Marshal(patch)
+	body, err := base.MergePatch(live.ResourceVersion, patch)
 	if err != nil {
 		return err
 	}
@@ -251,11 +232,10 @@ func (c *Controller) switchStrategy(ctx context.Context, live *appsv1.Deployment
 }
 
 // handOverReplicas keeps the replica count when autoscaling starts: while
-// ogx-controller owns spec.replicas, dropping it from the apply would make
-// the server reset it to 1, so the live value is first applied by another
-// manager that keeps owning it for the HPA. With pinned the apply carries
-// live's resourceVersion, so a count read from a stale cache is never forced
-// over a newer one.
+// ogx-controller owns spec.replicas, dropping it from the apply would reset
+// it to 1, so the live value is first applied by another manager that keeps
+// owning it for the HPA. With pinned that apply carries live's
+// resourceVersion, so a stale count is never forced over a newer one.
 func (c *Controller) handOverReplicas(ctx context.Context, known apply.Known[*appsv1.Deployment], desired *appsv1ac.DeploymentApplyConfiguration, pinned bool) error {
 	if desired.Spec != nil && desired.Spec.Replicas != nil {
 		return nil
@@ -286,21 +266,7 @@ func (c *Controller) handOverReplicas(ctx context.Context, known apply.Known[*ap
 // hasManagerEntry reports whether manager has a non-status entry in
 // managedFields.
 func hasManagerEntry(entries []metav1.ManagedFieldsEntry, manager string) bool {
-	for _, e := range entries {
-		if e.Manager == manager && e.Subresource == "" {
-			return true
-		}
-	}
-	return false
-}
-
-// asUserError classifies a render error: the render-time spec errors
-// (reserved volume names, duplicate list keys) are InvalidSpec user errors.
-func asUserError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &resolve.UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Err: err}
+	return slices.ContainsFunc(entries, func(e metav1.ManagedFieldsEntry) bool { return e.Manager == manager && e.Subresource == "" })
 }
 
 // roleRefChanged reports whether an apply of a RoleBinding was refused
@@ -311,10 +277,5 @@ func roleRefChanged(err error) bool {
 	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil {
 		return false
 	}
-	for _, c := range status.Status().Details.Causes {
-		if c.Field == "roleRef" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(status.Status().Details.Causes, func(c metav1.StatusCause) bool { return c.Field == "roleRef" })
 }

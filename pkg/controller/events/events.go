@@ -41,55 +41,50 @@ const (
 // ReportingController identifies ogx-controller in events.k8s.io/v1 Events.
 const ReportingController = "ogx.io/ogx-controller"
 
-// maxEventNote is the API server's limit on an Event's note.
-const maxEventNote = 1024
-
-// eventQueueSize bounds the Events waiting to be sent; past it new ones are
-// dropped (and counted) rather than blocking a controller.
-const eventQueueSize = 1024
+const (
+	// maxEventNote is the API server's limit on an Event's note.
+	maxEventNote = 1024
+	// eventQueueSize bounds the Events waiting to be sent; past it new ones
+	// are dropped (and counted) rather than blocking a controller.
+	eventQueueSize = 1024
+)
 
 // Sink records events.k8s.io/v1 Events regarding OGXServers (docs/status.md,
 // Events). Its own client and token bucket drop Events past the budget, so a
 // burst never takes request budget from the children. No series: client-go's
 // series machinery would PATCH counts minutes later, a write of an idle
-// controller. Child writes go to the journal and become one Event per status
-// pass (see Flush).
+// controller.
 type Sink struct {
 	queue    chan *eventsv1.Event
 	instance string
-	// active is set while run sends Events (only on the leader); Events
-	// emitted elsewhere are dropped rather than sent late.
-	active  *atomic.Bool
+	// active is set while send runs (only on the leader); Events emitted
+	// elsewhere are dropped rather than sent late.
+	active  atomic.Bool
 	limiter *rate.Limiter
 	journal *Journal
 	metrics *metrics.Metrics
-	// holding is the warnings of conditions that hold (warnWhile), so each
-	// is sent once when it starts, not on every pass while it lasts.
-	holding *heldWarnings
+	// holding is, per OGXServer and reason, the cause of a condition that
+	// holds (While), so its Event is sent once when it starts, not on every
+	// pass while it lasts.
+	holding record.Slot[map[string]string]
 }
 
-// heldWarnings remembers, per OGXServer and reason, the note of a warning
-// whose condition still holds.
-type heldWarnings struct {
-	record.Slot[map[string]string]
-}
-
-// update records whether the condition of reason holds with note and
-// returns whether that is new (it did not hold, or held with another note).
-func (h *heldWarnings) update(uid types.UID, reason, note string, holds bool) bool {
+// hold records whether the condition of reason holds with cause and
+// returns whether that is new (it did not hold, or held with another cause).
+func (e *Sink) hold(uid types.UID, reason, cause string, holds bool) bool {
 	news := false
-	h.Update(uid, func(m map[string]string, _ bool) (map[string]string, bool) {
+	e.holding.Update(uid, func(m map[string]string, _ bool) (map[string]string, bool) {
 		if !holds {
 			delete(m, reason)
 			return m, len(m) > 0
 		}
-		if prev, ok := m[reason]; ok && prev == note {
+		if prev, ok := m[reason]; ok && prev == cause {
 			return m, true
 		}
 		if m == nil {
 			m = map[string]string{}
 		}
-		m[reason] = note
+		m[reason] = cause
 		news = true
 		return m, true
 	})
@@ -106,9 +101,9 @@ func NewSink(instance string, qps float64, burst int, m *metrics.Metrics, r *rec
 	if burst <= 0 {
 		burst = 1
 	}
-	return &Sink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance, active: &atomic.Bool{},
+	return &Sink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance,
 		limiter: rate.NewLimiter(limit, burst), journal: NewJournal(r), metrics: m,
-		holding: &heldWarnings{Slot: record.NewSlot[map[string]string](r)}}
+		holding: record.NewSlot[map[string]string](r)}
 }
 
 // Start makes the sink accept Events at once, before any worker runs, and
@@ -119,9 +114,8 @@ func (e *Sink) Start(ctx context.Context, kube kubernetes.Interface) {
 	go e.send(ctx, kube)
 }
 
-// Lead makes the sink accept Events, as Start does before its sender runs,
-// without sending them; Queued hands them out. For tests of what a pass
-// reports.
+// Lead makes the sink accept Events without sending them (Queued hands them
+// out), for tests of what a pass reports.
 func (e *Sink) Lead() { e.active.Store(true) }
 
 // Queued returns the Events accepted and not sent yet (see Lead).
@@ -174,20 +168,17 @@ func (e *Sink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note str
 // it drops the Event when the sink is not sending (not the leader yet), the
 // budget is spent or the queue is full.
 func (e *Sink) EmitFor(regarding corev1.ObjectReference, eventType, reason, action, note string) bool {
-	if e.queue == nil || !e.active.Load() {
+	if !e.active.Load() {
 		return false
 	}
-	if e.limiter != nil && !e.limiter.Allow() {
+	if !e.limiter.Allow() {
 		e.metrics.CountEvent(metrics.EventDroppedRate)
 		klog.Background().V(2).Info("Event budget spent, dropping event", "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
 		return false
 	}
 	now := time.Now()
 	ev := &eventsv1.Event{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      fmt.Sprintf("%s.%x", regarding.Name, now.UnixNano()),
-			Namespace: regarding.Namespace,
-		},
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", regarding.Name, now.UnixNano()), Namespace: regarding.Namespace},
 		EventTime:           metav1.NewMicroTime(now),
 		ReportingController: ReportingController,
 		ReportingInstance:   e.instance,
@@ -236,11 +227,10 @@ func (e *Sink) Flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.Phas
 			// Ready as the first status (status.Controller.firstStatusWait).
 			phase = fmt.Sprintf("Phase %s", newPhase)
 		}
-		if note == "" {
-			note = phase
-		} else {
-			note = phase + "; " + note
+		if note != "" {
+			phase += "; " + note
 		}
+		note = phase
 	}
 	e.emit(s, corev1.EventTypeNormal, reason, action, note)
 }
@@ -256,13 +246,13 @@ func (e *Sink) WarnWhile(s *ogxv1beta1.OGXServer, reason, note string, holds boo
 // changes, and nothing while the same cause holds; the note may change
 // (a count) without a new Event. holds false ends the condition.
 func (e *Sink) While(s *ogxv1beta1.OGXServer, eventType, reason, cause, note string, holds bool) {
-	if e.holding == nil || !e.holding.update(s.UID, reason, cause, holds) {
+	if !e.hold(s.UID, reason, cause, holds) {
 		return
 	}
 	if !e.emit(s, eventType, reason, "Reconcile", note) {
 		// Not sent (not leading yet, budget spent): the next pass tries
 		// again instead of the Event being lost while the cause holds.
-		e.holding.update(s.UID, reason, "", false)
+		e.hold(s.UID, reason, "", false)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // when it starts and when its note changes, not again while it holds; once
 // it stops holding it is sent again if it comes back.
 func TestHeldWarningOncePerTransition(t *testing.T) {
-	h := &heldWarnings{Slot: record.NewSlot[map[string]string](record.New())}
+	e := NewSink("test", 0, 0, nil, record.New())
 	steps := []struct {
 		note  string
 		holds bool
@@ -27,11 +27,11 @@ func TestHeldWarningOncePerTransition(t *testing.T) {
 		{"no certificates", true, true},
 	}
 	for i, s := range steps {
-		if got := h.update("u", "EmptyCABundle", s.note, s.holds); got != s.want {
+		if got := e.hold("u", "EmptyCABundle", s.note, s.holds); got != s.want {
 			t.Errorf("step %d (%q, holds %v): send = %v, want %v", i, s.note, s.holds, got, s.want)
 		}
 	}
-	if !h.update("u", "AdoptionSourceNotFound", "PVC x not found", true) {
+	if !e.hold("u", "AdoptionSourceNotFound", "PVC x not found", true) {
 		t.Errorf("another reason of the same server is its own warning")
 	}
 }

@@ -36,6 +36,7 @@ type journalLine struct {
 	name   string
 }
 
+// NewJournal returns an empty journal kept in r.
 func NewJournal(r *record.Store) *Journal {
 	return &Journal{Slot: record.NewSlot[*Entries](r), record: r}
 }
@@ -75,6 +76,7 @@ func (j *Journal) Take(uid types.UID) Entries {
 	return taken
 }
 
+// Empty reports whether there is nothing to report.
 func (e Entries) Empty() bool { return len(e.lines) == 0 && e.omitted == 0 }
 
 // Summary is the reason, action and note of an Event reporting the writes:

@@ -36,14 +36,12 @@ var (
 	monitoringGVRs     = []schema.GroupVersionResource{serviceMonitorsGVR, prometheusRulesGVR}
 )
 
-// unstructuredChild is the applier of a monitoring kind: the generic applier
-// of every child, on unstructured objects.
+// unstructuredChild is the applier of a monitoring kind.
 type unstructuredChild = apply.Child[*unstructured.Unstructured, *unstructured.Unstructured]
 
 // Controller converges the ServiceMonitor N-service-monitor and the
 // PrometheusRule N-prometheus-rules of every OGXServer while the monitoring
-// API is served (docs/children.md, ServiceMonitor and PrometheusRule). Without
-// it every pass records ok and writes nothing.
+// API is served (docs/children.md, ServiceMonitor and PrometheusRule).
 type Controller struct {
 	*base.Controller
 	caches  *monitoringCaches
@@ -54,11 +52,9 @@ type Controller struct {
 	prometheusRules *unstructuredChild
 }
 
-// NewController builds the monitoring controller. Its dynamic
-// client shares the HTTP client (transport, credentials, impersonation,
-// rate limiter) of kube, so no further configuration is needed; with a
-// clientset that is not backed by a REST client (fakes) the controller stays
-// idle.
+// NewController builds the monitoring controller. Its dynamic client shares
+// kube's HTTP client and rate limiter; with a clientset not backed by a REST
+// client (fakes) the controller stays idle.
 func NewController(d *base.Deps) *Controller {
 	dyn, err := base.DynamicClientFor(d.Kube)
 	if err != nil {
@@ -85,17 +81,14 @@ func newMonitoringControllerFor(d *base.Deps, dyn dynamic.Interface, load schema
 	return c
 }
 
-// watched: besides its own informers' events (AddEventHandler),
-// the monitoring pass starts on referenced Secrets: the server TLS Secret's
-// ca.crt decides whether the scrape verifies.
+// watched: besides its own informers' events (AddEventHandler), referenced
+// Secrets start its passes: the TLS Secret's ca.crt decides whether the
+// scrape verifies.
 func watched(w *caches.Sources) []*caches.Source { return []*caches.Source{w.Secrets} }
 
-// SetAPIServed starts the dynamic informers (a new factory each time, with
-// its own stop channel, children of ctx) when served turns true and stops
-// them when it turns false; it does nothing when the state is unchanged, so
-// it may be called after every discovery. Once started informers have
-// synced, and at once when they stop, every OGXServer is enqueued for this
-// controller. The OpenAPI schema is reloaded after each start.
+// SetAPIServed starts the informers when served turns true and stops them
+// when it turns false, and does nothing otherwise, so it may be called after
+// every discovery (docs/controllers.md, Optional APIs).
 func (c *Controller) SetAPIServed(ctx context.Context, served bool) {
 	if served && !c.caches.running() {
 		// A new start: the CRDs (and their schema) may have changed.
@@ -105,15 +98,17 @@ func (c *Controller) SetAPIServed(ctx context.Context, served bool) {
 }
 
 // AddEventHandler registers a handler on the ServiceMonitor and
-// PrometheusRule informers of every current and future factory.
+// PrometheusRule informers of every current and future start.
 func (c *Controller) AddEventHandler(h cache.ResourceEventHandler) {
-	c.caches.addEventHandler(h)
-}
-
-// served reports whether the monitoring API is served (the last discovery)
-// and its informers are synced, so passes see a complete cache.
-func (c *Controller) served() bool {
-	return c.serviceMonitors != nil && c.Deps.Resolver.APIs.Monitoring.Load() && c.caches.synced()
+	mc := c.caches
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	mc.handlers = append(mc.handlers, h)
+	if mc.run != nil {
+		for _, inf := range mc.run.informers {
+			_, _ = inf.AddEventHandler(h)
+		}
+	}
 }
 
 func (c *Controller) enqueueAll() {
@@ -123,23 +118,23 @@ func (c *Controller) enqueueAll() {
 }
 
 func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
-	if !c.served() {
-		// The kinds are not served: nothing to write, nothing to delete.
+	// Not served (by the last discovery) or not synced: nothing to write,
+	// nothing to delete.
+	if c.serviceMonitors == nil || !c.Deps.Resolver.APIs.Monitoring.Load() || !c.caches.synced() {
 		return worker.Result{}, nil
 	}
 	in := render.Inputs{
 		OperatorNamespace: c.Deps.Opts.OperatorNamespace, ClusterDomain: c.Deps.Opts.ClusterDomain, MonitoringServed: true,
 	}
-	type item struct {
-		kind, name string
-		child      *unstructuredChild
-		desired    func() *unstructured.Unstructured
-	}
 	// ServiceMonitor first, then PrometheusRule.
-	items := []item{
-		{render.KindServiceMonitor, render.ServiceMonitorName(s.Name), c.serviceMonitors,
+	items := []struct {
+		name    string
+		child   *unstructuredChild
+		desired func() *unstructured.Unstructured
+	}{
+		{render.ServiceMonitorName(s.Name), c.serviceMonitors,
 			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.Deps.Resolver.ServerCA(s)) }},
-		{render.KindPrometheusRule, render.PrometheusRuleName(s.Name), c.prometheusRules,
+		{render.PrometheusRuleName(s.Name), c.prometheusRules,
 			func() *unstructured.Unstructured { return render.PrometheusRule(s, &in) }},
 	}
 	want := render.WantMonitoring(s, &in)
@@ -161,20 +156,19 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		}
 		if errors.Is(err, errMonitoringGoing) {
 			// Not served any more; look again until discovery agrees.
-			klog.FromContext(ctx).V(2).Info("Monitoring API going away, nothing written", "kind", it.kind, "err", err)
+			klog.FromContext(ctx).V(2).Info("Monitoring API going away, nothing written", "kind", it.child.Kind, "err", err)
 			return worker.Result{RequeueAfter: base.WaitRequeue}, nil
 		}
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.Deps.Events.Written(s, it.kind, it.name, res)
+		c.Deps.Events.Written(s, it.child.Kind, it.name, res)
 	}
 	return worker.Result{}, nil
 }
 
-// newMonitoringChild binds a monitoring kind to the generic applier: cache
-// reads from the dynamic informers, live reads and writes through the
-// dynamic client, owned-field extraction with the published schema.
+// newMonitoringChild binds a monitoring kind to the generic applier on the
+// dynamic informers and client and the published schema.
 func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynamic.Interface,
 	mc *monitoringCaches, schemas *monitoringSchemas, d *base.Deps,
 ) *unstructuredChild {
@@ -191,10 +185,8 @@ func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynami
 		Live: func(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
 			return client(ns).Get(ctx, name, metav1.GetOptions{})
 		},
-		Extract: schemas.extract,
-		SetResourceVersion: func(obj *unstructured.Unstructured, rv string) {
-			obj.SetResourceVersion(rv)
-		},
+		Extract:            schemas.extract,
+		SetResourceVersion: (*unstructured.Unstructured).SetResourceVersion,
 		Apply: func(ctx context.Context, ns string, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 			out, err := client(ns).Apply(ctx, obj.GetName(), obj, apply.ApplyOptions())
 			return out, kindGone(err)
@@ -210,19 +202,15 @@ func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynami
 }
 
 // errMonitoringGoing marks a write refused because the kind is going away:
-// its CRD is being deleted (the API server refuses creates while it
-// terminates, and deleting it deletes our objects, whose delete events start
-// passes) or already gone before the next discovery noticed.
+// its CRD terminates (which deletes our objects too) or is gone before the
+// next discovery noticed. The pass treats it like "not served", not as a
+// user error: removing the CRDs is not the OGXServer's fault.
 var errMonitoringGoing = errors.New("the monitoring API is going away")
 
-// kindGone classifies the answer to a write: a NotFound (for an apply or a
-// patch the kind itself is gone) or a Forbidden because the CRD terminates
-// becomes errMonitoringGoing, which the pass treats like "not served"
-// instead of a user error: removing the CRDs is not the OGXServer's fault.
+// kindGone turns the answer to a write that says the kind is going away (a
+// NotFound of an apply or patch, a Forbidden of a terminating CRD) into
+// errMonitoringGoing.
 func kindGone(err error) error {
-	if err == nil {
-		return nil
-	}
 	if apierrors.IsNotFound(err) ||
 		(apierrors.IsForbidden(err) && strings.Contains(err.Error(), "custom resource definition is terminating")) {
 		return fmt.Errorf("%w: %s", errMonitoringGoing, err.Error())

@@ -20,20 +20,17 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// errMonitoringNotRunning is returned by the monitoring caches while their
-// informers are stopped or not yet synced.
+// errMonitoringNotRunning: the informers are stopped or not yet synced.
 var errMonitoringNotRunning = errors.New("the monitoring informers are not running")
 
 // monitoringCaches are the ServiceMonitor and PrometheusRule informers (label
 // managed-by=ogx-operator, one factory per watched namespace or one
-// cluster-wide), which exist only while the monitoring API is served
-// (docs/controllers.md, Optional APIs). A stopped informer or a shut-down
-// factory cannot be started again, so every start builds new factories.
+// cluster-wide), which run only while the monitoring API is served
+// (docs/controllers.md, Optional APIs).
 type monitoringCaches struct {
 	dyn        dynamic.Interface
 	namespaces []string
-	// onChange is called once started informers have synced and when they
-	// stop.
+	// onChange is called once started informers have synced, and on a stop.
 	onChange func()
 
 	mu       sync.RWMutex
@@ -57,26 +54,16 @@ func newMonitoringCaches(dyn dynamic.Interface, c *caches.Caches, onChange func(
 	return mc
 }
 
-func (mc *monitoringCaches) addEventHandler(h cache.ResourceEventHandler) {
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	mc.handlers = append(mc.handlers, h)
-	if mc.run != nil {
-		for _, inf := range mc.run.informers {
-			_, _ = inf.AddEventHandler(h)
-		}
-	}
-}
-
-// set starts or stops the informers and reports whether it did either.
-func (mc *monitoringCaches) set(ctx context.Context, served bool) bool {
+// set starts the informers (on new factories, children of ctx: a stopped
+// informer cannot start again) or stops them.
+func (mc *monitoringCaches) set(ctx context.Context, served bool) {
 	if mc.dyn == nil {
-		return false
+		return
 	}
 	mc.mu.Lock()
 	if served == (mc.run != nil) {
 		mc.mu.Unlock()
-		return false
+		return
 	}
 	logger := klog.FromContext(ctx)
 	if !served {
@@ -89,10 +76,11 @@ func (mc *monitoringCaches) set(ctx context.Context, served bool) bool {
 		}
 		logger.Info("Stopped the monitoring informers")
 		mc.onChange()
-		return true
+		return
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	r := &monitoringRun{cancel: cancel, listers: map[schema.GroupVersionResource]map[string]cache.GenericLister{}}
+	r := &monitoringRun{cancel: cancel, listers: map[schema.GroupVersionResource]map[string]cache.GenericLister{
+		serviceMonitorsGVR: {}, prometheusRulesGVR: {}}}
 	selector := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String()
 	var synced []cache.InformerSynced
 	for _, ns := range mc.namespaces {
@@ -103,9 +91,6 @@ func (mc *monitoringCaches) set(ctx context.Context, served bool) bool {
 			inf := gi.Informer()
 			for _, h := range mc.handlers {
 				_, _ = inf.AddEventHandler(h)
-			}
-			if r.listers[gvr] == nil {
-				r.listers[gvr] = map[string]cache.GenericLister{}
 			}
 			r.listers[gvr][ns] = gi.Lister()
 			r.informers = append(r.informers, inf)
@@ -124,11 +109,9 @@ func (mc *monitoringCaches) set(ctx context.Context, served bool) bool {
 			mc.onChange()
 		}
 	}()
-	return true
 }
 
-// running reports whether the informers have been started (and not
-// stopped).
+// running reports whether the informers are started.
 func (mc *monitoringCaches) running() bool {
 	mc.mu.RLock()
 	defer mc.mu.RUnlock()

@@ -29,11 +29,10 @@ const monitoringOpenAPIPath = "apis/" + base.MonitoringGroupVersion
 // schemaLoader returns the SMD types of the monitoring kinds by GVK.
 type schemaLoader func(ctx context.Context) (map[schema.GroupVersionKind]*typed.ParseableType, error)
 
-// monitoringSchemas holds the types the owned fields are extracted with.
-// client-go has no Extract<Kind> for these kinds, and a deduced schemaless
-// type treats every list as atomic (PrometheusRule spec.groups is a list-map
-// keyed by name), so the schema the API server publishes is used: the same
-// one its field manager merges with.
+// monitoringSchemas holds the types the owned fields are extracted with: the
+// schema the API server publishes, as client-go has no Extract for these
+// kinds and a schemaless one would treat PrometheusRule spec.groups as
+// atomic (docs/children.md, ServiceMonitor and PrometheusRule).
 type monitoringSchemas struct {
 	load  schemaLoader
 	mu    sync.Mutex

@@ -4,6 +4,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -12,7 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -181,11 +182,8 @@ func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
 		out = append(out, ogxv1beta1.ProviderInfo{API: d.API, ProviderID: d.ProviderID, ProviderType: d.ProviderType,
 			Config: apiextensionsv1.JSON{Raw: cfg}, Health: h})
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].API != out[j].API {
-			return out[i].API < out[j].API
-		}
-		return out[i].ProviderID < out[j].ProviderID
+	slices.SortStableFunc(out, func(a, b ogxv1beta1.ProviderInfo) int {
+		return cmp.Or(cmp.Compare(a.API, b.API), cmp.Compare(a.ProviderID, b.ProviderID))
 	})
 	return out
 }
@@ -196,9 +194,7 @@ func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
 type State struct {
 	interval time.Duration
 	last     record.Slot[probeRecord]
-	// mu guards inFlight.
-	mu       sync.Mutex
-	inFlight map[types.UID]bool
+	inFlight sync.Map // types.UID → struct{}
 }
 
 type probeRecord struct {
@@ -210,7 +206,7 @@ type probeRecord struct {
 // NewState probes each server at most once per interval unless its
 // trigger changes; it keeps its results in r.
 func NewState(interval time.Duration, r *record.Store) *State {
-	return &State{interval: interval, inFlight: map[types.UID]bool{}, last: record.NewSlot[probeRecord](r)}
+	return &State{interval: interval, last: record.NewSlot[probeRecord](r)}
 }
 
 // Due returns the previous result (has: there is one) and whether a new
@@ -225,21 +221,12 @@ func (p *State) Due(uid types.UID, trigger string, now time.Time) (prev Result, 
 
 // Begin marks a probe of uid in flight; false when one already is.
 func (p *State) Begin(uid types.UID) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.inFlight[uid] {
-		return false
-	}
-	p.inFlight[uid] = true
-	return true
+	_, running := p.inFlight.LoadOrStore(uid, struct{}{})
+	return !running
 }
 
 // End clears the in-flight mark of uid.
-func (p *State) End(uid types.UID) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.inFlight, uid)
-}
+func (p *State) End(uid types.UID) { p.inFlight.Delete(uid) }
 
 // Store records a probe result; a version the server did not report keeps
 // the previous one.
@@ -254,7 +241,10 @@ func (p *State) Store(uid types.UID, trigger string, now time.Time, res Result) 
 
 // InFlight is how many probes are running.
 func (p *State) InFlight() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.inFlight)
+	n := 0
+	p.inFlight.Range(func(any, any) bool {
+		n++
+		return true
+	})
+	return n
 }

@@ -26,22 +26,20 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 	pvcName := render.PVCName(legacy)
 	pvcs := c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace)
 	pvc, err := pvcs.Get(ctx, pvcName, metav1.GetOptions{})
+	notFound := fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage)
 	if err == nil || apierrors.IsNotFound(err) {
-		c.Deps.Events.WarnWhile(s, ogxv1beta1.EventAdoptionSourceNotFound, fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage),
-			apierrors.IsNotFound(err))
+		c.Deps.Events.WarnWhile(s, ogxv1beta1.EventAdoptionSourceNotFound, notFound, apierrors.IsNotFound(err))
 	}
 	if apierrors.IsNotFound(err) {
 		return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageReady, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonStorageFailed,
-			Message: fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage)}}, nil
+			Message: notFound}}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	adopted := []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
-		Message: fmt.Sprintf("PVC %s adopted", pvcName)}}
 	if pvc.Labels[render.LabelAdoptedFrom] == legacy {
 		c.Deps.Events.While(s, corev1.EventTypeNormal, ogxv1beta1.EventAdoptionWaiting, legacy, "", false)
-		return adopted, nil
+		return storageAdopted(pvcName), nil
 	}
 	if err := base.LegacyOwnerCheck("PersistentVolumeClaim", pvc, legacy, s); err != nil {
 		return nil, err
@@ -67,7 +65,7 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 		return nil, apply.ClassifyWriteError("PersistentVolumeClaim", pvcName, err)
 	}
 	c.Deps.Events.Normal(s, ogxv1beta1.ReasonStorageAdopted, fmt.Sprintf("PVC %s adopted", pvcName))
-	return adopted, nil
+	return storageAdopted(pvcName), nil
 }
 
 // scaleDownLegacy scales the legacy Deployment to zero replicas, if it
@@ -83,8 +81,7 @@ func (c *Controller) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServe
 	case d.Spec.Replicas != nil && *d.Spec.Replicas == 0:
 		return nil
 	}
-	// Only the legacy install's workload is scaled: a Deployment that merely
-	// has its name stops the adoption instead.
+	// A Deployment that merely has the install's name stops the adoption.
 	if err := base.LegacyOwnerCheck("Deployment", d, legacy, s); err != nil {
 		return err
 	}

@@ -53,10 +53,8 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 	problems := base.AdoptionAnnotationProblems(s)
 	c.Deps.Events.WarnWhile(s, ogxv1beta1.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
-	var facts []metav1.Condition
 	if legacy != "" {
-		var err error
-		facts, err = c.storageAdoption(ctx, s, legacy)
+		facts, err := c.storageAdoption(ctx, s, legacy)
 		c.Deps.Board.SetFacts(key, s.UID, c.Name(), facts)
 		if err != nil {
 			return worker.Result{}, err
@@ -107,12 +105,9 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 }
 
 // keepStorageAdopted keeps showing a completed storage adoption after the
-// annotation is removed: the adopted PVC stays in use. The adopted PVC in
-// the adopted-PVC cache (labelled ogx.io/adopted-from and with this
-// instance's label, which a completed adoption sets, ours or the upstream
-// operator's before a migration) is the fact it rests on, not the condition status once wrote, so an operator restart
-// reaches the same answer. Of several (themselves an AdoptionConfigInvalid
-// error), the one adopted first is named.
+// annotation is removed, from the adopted PVCs cached for this instance, not
+// from status, so a restart reaches the same answer; of several, the one
+// adopted first is named (docs/controllers.md, Storage adoption).
 func keepStorageAdopted(adopted []*corev1.PersistentVolumeClaim) []metav1.Condition {
 	if len(adopted) == 0 {
 		return nil
@@ -121,6 +116,11 @@ func keepStorageAdopted(adopted []*corev1.PersistentVolumeClaim) []metav1.Condit
 		return cmp.Or(cmp.Compare(a.Annotations[render.AnnotationAdoptedAt], b.Annotations[render.AnnotationAdoptedAt]),
 			cmp.Compare(a.Name, b.Name))
 	})
+	return storageAdopted(first.Name)
+}
+
+// storageAdopted is the StorageAdopted condition of an adopted PVC.
+func storageAdopted(pvc string) []metav1.Condition {
 	return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageAdopted, Status: metav1.ConditionTrue, Reason: ogxv1beta1.ReasonStorageAdopted,
-		Message: fmt.Sprintf("PVC %s adopted", first.Name)}}
+		Message: fmt.Sprintf("PVC %s adopted", pvc)}}
 }

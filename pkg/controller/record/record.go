@@ -1,21 +1,20 @@
 // Package record holds what one process knows about each OGXServer besides
-// the API's objects, in memory only (a restarted or newly elected process
-// rebuilds it with one pass per server), in one map keyed by the server's UID
-// so that a deleted server is forgotten in one place (Forget, Sweep). Each
-// kind of value is a Slot its owner registers at construction, so this
-// package knows none of their types. Like an informer, the store calls the
-// registered handlers when a producer reports a change (Changed)
+// the API's objects, in memory only (a new process rebuilds it with one pass
+// per server), in one map keyed by the server's UID so that a deleted server
+// is forgotten in one place (Forget, Sweep). Each kind of value is a Slot its
+// owner registers, so this package knows none of their types. Like an
+// informer, the store calls its handlers when a producer reports a change
 // (docs/controllers.md, Outcomes).
 package record
 
 import (
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Store is the per-server record of one process. The zero value is not
-// usable; New returns an empty store.
+// Store is the per-server record of one process; New returns an empty one.
 type Store struct {
 	mu sync.Mutex
 	// servers holds each server's values, indexed by slot; a server with no
@@ -38,8 +37,8 @@ type Slot[V any] struct {
 	index int
 }
 
-// NewSlot registers a kind of value. Slots are registered when the
-// controllers are built, before any value is stored.
+// NewSlot registers a kind of value, when the controllers are built and
+// before any value is stored.
 func NewSlot[V any](s *Store) Slot[V] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -101,19 +100,10 @@ func (sl Slot[V]) Update(uid types.UID, f func(v V, ok bool) (next V, keep bool)
 		values[sl.index] = next
 	case ok:
 		values[sl.index] = nil
-		if empty(values) {
+		if !slices.ContainsFunc(values, func(v any) bool { return v != nil }) {
 			delete(s.servers, uid)
 		}
 	}
-}
-
-func empty(values []any) bool {
-	for _, v := range values {
-		if v != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // Forget drops every value of a deleted server.
@@ -123,13 +113,11 @@ func (s *Store) Forget(uid types.UID) {
 	delete(s.servers, uid)
 }
 
-// Sweep forgets every server that is not live and returns how many it
-// forgot. A pass that was running when its server was deleted may record a
-// value after Forget; without a sweep that value would stay for the life of
-// the process.
-//
-// live is asked without the store's lock held, so a sweep stalls no pass;
-// a server's UID is never reused, so one found dead stays dead.
+// Sweep forgets every server that is not live and returns how many: a pass
+// running when its server was deleted may record a value after Forget,
+// which would otherwise stay for the life of the process. live is asked
+// without the lock held, so a sweep stalls no pass; a UID is never reused,
+// so a server found dead stays dead.
 func (s *Store) Sweep(live func(types.UID) bool) int {
 	s.mu.Lock()
 	uids := make([]types.UID, 0, len(s.servers))
@@ -171,8 +159,8 @@ func (s *Store) AddHandler(h func(key string)) {
 	s.handlers = append(s.handlers, h)
 }
 
-// Changed reports a change of the record of the server with key to every
-// handler. Producers call it after the change, outside any Update.
+// Changed tells every handler that the record of the server with key
+// changed. Producers call it after the change, outside any Update.
 func (s *Store) Changed(key string) {
 	s.handlersMu.RLock()
 	defer s.handlersMu.RUnlock()

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,19 +19,17 @@ import (
 // pod labels, every other key removed.
 func serviceSelectorPatch(s *ogxv1beta1.OGXServer, current map[string]string) map[string]any {
 	want := render.SelectorLabels(s.Name)
+	if maps.Equal(current, want) {
+		return nil
+	}
 	out := map[string]any{}
-	same := len(current) == len(want)
 	for k, v := range want {
 		out[k] = v
-		same = same && current[k] == v
 	}
 	for k := range current {
 		if _, ok := want[k]; !ok {
 			out[k] = nil
 		}
-	}
-	if same {
-		return nil
 	}
 	return out
 }

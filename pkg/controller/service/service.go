@@ -5,12 +5,9 @@
 package service
 
 import (
-	"context"
-
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -18,30 +15,18 @@ import (
 // adopts (and, when the annotation goes, releases) a legacy Service L-service.
 type Controller struct {
 	*base.Controller
-	// networking adopts and releases the legacy Service (adoption.go).
-	networking func(context.Context, *ogxv1beta1.OGXServer) error
 }
 
-// NewController builds the Service controller on d.
+// NewController builds the Service controller on d: an optional child that
+// is always wanted, followed by the networking adoption.
 func NewController(d *base.Deps) *Controller {
-	c := &Controller{networking: adoption(d)}
-	c.Controller = base.NewController(base.ControllerService, d, c.reconcile)
-	c.Watched = watched
-	return c
+	always := func(*ogxv1beta1.OGXServer) bool { return true }
+	return &Controller{Controller: base.NewOptional(base.ControllerService, d, d.Children.Services, watched,
+		render.ServiceName, always, render.Service, adoption(d))}
 }
 
 // watched: the Service's pass starts on events of Services and of
 // adopted legacy Services, whose release it decides from their cache.
 func watched(w *caches.Sources) []*caches.Source {
 	return []*caches.Source{w.Services, w.AdoptedServices}
-}
-
-func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
-	name := render.ServiceName(s.Name)
-	res, err := c.Deps.Children.Services.Converge(ctx, s, name, render.Service(s, &render.Inputs{}))
-	if err != nil {
-		return worker.Result{}, err
-	}
-	c.Deps.Events.Written(s, "Service", name, res)
-	return worker.Result{}, c.networking(ctx, s)
 }

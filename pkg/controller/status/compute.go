@@ -43,17 +43,14 @@ type statusInputs struct {
 type statusResult struct {
 	status       ogxv1beta1.OGXServerStatus
 	requeueAfter time.Duration
-	// wait is set when the outcome board is incomplete (a new server, or
-	// any server after a restart): nothing is written until every
-	// controller has reported. There is no requeue: recording a controller's
-	// first outcome is a change, and every change enqueues the status pass.
+	// wait: the outcome board is incomplete, so nothing is written. No
+	// requeue: each controller's first outcome enqueues the status pass.
 	wait bool
 }
 
 // computeStatus derives the complete status from its inputs and the current
-// status (whose condition timestamps and sticky fields it keeps). Each part
-// is a policy of its own, below; the order matters only for the phase,
-// which reads what the conditions before it found.
+// status (whose condition timestamps and sticky fields it keeps). The order
+// matters only for the phase, which reads what the conditions before it found.
 func computeStatus(in statusInputs) statusResult {
 	s := in.server
 	if !boardComplete(in) {
@@ -83,11 +80,10 @@ func computeStatus(in statusInputs) statusResult {
 
 // boardComplete: every child controller must have reported for this object
 // before the phase may change (after a restart the board starts empty).
-// One exception: a new server's deployment controller reports nothing
-// until the Service exists (deployment.Controller.serviceFirst), so while
-// there is no Deployment and the service controller's pass of this
-// generation did not end OK (a failure, or a wait), status shows that
-// rather than wait for a Service that may never come.
+// Except a new server's deployment controller, which reports nothing until
+// the Service exists (deployment.Controller.serviceFirst): while there is no
+// Deployment and the service controller's pass of this generation did not
+// end OK, status shows that rather than wait for a Service that may never come.
 func boardComplete(in statusInputs) bool {
 	if in.server.DeletionTimestamp != nil {
 		return true

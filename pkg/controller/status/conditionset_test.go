@@ -1,6 +1,6 @@
 package status
 
-// Tests of the condition bookkeeping (conditionset.go): order,
+// Tests of the condition bookkeeping (conditions.go): order,
 // lastTransitionTime, observedGeneration and the message cap. The fixtures
 // are in status_compute_test.go.
 

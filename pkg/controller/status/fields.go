@@ -1,7 +1,9 @@
 package status
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -46,16 +48,22 @@ func setEndpoints(in statusInputs, st *ogxv1beta1.OGXServerStatus) {
 		st.AvailableReplicas = d.Status.AvailableReplicas
 	}
 	if in.serviceExists {
-		scheme := "http"
-		if s.Spec.ServerTLS() != nil {
-			scheme = "https"
-		}
-		st.ServiceURL = fmt.Sprintf("%s://%s.%s.svc.%s:%d", scheme, render.ServiceName(s.Name), s.Namespace, in.clusterDomain, s.Spec.Port())
+		st.ServiceURL = serviceURL(s, in.clusterDomain)
 	}
 	st.ExternalURL = externalURL(s, in.ingress)
 	if in.probe != nil && d != nil && d.Status.AvailableReplicas > 0 {
 		st.DistributionConfig.Providers = in.probe.Providers
 	}
+}
+
+// serviceURL is where the server answers in the cluster: its Service, over
+// https when server TLS is on.
+func serviceURL(s *ogxv1beta1.OGXServer, clusterDomain string) string {
+	scheme := "http"
+	if s.Spec.ServerTLS() != nil {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s://%s.%s.svc.%s:%d", scheme, render.ServiceName(s.Name), s.Namespace, clusterDomain, s.Spec.Port())
 }
 
 // externalURL is nil without external access, "" until an address is
@@ -70,16 +78,9 @@ func externalURL(s *ogxv1beta1.OGXServer, ing *networkingv1.Ingress) *string {
 		return &url
 	}
 	host := s.Spec.Network.ExternalAccess.Hostname
-	if host == "" {
-		for _, lb := range ing.Status.LoadBalancer.Ingress {
-			if lb.Hostname != "" {
-				host = lb.Hostname
-				break
-			}
-			if lb.IP != "" {
-				host = lb.IP
-				break
-			}
+	for _, lb := range ing.Status.LoadBalancer.Ingress {
+		if host == "" {
+			host = cmp.Or(lb.Hostname, lb.IP)
 		}
 	}
 	if host == "" {
@@ -87,11 +88,7 @@ func externalURL(s *ogxv1beta1.OGXServer, ing *networkingv1.Ingress) *string {
 	}
 	scheme := "http"
 	for _, t := range ing.Spec.TLS {
-		covers := len(t.Hosts) == 0
-		for _, h := range t.Hosts {
-			covers = covers || h == host
-		}
-		if covers {
+		if len(t.Hosts) == 0 || slices.Contains(t.Hosts, host) {
 			scheme = "https"
 		}
 	}

@@ -6,11 +6,14 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -18,14 +21,12 @@ import (
 // gather reads what computeStatus needs.
 func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) statusInputs {
 	in := statusInputs{
-		server: s, outcomes: c.d.Board.Get(s.UID), controllers: c.controllers,
+		server: s, outcomes: c.d.Board.Get(s.UID), facts: c.d.Board.Facts(s.UID), controllers: c.controllers,
 		probeEnabled: c.d.Opts.ProbeEnabled, operatorVersion: c.d.Opts.OperatorVersion,
 		clusterDomain: c.d.Resolver.ClusterDomain, table: c.d.Resolver.Table,
 		now: metav1.NewTime(c.d.Opts.Clock.Now().Truncate(time.Second)),
 	}
 	in.pvcName, _ = c.d.Resolver.EffectivePVCName(s)
-	in.facts = c.d.Board.Facts(s.UID)
-	sc := c.d.Caches.For(s.Namespace)
 	if d, ok := c.d.Children.Deployments.Current(s.Namespace, s.Name); ok && controlledBy(d.Obj, s) {
 		in.deployment = d.Obj
 	}
@@ -35,7 +36,7 @@ func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) status
 	if ing, ok := c.d.Children.Ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.Obj, s) {
 		in.ingress = ing.Obj
 	}
-	in.pvc = sc.PVC(s.Namespace, in.pvcName)
+	in.pvc = c.d.Caches.For(s.Namespace).PVC(s.Namespace, in.pvcName)
 	if img, err := c.d.Resolver.Image(s); err == nil {
 		in.image = img
 	}
@@ -110,4 +111,58 @@ func overrideHash(ctx context.Context, r *base.Resolver, s *ogxv1beta1.OGXServer
 		return ""
 	}
 	return configgen.ConfigHash([]byte(text))
+}
+
+// podDigests learns the digest of the image an OGXServer's pods run (for
+// status.resolvedDistribution.image) from a ready pod's container status,
+// when neither the reference nor the base-config resolution gave one. Pods
+// come from a cache of PodViews, so a lookup sends no request; a found
+// digest is kept per OGXServer and image.
+type podDigests struct {
+	pods func(namespace, instance string) []*caches.PodView
+	record.Slot[digestRecord]
+}
+
+type digestRecord struct{ image, digest string }
+
+// newPodDigests keeps its digests in r; pods lists an instance's cached pods.
+func newPodDigests(pods func(namespace, instance string) []*caches.PodView, r *record.Store) *podDigests {
+	return &podDigests{pods: pods, Slot: record.NewSlot[digestRecord](r)}
+}
+
+// Lookup returns the digest of image for the OGXServer, or "".
+func (p *podDigests) Lookup(uid types.UID, namespace, name, image string) string {
+	if r, ok := p.Get(uid); ok && r.image == image {
+		return r.digest
+	}
+	digest := podImageDigest(p.pods(namespace, name), image)
+	if digest != "" {
+		p.Set(uid, digestRecord{image: image, digest: digest})
+	}
+	return digest
+}
+
+// podImageDigest returns the sha256 digest of the ogx container's imageID in
+// a ready pod running image, or "".
+func podImageDigest(pods []*caches.PodView, image string) string {
+	for _, pod := range pods {
+		if !pod.Ready || !sameImage(pod.Image, image) {
+			continue
+		}
+		if at := strings.LastIndex(pod.ImageID, "@sha256:"); at >= 0 {
+			return pod.ImageID[at+1:]
+		}
+	}
+	return ""
+}
+
+// sameImage compares the image a container status reports with the
+// reference in the pod spec; runtimes may report it normalised (docker.io/
+// prefix added or removed).
+func sameImage(reported, spec string) bool {
+	trim := func(s string) string {
+		s = strings.TrimPrefix(s, "docker.io/")
+		return strings.TrimPrefix(s, "library/")
+	}
+	return reported == spec || trim(reported) == trim(spec)
 }

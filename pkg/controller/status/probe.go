@@ -3,7 +3,6 @@ package status
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/klog/v2"
@@ -21,13 +20,11 @@ import (
 const maxConcurrentProbes = 16
 
 // probe returns the last probe result of the server (nil before the first)
-// and, when a probe is due (once per interval, or at once when the
-// available replicas or the pod template changed), starts one in the
-// background. A status pass never waits on the network: the probe's result
-// is stored and enqueues the key, and the pass that follows reports it.
+// and, when a probe is due (once per interval, or at once when the available
+// replicas or the Deployment's generation changed), starts one in the
+// background: its result enqueues the key, and the pass that follows
+// reports it (docs/status.md, Server probe).
 func (c *Controller) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *appsv1.Deployment) *probe.Result {
-	// A change of available replicas or of the Deployment spec (its
-	// generation) makes a probe due at once.
 	trigger := fmt.Sprintf("%d/%d", d.Status.AvailableReplicas, d.Generation)
 	prev, has, due := c.probes.Due(s.UID, trigger, c.d.Opts.Clock.Now())
 	if due {
@@ -39,15 +36,12 @@ func (c *Controller) probe(ctx context.Context, s *ogxv1beta1.OGXServer, d *apps
 	return &prev
 }
 
-// probeTarget is where the server answers: its Service, over TLS with the
-// Secret's CA when server TLS is on.
+// probeTarget is the server's Service URL, over TLS with the Secret's CA when
+// server TLS is on.
 func (c *Controller) probeTarget(s *ogxv1beta1.OGXServer) probe.Target {
-	t := probe.Target{
-		BaseURL: fmt.Sprintf("http://%s.%s.svc.%s:%d", render.ServiceName(s.Name), s.Namespace, c.d.Resolver.ClusterDomain, s.Spec.Port()),
-	}
+	t := probe.Target{BaseURL: serviceURL(s, c.d.Resolver.ClusterDomain)}
 	if tlsSpec := s.Spec.ServerTLS(); tlsSpec != nil {
 		t.TLS = true
-		t.BaseURL = "https" + strings.TrimPrefix(t.BaseURL, "http")
 		t.ServerName = fmt.Sprintf("%s.%s.svc", render.ServiceName(s.Name), s.Namespace)
 		if sec, err := c.d.Caches.For(s.Namespace).Secrets.Secrets(s.Namespace).Get(tlsSpec.SecretName); err == nil {
 			t.CA = sec.Data["ca.crt"]

@@ -21,10 +21,9 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 )
 
-// Controller is the only writer of OGXServer status. It computes the
-// complete status from the caches, the outcome board and the server probe,
-// and writes it with one server-side apply of the status subresource only
-// when it differs from the stored status: a steady state writes nothing.
+// Controller computes the complete status and writes it with one
+// server-side apply of the status subresource, only when it differs from
+// the stored status: a steady state writes nothing.
 type Controller struct {
 	*worker.Runner
 	d      *base.Deps
@@ -33,13 +32,10 @@ type Controller struct {
 	probeSlots  chan struct{}
 	digests     *podDigests
 	controllers []string
-
-	// writes is our last status write per server.
-	writes record.Slot[statusWrite]
+	writes      record.Slot[statusWrite]
 }
 
-// statusWrite is our last status write of one server. Its two parts are
-// set together, by one write, and read apart.
+// statusWrite is our last status write of one server.
 type statusWrite struct {
 	// written is the object the write returned, held until the informer
 	// delivers that resourceVersion (then nil), so a pass racing the cache
@@ -107,17 +103,16 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	in := c.gather(ctx, s)
 	res := computeStatus(in)
 	if res.wait {
-		return worker.Result{RequeueAfter: res.requeueAfter}, nil
+		return worker.Result{}, nil
 	}
-	if statusEqual(s.Status, res.status) {
-		c.d.Events.Flush(s, s.Status.Phase, s.Status.Phase)
-		return worker.Result{RequeueAfter: res.requeueAfter}, nil
-	}
-	if wait := c.coalesce(s, res.status, in.deployment); wait > 0 {
-		return worker.Result{RequeueAfter: wait}, nil
-	}
-	if err := c.write(ctx, s, res.status); err != nil {
-		return worker.Result{}, err
+	// An unchanged status is not written; the journal is flushed either way.
+	if !statusEqual(s.Status, res.status) {
+		if wait := c.coalesce(s, res.status, in.deployment); wait > 0 {
+			return worker.Result{RequeueAfter: wait}, nil
+		}
+		if err := c.write(ctx, s, res.status); err != nil {
+			return worker.Result{}, err
+		}
 	}
 	c.d.Events.Flush(s, s.Status.Phase, res.status.Phase)
 	c.healthEvent(s.Status.Conditions, res.status.Conditions, s)

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -21,14 +22,11 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// CoalesceWindow (exported for the request-budget test) is how long a
-// server that is still starting keeps a written status before a change
-// within the same phase is written: while
-// Pending or Initializing, the messages follow every child event, and
-// writing each of them would be several writes per new server for nothing
-// a user acts on. A change of phase is written at once, with one exception:
-// a new server's first status, Initializing, waits until its Deployment is
-// this old (firstStatusWait).
+// CoalesceWindow is how long a server that is still starting keeps a
+// written status before a change within the same phase is written: while
+// Pending or Initializing the messages follow every child event, and writing
+// each would be several writes per new server for nothing a user acts on
+// (docs/status.md, Write rules).
 const CoalesceWindow = 5 * time.Second
 
 // coalesce returns how long to wait before writing st, or 0 to write now.
@@ -44,17 +42,13 @@ func (c *Controller) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerSt
 	if !ok {
 		return 0
 	}
-	if wait := CoalesceWindow - c.d.Opts.Clock.Now().Sub(w.at); wait > 0 {
-		return wait
-	}
-	return 0
+	return max(CoalesceWindow-c.d.Opts.Clock.Now().Sub(w.at), 0)
 }
 
-// firstStatusWait holds the first status of a server that has never had
-// one while it would say Initializing and its Deployment is younger than
-// CoalesceWindow, so pods available by then make Ready the only write
-// (docs/status.md, Write rules). The age is the Deployment's
-// creationTimestamp; the wait is capped at the window in case clocks differ.
+// firstStatusWait holds a server's first status while it would say
+// Initializing and its Deployment is younger than CoalesceWindow, so pods
+// available by then make Ready the only write; the wait is capped at the
+// window in case clocks differ.
 func (c *Controller) firstStatusWait(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerStatus, d *appsv1.Deployment) time.Duration {
 	if s.Status.Phase != "" || st.Phase != ogxv1beta1.PhaseInitializing || d == nil {
 		return 0
@@ -63,8 +57,8 @@ func (c *Controller) firstStatusWait(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXS
 	return min(max(wait, 0), CoalesceWindow)
 }
 
-// statusEqual compares statuses semantically (times at second precision,
-// as they are stored).
+// statusEqual compares statuses semantically: times at second precision, as
+// they are stored, and provider configs as JSON values.
 func statusEqual(a, b ogxv1beta1.OGXServerStatus) bool {
 	return equality.Semantic.DeepEqual(normalizeStatus(a), normalizeStatus(b))
 }
@@ -88,10 +82,9 @@ func normalizeStatus(s ogxv1beta1.OGXServerStatus) ogxv1beta1.OGXServerStatus {
 }
 
 // takeOverStatus merges the upstream operator's status field ownership into
-// ours (it wrote status with Update requests, and an apply never removes
-// fields only another manager owns). managedFields sent through the status
-// subresource are ignored, so the patch goes to the main resource. A failure
-// is logged and retried on the next pass; it never blocks the status apply.
+// ours, patching the main resource since managedFields sent through the
+// status subresource are ignored (docs/status.md, Write rules). A failure is
+// logged and retried on the next pass; it never blocks the status apply.
 func (c *Controller) takeOverStatus(ctx context.Context, s *ogxv1beta1.OGXServer) {
 	patch, err := apply.TakeoverPatch(s, ogxv1beta1.SchemeGroupVersion.String(), c.d.Opts.TakeoverManagers, "status", c.d.Opts.Clock.Now())
 	if err != nil || patch == nil {
@@ -129,15 +122,8 @@ func (c *Controller) write(ctx context.Context, s *ogxv1beta1.OGXServer, st ogxv
 // healthEvent records HealthCheckPassed or HealthCheckFailed when the
 // HealthCheck condition flips between True and False.
 func (c *Controller) healthEvent(before, after []metav1.Condition, s *ogxv1beta1.OGXServer) {
-	find := func(conds []metav1.Condition) *metav1.Condition {
-		for i := range conds {
-			if conds[i].Type == ogxv1beta1.ConditionHealthCheck {
-				return &conds[i]
-			}
-		}
-		return nil
-	}
-	old, cur := find(before), find(after)
+	old := apimeta.FindStatusCondition(before, ogxv1beta1.ConditionHealthCheck)
+	cur := apimeta.FindStatusCondition(after, ogxv1beta1.ConditionHealthCheck)
 	if cur == nil || (old != nil && old.Status == cur.Status) {
 		return
 	}

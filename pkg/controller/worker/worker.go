@@ -1,8 +1,7 @@
-// Package worker is the loop every ogx-controller controller runs: a
-// rate-limited queue of OGXServer keys ("namespace/name") and a pool of
-// workers calling the controller's sync function, with the backoff of
-// failed passes, reconcile IDs in the log, pass metrics and a graceful
-// shutdown that lets passes in flight finish their writes.
+// Package worker is the loop every controller runs: a rate-limited queue of
+// OGXServer keys ("namespace/name") and a pool of workers calling the
+// controller's sync function, with backoff, reconcile IDs in the log, pass
+// metrics and a graceful shutdown.
 package worker
 
 import (
@@ -33,19 +32,8 @@ type Result struct {
 // SyncFunc is one pass of a controller over one OGXServer key (NS/N).
 type SyncFunc func(ctx context.Context, key string) (Result, error)
 
-// newRateLimiter is the backoff of failed passes: per key exponential from
-// 1 s to 5 min (transient errors), bounded overall by a token bucket so a
-// burst of failures cannot flood the API server.
-func newRateLimiter() workqueue.TypedRateLimiter[string] {
-	return workqueue.NewTypedMaxOfRateLimiter(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
-		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
-	)
-}
-
-// Runner is the worker loop every controller shares: a rate-limited
-// queue of OGXServer keys and a pool of workers calling sync. A key is never
-// processed by two workers at once (the workqueue guarantees it).
+// Runner is the worker loop of one controller; the workqueue never gives a
+// key to two workers at once.
 type Runner struct {
 	name  string
 	queue workqueue.TypedRateLimitingInterface[string]
@@ -57,19 +45,25 @@ type Runner struct {
 	metrics     *metrics.Metrics
 	// clock times the graceful shutdown (a fake one in tests).
 	clock clock.Clock
-	// passes numbers the passes: with the controller's name, the number is
-	// the reconcile ID that ties one pass's log lines together.
+	// passes numbers the passes: the reconcile ID of a pass's log lines.
 	passes atomic.Uint64
 }
 
+// NewRunner builds the loop of the controller name (its queue's name in
+// logs and metrics), running sync for each key.
 func NewRunner(name string, sync SyncFunc, m *metrics.Metrics) *Runner {
 	// Every result series exists from the start, so rates and alerts see
 	// zero instead of nothing before a controller's first pass.
 	m.InitController(name)
+	// Failed passes back off per key from 1 s to 5 min, bounded overall by a
+	// token bucket so a burst of failures cannot flood the API server.
+	backoff := workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(50), 300)})
 	return &Runner{
 		name:    name,
 		metrics: m,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(newRateLimiter(),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(backoff,
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: name, MetricsProvider: m.WorkqueueMetricsProvider()}),
 		sync:        sync,
 		clock:       clock.RealClock{},
@@ -87,9 +81,8 @@ func (q *Runner) Name() string { return q.name }
 func (q *Runner) Queue() workqueue.TypedRateLimitingInterface[string] { return q.queue }
 
 // Run starts workers and blocks until ctx is done and the passes in flight
-// have finished (docs/controllers.md, Shutdown). Passes run with a context of
-// their own, so that they can finish their writes after ctx is done; it is
-// cancelled grace after ctx.
+// have finished. Passes run with a context of their own, cancelled grace
+// after ctx, so they can finish their writes (docs/controllers.md, Shutdown).
 func (q *Runner) Run(ctx context.Context, workers int, grace time.Duration) {
 	defer utilruntime.HandleCrash()
 	logger := klog.FromContext(ctx).WithValues("controller", q.name)
@@ -98,12 +91,10 @@ func (q *Runner) Run(ctx context.Context, workers int, grace time.Duration) {
 	defer cancelPasses()
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for q.processNext(ctx, passCtx) {
 			}
-		}()
+		})
 	}
 	<-ctx.Done()
 	// ShutDown, not ShutDownWithDrain: the latter waits for the passes
@@ -121,10 +112,9 @@ func (q *Runner) Run(ctx context.Context, workers int, grace time.Duration) {
 	logger.Info("Stopped workers")
 }
 
-// processNext runs one pass. A returned error requeues the key with
-// backoff; success forgets its failure history.
-//
-// stop is done when no new pass may start; ctx is the context of the pass.
+// processNext runs one pass: an error requeues the key with backoff,
+// success forgets its failure history. stop is done when no new pass may
+// start; ctx is the context of the pass.
 func (q *Runner) processNext(stop, ctx context.Context) bool {
 	key, shutdown := q.queue.Get()
 	if shutdown {
@@ -148,21 +138,19 @@ func (q *Runner) processNext(stop, ctx context.Context) bool {
 	}
 	q.metrics.ObserveReconcile(q.name, result, time.Since(start))
 	switch {
-	case err != nil:
-		if resolve.IsUserError(err) {
-			q.queue.Forget(key)
-			q.queue.AddAfter(key, q.userBackoff.When(key))
-			logger.V(1).Info("Pass failed on a user error, will retry slowly", "err", err)
-			return true
-		}
-		logger.V(1).Info("Pass failed, will retry", "err", err)
-		q.queue.AddRateLimited(key)
-	default:
+	case err == nil:
 		q.queue.Forget(key)
 		q.userBackoff.Forget(key)
 		if res.RequeueAfter > 0 {
 			q.queue.AddAfter(key, res.RequeueAfter)
 		}
+	case resolve.IsUserError(err):
+		q.queue.Forget(key)
+		q.queue.AddAfter(key, q.userBackoff.When(key))
+		logger.V(1).Info("Pass failed on a user error, will retry slowly", "err", err)
+	default:
+		logger.V(1).Info("Pass failed, will retry", "err", err)
+		q.queue.AddRateLimited(key)
 	}
 	return true
 }
