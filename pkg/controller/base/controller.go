@@ -86,7 +86,8 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		return worker.Result{}, err
 	}
 	// record stores the pass's outcome; the Warning eventReason of a user
-	// error is sent only when no controller reported the same cause before.
+	// error is sent when this controller's cause is new and no other
+	// controller reports it at the moment.
 	record := func(o Outcome, eventReason string) {
 		o.Generation = s.Generation
 		if _, newCause := c.Deps.Board.RecordCause(key, s.UID, c.Name(), o); newCause && c.Deps.Events != nil {

@@ -76,8 +76,9 @@ func ReferenceIndexers() cache.Indexers {
 			if !ok {
 				return nil, nil
 			}
-			keys := list(s)
-			for i, n := range keys {
+			names := list(s)
+			keys := make([]string, len(names))
+			for i, n := range names {
 				keys[i] = Key(s.Namespace, n)
 			}
 			slices.Sort(keys)

@@ -18,7 +18,7 @@ import (
 )
 
 // Controller keeps the CA bundle N-ca-bundle (applied when non-empty,
-// deleted when empty) and the generated N-config-<h16> of every OGXServer.
+// deleted when empty) and, in generated mode, N-config-<h16>.
 type Controller struct {
 	*base.Controller
 }
