@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,6 +50,15 @@ const (
 	// DefaultInFlightWait is how long a request waits for a slot before
 	// it is answered 429; it waits before its body is read.
 	DefaultInFlightWait = time.Second
+
+	// DefaultMaxInFlightBytes bounds the request bodies (by their declared
+	// Content-Length, MaxRequestBytes when none is declared) read and
+	// answered at once: one body of the largest size, since each is
+	// decoded into a copy or two. With four slots alone a flood of 3 MiB
+	// bodies took a replica from 44 to 99 MiB of RSS (test/faults,
+	// TestAdmissionFloodBoundsMemory). Real reviews are a few KiB, so
+	// only oversized ones ever wait on this budget.
+	DefaultMaxInFlightBytes = MaxRequestBytes
 )
 
 var (
@@ -83,6 +93,10 @@ type HandlerOptions struct {
 	// DefaultMaxInFlight and DefaultInFlightWait.
 	MaxInFlight  int
 	InFlightWait time.Duration
+	// MaxInFlightBytes bounds the bodies in flight; zero means
+	// DefaultMaxInFlightBytes. Values below MaxRequestBytes are raised to
+	// it, so that every acceptable body can be read.
+	MaxInFlightBytes int64
 }
 
 // NewHandler returns the admission HTTP handler. It serves
@@ -114,8 +128,12 @@ func newHandler(opts HandlerOptions) *handler {
 	if opts.InFlightWait <= 0 {
 		opts.InFlightWait = DefaultInFlightWait
 	}
+	if opts.MaxInFlightBytes <= 0 {
+		opts.MaxInFlightBytes = DefaultMaxInFlightBytes
+	}
 	return &handler{observe: opts.Observe, validate: validation.Validate,
-		slots: make(chan struct{}, opts.MaxInFlight), wait: opts.InFlightWait}
+		slots: make(chan struct{}, opts.MaxInFlight), wait: opts.InFlightWait,
+		bytes: semaphore.NewWeighted(max(opts.MaxInFlightBytes, MaxRequestBytes))}
 }
 
 type handler struct {
@@ -123,28 +141,41 @@ type handler struct {
 	validate func(*ogxv1beta1.OGXServer) field.ErrorList
 	// slots holds a token per review being read or answered.
 	slots chan struct{}
+	// bytes holds the charge (bodyCharge) of each review in a slot.
+	bytes *semaphore.Weighted
 	wait  time.Duration
 }
 
-// acquire waits up to h.wait for a slot; release gives it back.
-func (h *handler) acquire(ctx context.Context) bool {
-	select {
-	case h.slots <- struct{}{}:
-		return true
-	default:
+// bodyCharge is what a request's body counts against the byte budget: its
+// declared length, or the most it may be when it declares none.
+func bodyCharge(r *http.Request) int64 {
+	if r.ContentLength < 0 || r.ContentLength > MaxRequestBytes {
+		return MaxRequestBytes
 	}
-	t := time.NewTimer(h.wait)
-	defer t.Stop()
-	select {
-	case h.slots <- struct{}{}:
-		return true
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	return false
+	return max(r.ContentLength, 1)
 }
 
-func (h *handler) release() { <-h.slots }
+// acquire waits up to h.wait for a slot and the body's charge; release
+// gives both back.
+func (h *handler) acquire(ctx context.Context, charge int64) bool {
+	ctx, cancel := context.WithTimeout(ctx, h.wait)
+	defer cancel()
+	select {
+	case h.slots <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	if err := h.bytes.Acquire(ctx, charge); err != nil {
+		<-h.slots
+		return false
+	}
+	return true
+}
+
+func (h *handler) release(charge int64) {
+	h.bytes.Release(charge)
+	<-h.slots
+}
 
 // badRequest is a request that is not an AdmissionReview call at all; it is
 // answered with an HTTP error and no review.
@@ -158,13 +189,19 @@ func (e *badRequest) Error() string { return e.msg }
 func (h *handler) serveValidate(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	logger := klog.FromContext(r.Context())
-	if !h.acquire(r.Context()) {
+	if r.ContentLength > MaxRequestBytes {
+		// Refused before a slot is taken or a byte read.
+		http.Error(w, tooLarge, http.StatusBadRequest)
+		return
+	}
+	charge := bodyCharge(r)
+	if !h.acquire(r.Context(), charge) {
 		logger.V(2).Info("Refusing an admission request: too many in flight", "remoteAddr", r.RemoteAddr)
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "too many admission reviews in flight", http.StatusTooManyRequests)
 		return
 	}
-	defer h.release()
+	defer h.release(charge)
 
 	req, err := readReview(w, r)
 	if err != nil {
@@ -221,10 +258,10 @@ func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionR
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("content type %q not supported: expected application/json", ct)}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	body, err := readBody(w, r)
 	if err != nil {
 		if errors.As(err, new(*http.MaxBytesError)) {
-			return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("request body exceeds %d bytes", MaxRequestBytes)}
+			return nil, &badRequest{http.StatusBadRequest, tooLarge}
 		}
 		return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("reading request body: %v", err)}
 	}
@@ -246,6 +283,23 @@ func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionR
 		return nil, &badRequest{http.StatusBadRequest, "AdmissionReview request has no uid"}
 	}
 	return review.Request, nil
+}
+
+// tooLarge is the answer to a body over MaxRequestBytes.
+var tooLarge = fmt.Sprintf("request body exceeds %d bytes", MaxRequestBytes)
+
+// readBody reads a declared length into one buffer of that size (the
+// server has checked it against MaxRequestBytes): io.ReadAll's doubling
+// would leave up to twice the body behind as garbage, which a flood of
+// large bodies turns into resident memory. A body of unknown length is
+// read with the limit.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.ContentLength < 0 {
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	}
+	body := make([]byte, r.ContentLength)
+	_, err := io.ReadFull(r.Body, body)
+	return body, err
 }
 
 // review decides one well-formed request. It never panics: a panic in the
