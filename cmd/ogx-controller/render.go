@@ -31,7 +31,6 @@ const (
 	// renderDefaultOperatorNamespace is the namespace the shipped manifests
 	// (config/) install ogx-controller into; the NetworkPolicy admits it.
 	renderDefaultOperatorNamespace = "ogx-system"
-	renderClusterDomain            = "cluster.local"
 	renderDefaultNamespace         = "default"
 )
 
@@ -189,7 +188,6 @@ func (r *renderRun) resolver() *resolve.Resolver {
 		// environment is not the caller's.
 		Table:             resolve.NewDistributionTable(func(string) string { return "" }),
 		OperatorNamespace: r.opts.operatorNamespace,
-		ClusterDomain:     renderClusterDomain,
 		Partial:           true,
 		Warn:              r.warn,
 	}

@@ -407,7 +407,6 @@ func TestRenderConsistency(t *testing.T) {
 					}),
 					PVCName:                 "lab-pvc",
 					OperatorNamespace:       "ogx-controller",
-					ClusterDomain:           "cluster.local",
 					OpenShiftSecurityServed: true,
 				}
 			},
@@ -436,7 +435,6 @@ func TestRenderConsistency(t *testing.T) {
 					IdentityHash:      resolve.PairHash([]byte("client certificate bytes"), []byte("client key bytes")),
 					PVCName:           "secure-pvc",
 					OperatorNamespace: "ogx-system",
-					ClusterDomain:     "cluster.local",
 				}
 			},
 		},
@@ -450,7 +448,6 @@ func TestRenderConsistency(t *testing.T) {
 						Key: "run.yaml", Hash: contenthash.H16([]byte(cm.Data["run.yaml"]))},
 					PVCName:           "custom-pvc",
 					OperatorNamespace: "ogx-system",
-					ClusterDomain:     "cluster.local",
 				}
 			},
 		},

@@ -52,7 +52,7 @@ func (e *sfEnv) syncChildren(key string) {
 }
 
 // serviceDone runs the service controller's pass over the server, which a
-// new server's Deployment waits for (deployment.Controller.serviceFirst), and
+// new server's Deployment waits for (deployment.serviceFirst), and
 // clears the recorded actions.
 func (e *sfEnv) serviceDone() {
 	e.tb.Helper()

@@ -32,12 +32,9 @@ import (
 type Manager struct {
 	base.Deps
 
-	configMap  *configmap.Controller
-	pvc        *pvc.Controller
-	deployment *deployment.Controller
-	service    *service.Controller
-	monitoring *monitoring.Controller
-	status     *status.Controller
+	configMap, pvc, deployment, service *base.Controller
+	monitoring                          *monitoring.Controller
+	status                              *status.Controller
 	// childControllers are run in the fixed order their errors are reported.
 	childControllers []*base.Controller
 	// handlersSynced report when each event handler has been handed every
@@ -64,11 +61,11 @@ func newManager(deps base.Deps) (*Manager, error) {
 	m.deployment = deployment.NewController(d)
 	m.monitoring = monitoring.NewController(d)
 	m.childControllers = []*base.Controller{
-		m.configMap.Controller,
-		m.pvc.Controller,
-		m.service.Controller,
+		m.configMap,
+		m.pvc,
+		m.service,
 		networkpolicy.NewController(d),
-		m.deployment.Controller,
+		m.deployment,
 		hpa.NewController(d),
 		pdb.NewController(d),
 		ingress.NewController(d),
@@ -135,10 +132,10 @@ func (m *Manager) Run(ctx context.Context) {
 	}
 	for _, c := range m.childControllers {
 		workers := m.Opts.Workers
-		if c == m.deployment.Controller || c == m.service.Controller {
+		if c == m.deployment || c == m.service {
 			// A new server's Service, then its ServiceAccount and
 			// Deployment, are the path to Ready: the Deployment's pass
-			// follows the Service's (deployment.Controller.serviceFirst)
+			// follows the Service's (deployment.serviceFirst)
 			// and writes two children, and Services are the slowest
 			// creates of a fleet start (docs/performance.md).
 			workers *= 2

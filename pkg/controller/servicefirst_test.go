@@ -1,7 +1,7 @@
 package controller
 
 // Tests of the order of a new server's writes: its Deployment is created
-// after its Service (deployment.Controller.serviceFirst).
+// after its Service (deployment.serviceFirst).
 
 import (
 	"sync/atomic"

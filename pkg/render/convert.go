@@ -40,13 +40,6 @@ func defaultFieldRef(f *corev1.ObjectFieldSelector) {
 	}
 }
 
-// defaultEnvVar defaults the atomic parts of a user env entry.
-func defaultEnvVar(e *corev1.EnvVar) {
-	if e.ValueFrom != nil {
-		defaultFieldRef(e.ValueFrom.FieldRef)
-	}
-}
-
 // defaultDownwardAPIItems defaults the items of a downward API volume or
 // projection, an atomic list.
 func defaultDownwardAPIItems(items []corev1.DownwardAPIVolumeFile) {

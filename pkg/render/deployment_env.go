@@ -117,7 +117,9 @@ func userEnv(user []corev1.EnvVar) []*corev1ac.EnvVarApplyConfiguration {
 			continue
 		}
 		e := *e.DeepCopy()
-		defaultEnvVar(&e)
+		if e.ValueFrom != nil {
+			defaultFieldRef(e.ValueFrom.FieldRef)
+		}
 		out = append(out, viaJSON[corev1ac.EnvVarApplyConfiguration](&e))
 	}
 	return out

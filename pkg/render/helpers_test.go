@@ -45,7 +45,6 @@ func inputs(muts ...func(*Inputs)) *Inputs {
 		Image:             testImage,
 		RuntimeConfig:     RuntimeConfig{Mode: ogxv1beta1.ConfigModeInactive},
 		OperatorNamespace: testONS,
-		ClusterDomain:     "cluster.local",
 	}
 	for _, m := range muts {
 		m(in)

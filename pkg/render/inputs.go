@@ -59,8 +59,6 @@ type Inputs struct {
 	// OperatorNamespace is the controller's namespace; the NetworkPolicy
 	// admits it.
 	OperatorNamespace string
-	// ClusterDomain is the cluster DNS suffix, for service URLs.
-	ClusterDomain string
 	// MonitoringServed reports that monitoring.coreos.com is served.
 	MonitoringServed bool
 	// OpenShiftSecurityServed reports that security.openshift.io is served.

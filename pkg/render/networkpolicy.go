@@ -1,6 +1,8 @@
 package render
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -104,15 +106,8 @@ func policyTypes(p *ogxv1beta1.NetworkPolicySpec) (ingress, egress bool) {
 	if len(p.PolicyTypes) == 0 {
 		return true, len(p.Egress) > 0
 	}
-	for _, t := range p.PolicyTypes {
-		switch t {
-		case networkingv1.PolicyTypeIngress:
-			ingress = true
-		case networkingv1.PolicyTypeEgress:
-			egress = true
-		}
-	}
-	return ingress, egress
+	return slices.Contains(p.PolicyTypes, networkingv1.PolicyTypeIngress),
+		slices.Contains(p.PolicyTypes, networkingv1.PolicyTypeEgress)
 }
 
 func policyPort(proto corev1.Protocol, port int32) *networkingv1ac.NetworkPolicyPortApplyConfiguration {

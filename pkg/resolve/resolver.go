@@ -68,7 +68,6 @@ func (r *Resolver) Resolve(ctx context.Context, s *ogxv1beta1.OGXServer) (Resolv
 	monitoring, openShift := r.Source.OptionalAPIs()
 	out := Resolved{Inputs: render.Inputs{
 		OperatorNamespace:       r.OperatorNamespace,
-		ClusterDomain:           r.ClusterDomain,
 		MonitoringServed:        monitoring,
 		OpenShiftSecurityServed: openShift,
 	}}

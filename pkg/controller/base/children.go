@@ -38,7 +38,7 @@ type TypedClient[O any, AC any] interface {
 
 // newChild binds one kind: its typed client, its cache and client-go's
 // Extract function for the fields a manager owns.
-func newChild[O metav1.Object, AC any, C TypedClient[O, AC]](kind, apiVersion string, c *caches.Caches, takeover []string,
+func newChild[O metav1.Object, AC any, C TypedClient[O, AC]](kind, apiVersion string, c *caches.Caches, opts Options,
 	journal *events.Journal, client func(ns string) C, extract func(O, string) (AC, error),
 ) *apply.Child[O, AC] {
 	gv, _ := schema.ParseGroupVersion(apiVersion)
@@ -49,8 +49,8 @@ func newChild[O metav1.Object, AC any, C TypedClient[O, AC]](kind, apiVersion st
 	return &apply.Child[O, AC]{
 		Kind:       kind,
 		APIVersion: apiVersion,
-		Metrics:    c.Metrics,
-		Takeover:   takeover,
+		Metrics:    opts.Metrics,
+		Takeover:   opts.TakeoverManagers,
 		Journal:    journal,
 		Cached: func(ns, name string) (apply.Known[O], error) {
 			sc := c.For(ns)
@@ -103,20 +103,20 @@ type Children struct {
 }
 
 // NewChildren wires the child kinds to their clients and caches; takeovers
-// from the managers in takeover are noted in journal.
-func NewChildren(kube kubernetes.Interface, c *caches.Caches, takeover []string, journal *events.Journal) *Children {
+// from opts.TakeoverManagers are noted in journal.
+func NewChildren(kube kubernetes.Interface, c *caches.Caches, opts Options, journal *events.Journal) *Children {
 	return &Children{
-		Deployments: newChild("Deployment", "apps/v1", c, takeover, journal, kube.AppsV1().Deployments, appsv1ac.ExtractDeployment),
-		Services:    newChild("Service", "v1", c, takeover, journal, kube.CoreV1().Services, corev1ac.ExtractService),
-		ServiceAccounts: newChild("ServiceAccount", "v1", c, takeover, journal,
+		Deployments: newChild("Deployment", "apps/v1", c, opts, journal, kube.AppsV1().Deployments, appsv1ac.ExtractDeployment),
+		Services:    newChild("Service", "v1", c, opts, journal, kube.CoreV1().Services, corev1ac.ExtractService),
+		ServiceAccounts: newChild("ServiceAccount", "v1", c, opts, journal,
 			kube.CoreV1().ServiceAccounts, corev1ac.ExtractServiceAccount),
-		RoleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c, takeover, journal,
+		RoleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c, opts, journal,
 			kube.RbacV1().RoleBindings, rbacv1ac.ExtractRoleBinding),
-		Ingresses: newChild("Ingress", "networking.k8s.io/v1", c, takeover, journal,
+		Ingresses: newChild("Ingress", "networking.k8s.io/v1", c, opts, journal,
 			kube.NetworkingV1().Ingresses, networkingv1ac.ExtractIngress),
 		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so
 		// the watched ConfigMap cache holds them.
-		ConfigMaps: newChild("ConfigMap", "v1", c, takeover, journal, kube.CoreV1().ConfigMaps, corev1ac.ExtractConfigMap),
+		ConfigMaps: newChild("ConfigMap", "v1", c, opts, journal, kube.CoreV1().ConfigMaps, corev1ac.ExtractConfigMap),
 	}
 }
 
@@ -152,7 +152,7 @@ type OwnedSource struct {
 // caches start. The controller watches it through Source.
 func RegisterKind[O apply.ChildObject, AC any](d *Deps, k Kind[O, AC]) *apply.Child[O, AC] {
 	d.Caches.AddChildKind(k.Kind, k.Informer, caches.ViewOf(k.Extract, k.Trim))
-	child := newChild(k.Kind, k.APIVersion, d.Caches, d.Opts.TakeoverManagers, d.Events.Journal(),
+	child := newChild(k.Kind, k.APIVersion, d.Caches, d.Opts, d.Events.Journal(),
 		func(ns string) TypedClient[O, AC] { return k.Client(d.Kube, ns) }, k.Extract)
 	d.Owned = append(d.Owned, OwnedSource{Kind: k.Kind, APIVersion: k.APIVersion, Observe: child.Observe})
 	return child

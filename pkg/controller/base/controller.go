@@ -34,10 +34,10 @@ const (
 	ControllerStatus = "status"
 )
 
-// ReconcileFunc converges one kind of child for one OGXServer. It receives a
-// valid, live (not being deleted) OGXServer from the cache, which it must not
-// mutate.
-type ReconcileFunc func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error)
+// ReconcileFunc converges one kind of child for one OGXServer with the
+// controller's Deps. It receives a valid, live (not being deleted) OGXServer
+// from the cache, which it must not mutate.
+type ReconcileFunc func(ctx context.Context, d *Deps, s *ogxv1beta1.OGXServer) (worker.Result, error)
 
 // Controller runs the pass every child controller shares
 // (docs/controllers.md, The pass of a child controller) around the kind's
@@ -65,7 +65,7 @@ func (c *Controller) Watches(w *caches.Sources) []caches.Watch {
 // name; name keys its outcomes and names it in logs and metrics.
 func NewController(name string, d *Deps, reconcile ReconcileFunc) *Controller {
 	c := &Controller{Deps: d, reconcile: reconcile}
-	c.Runner = worker.NewRunner(name, c.Sync, d.Caches.Metrics)
+	c.Runner = worker.NewRunner(name, c.Sync, d.Opts.Metrics)
 	return c
 }
 
@@ -104,7 +104,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		record(Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: err.Error()}, err.EventReason())
 		return worker.Result{}, err
 	}
-	res, err := c.reconcile(ctx, s)
+	res, err := c.reconcile(ctx, c.Deps, s)
 	var waiting *worker.WaitingError
 	var deferred *DeferredError
 	var user *resolve.UserError
@@ -154,20 +154,11 @@ func NewOptional[O metav1.Object, AC any](name string, d *Deps, c *apply.Child[O
 	desired func(*ogxv1beta1.OGXServer, *render.Inputs) AC,
 	after ...func(context.Context, *ogxv1beta1.OGXServer) error,
 ) *Controller {
-	reconcile := func(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
-		n := childName(s.Name)
-		var res events.WriteResult
-		var err error
-		if want(s) {
-			in := render.Inputs{OperatorNamespace: d.Opts.OperatorNamespace, ClusterDomain: d.Opts.ClusterDomain}
-			res, err = c.Converge(ctx, s, n, desired(s, &in))
-		} else {
-			res, err = c.Remove(ctx, s, n)
-		}
-		if err != nil {
+	reconcile := func(ctx context.Context, d *Deps, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+		in := render.Inputs{OperatorNamespace: d.Opts.OperatorNamespace}
+		if err := WriteChild(ctx, d, c, s, childName(s.Name), want(s), func() AC { return desired(s, &in) }); err != nil {
 			return worker.Result{}, err
 		}
-		d.Events.Written(s, c.Kind, n, res)
 		for _, f := range after {
 			if err := f(ctx, s); err != nil {
 				return worker.Result{}, err
@@ -178,4 +169,25 @@ func NewOptional[O metav1.Object, AC any](name string, d *Deps, c *apply.Child[O
 	cc := NewController(name, d, reconcile)
 	cc.Watched = watched
 	return cc
+}
+
+// WriteChild converges c's child name of s to desired while want holds and
+// removes it (only if s controls it) when it does not, then journals a
+// successful write (events.Sink.Written); desired is only rendered when
+// wanted.
+func WriteChild[O metav1.Object, AC any](ctx context.Context, d *Deps, c *apply.Child[O, AC], s *ogxv1beta1.OGXServer,
+	name string, want bool, desired func() AC,
+) error {
+	var res events.WriteResult
+	var err error
+	if want {
+		res, err = c.Converge(ctx, s, name, desired())
+	} else {
+		res, err = c.Remove(ctx, s, name)
+	}
+	if err != nil {
+		return err
+	}
+	d.Events.Written(s, c.Kind, name, res)
+	return nil
 }

@@ -146,7 +146,6 @@ func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, opts Options) D
 	opts = WithDefaults(opts, kube)
 	c := caches.NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
 		render.OwnFieldManagers(), opts.TakeoverManagers)
-	c.Metrics = opts.Metrics
 	opts.Metrics.CountServersWith(c.ServerPhases)
 	records := record.New()
 	sink := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
@@ -154,7 +153,7 @@ func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, opts Options) D
 		Events: sink, Specs: NewSpecMemo(records), Records: records,
 		Kube: kube, OGX: ogx, Caches: c, Opts: opts,
 		Board:    NewOutcomeBoard(records),
-		Children: NewChildren(kube, c, opts.TakeoverManagers, sink.Journal()),
+		Children: NewChildren(kube, c, opts, sink.Journal()),
 		Resolver: NewResolver(c, kube, opts, records),
 	}
 }

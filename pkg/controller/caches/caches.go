@@ -67,8 +67,6 @@ type Caches struct {
 	all    *Scope
 	scopes map[string]*Scope
 
-	// Metrics records what the controllers do; nil records nothing.
-	Metrics *metrics.Metrics
 	// fields decides which managedFields entries the caches keep.
 	fields managedFieldsFilter
 	// kinds are the child views of the kinds AddChildKind added.

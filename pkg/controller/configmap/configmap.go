@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
@@ -17,16 +19,11 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// Controller keeps the CA bundle N-ca-bundle (applied when non-empty,
-// deleted when empty) and, in generated mode, N-config-<h16>.
-type Controller struct {
-	*base.Controller
-}
-
-// NewController builds the configmap controller on d.
-func NewController(d *base.Deps) *Controller {
-	c := &Controller{}
-	c.Controller = base.NewController(base.ControllerConfigMap, d, c.reconcile)
+// NewController builds the configmap controller on d: it keeps the CA
+// bundle N-ca-bundle (applied when non-empty, deleted when empty) and, in
+// generated mode, N-config-<h16>.
+func NewController(d *base.Deps) *base.Controller {
+	c := base.NewController(base.ControllerConfigMap, d, reconcile)
 	c.Watched = watched
 	return c
 }
@@ -37,64 +34,55 @@ func watched(w *caches.Sources) []*caches.Source {
 	return []*caches.Source{w.ConfigMaps, w.Secrets}
 }
 
-func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
-	if err := c.caBundle(ctx, s); err != nil {
+func reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+	if err := caBundle(ctx, d, s); err != nil {
 		return worker.Result{}, err
 	}
-	current, err := c.generated(ctx, s)
+	current, err := generated(ctx, d, s)
 	if err != nil {
 		return worker.Result{}, err
 	}
-	c.collectGenerated(ctx, s, current)
+	collectGenerated(ctx, d, s, current)
 	return worker.Result{}, nil
 }
 
-func (c *Controller) caBundle(ctx context.Context, s *ogxv1beta1.OGXServer) error {
+func caBundle(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) error {
 	name := render.CABundleName(s.Name)
-	b, err := c.Deps.Resolver.CABundle(ctx, s)
+	b, err := d.Resolver.CABundle(ctx, s)
 	if err != nil {
 		return err
 	}
-	var res events.WriteResult
-	c.Deps.Events.WarnWhile(s, ogxv1beta1.EventEmptyCABundle, "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
+	d.Events.WarnWhile(s, ogxv1beta1.EventEmptyCABundle, "spec.tls.trust.caCertificates contain no certificates; no CA bundle is mounted",
 		b.Data == "" && b.Explicit)
-	if b.Data == "" {
-		res, err = c.Deps.Children.ConfigMaps.Remove(ctx, s, name)
-	} else {
-		res, err = c.Deps.Children.ConfigMaps.Converge(ctx, s, name, render.CABundleConfigMap(s, b.Data))
-	}
-	if err != nil {
-		return err
-	}
-	c.Deps.Events.Written(s, "ConfigMap", name, res)
-	return nil
+	return base.WriteChild(ctx, d, d.Children.ConfigMaps, s, name, b.Data != "",
+		func() *corev1ac.ConfigMapApplyConfiguration { return render.CABundleConfigMap(s, b.Data) })
 }
 
 // generated writes the generated config ConfigMap when it is not cached.
-func (c *Controller) generated(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
+func generated(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (string, error) {
 	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
 		return "", nil
 	}
-	rc, g, err := c.Deps.Resolver.RuntimeConfig(ctx, s)
+	rc, g, err := d.Resolver.RuntimeConfig(ctx, s)
 	if err != nil || g == nil {
 		return "", err
 	}
 	name := rc.ConfigMapName
-	sc := c.Deps.Caches.For(s.Namespace)
+	sc := d.Caches.For(s.Namespace)
 	// The resolver has refused a cached ConfigMap of this name with other
 	// content (a hash collision): one that is cached holds this config.
 	if _, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(name); err == nil {
 		return name, nil
 	}
-	res, err := c.Deps.Children.ConfigMaps.Converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
+	res, err := d.Children.ConfigMaps.Converge(ctx, s, name, render.GeneratedConfigMap(s, name, g.ConfigYAML))
 	if err != nil {
 		return "", err
 	}
 	if res == events.Created {
-		c.Deps.Events.Normal(s, ogxv1beta1.EventConfigGenerated, fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
+		d.Events.Normal(s, ogxv1beta1.EventConfigGenerated, fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
 			name, g.ProviderCount, g.ResourceCount))
 		for _, w := range g.Warnings {
-			c.Deps.Events.Warn(s, ogxv1beta1.EventConfigGenerationWarning, w)
+			d.Events.Warn(s, ogxv1beta1.EventConfigGenerationWarning, w)
 		}
 	}
 	return name, nil

@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -27,24 +28,24 @@ const minGeneratedKept = 2
 // Config retention). Errors are logged, never returned: collection must not
 // fail a pass. The ReplicaSets are listed live only when the cached facts
 // still leave one to delete: the LIST can only protect more.
-func (c *Controller) collectGenerated(ctx context.Context, s *ogxv1beta1.OGXServer, current string) {
-	candidates := c.generatedOf(s)
-	protected := c.protectedByCache(s, current)
+func collectGenerated(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer, current string) {
+	candidates := generatedOf(d, s)
+	protected := protectedByCache(d, s, current)
 	if len(candidates) <= keptOf(candidates, protected) {
 		return
 	}
-	if err := c.markReplicaSetMounts(ctx, s, protected); err != nil {
+	if err := markReplicaSetMounts(ctx, d, s, protected); err != nil {
 		// Without the ReplicaSets we cannot tell what is still mounted.
 		klog.FromContext(ctx).Error(err, "Listing ReplicaSets for config retention")
 		return
 	}
-	c.deleteOldest(ctx, s, candidates, protected)
+	deleteOldest(ctx, d, s, candidates, protected)
 }
 
 // generatedOf lists the cached generated ConfigMaps this OGXServer controls.
-func (c *Controller) generatedOf(s *ogxv1beta1.OGXServer) []*corev1.ConfigMap {
+func generatedOf(d *base.Deps, s *ogxv1beta1.OGXServer) []*corev1.ConfigMap {
 	sel := labels.SelectorFromSet(labels.Set{render.LabelGeneratedConfig: "true", render.LabelInstance: s.Name})
-	cached, err := c.Deps.Caches.For(s.Namespace).ConfigMaps.ConfigMaps(s.Namespace).List(sel)
+	cached, err := d.Caches.For(s.Namespace).ConfigMaps.ConfigMaps(s.Namespace).List(sel)
 	if err != nil {
 		return nil
 	}
@@ -59,7 +60,7 @@ func (c *Controller) generatedOf(s *ogxv1beta1.OGXServer) []*corev1.ConfigMap {
 
 // protectedByCache is what the caches say must stay: the current ConfigMap,
 // the one status names and the one the cached Deployment's template mounts.
-func (c *Controller) protectedByCache(s *ogxv1beta1.OGXServer, current string) map[string]bool {
+func protectedByCache(d *base.Deps, s *ogxv1beta1.OGXServer, current string) map[string]bool {
 	protected := map[string]bool{}
 	if current != "" {
 		protected[current] = true
@@ -67,8 +68,8 @@ func (c *Controller) protectedByCache(s *ogxv1beta1.OGXServer, current string) m
 	if g := s.Status.ConfigGeneration; g != nil && g.ConfigMapName != "" {
 		protected[g.ConfigMapName] = true
 	}
-	if d, ok := c.Deps.Children.Deployments.Current(s.Namespace, s.Name); ok {
-		markMounted(protected, d.Obj.Spec.Template.Spec.Volumes)
+	if dep, ok := d.Children.Deployments.Current(s.Namespace, s.Name); ok {
+		markMounted(protected, dep.Obj.Spec.Template.Spec.Volumes)
 	}
 	return protected
 }
@@ -86,9 +87,9 @@ func keptOf(candidates []*corev1.ConfigMap, protected map[string]bool) int {
 
 // markReplicaSetMounts protects what any ReplicaSet of the server mounts (a
 // live LIST by the selector labels; see collectGenerated for why).
-func (c *Controller) markReplicaSetMounts(ctx context.Context, s *ogxv1beta1.OGXServer, protected map[string]bool) error {
+func markReplicaSetMounts(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer, protected map[string]bool) error {
 	sel := labels.SelectorFromSet(labels.Set{render.LabelApp: render.AppValue, render.LabelInstance: s.Name}).String()
-	list, err := c.Deps.Kube.AppsV1().ReplicaSets(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	list, err := d.Kube.AppsV1().ReplicaSets(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		return fmt.Errorf("listing ReplicaSets of %s/%s: %w", s.Namespace, s.Name, err)
 	}
@@ -101,7 +102,7 @@ func (c *Controller) markReplicaSetMounts(ctx context.Context, s *ogxv1beta1.OGX
 // deleteOldest deletes unprotected candidates, oldest first (creation time,
 // then name), with a UID precondition, until keptOf remain, and reports them
 // in one Event.
-func (c *Controller) deleteOldest(ctx context.Context, s *ogxv1beta1.OGXServer, candidates []*corev1.ConfigMap, protected map[string]bool) {
+func deleteOldest(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer, candidates []*corev1.ConfigMap, protected map[string]bool) {
 	keep := keptOf(candidates, protected)
 	slices.SortFunc(candidates, func(a, b *corev1.ConfigMap) int {
 		return cmp.Or(a.CreationTimestamp.Compare(b.CreationTimestamp.Time), cmp.Compare(a.Name, b.Name))
@@ -116,7 +117,7 @@ func (c *Controller) deleteOldest(ctx context.Context, s *ogxv1beta1.OGXServer, 
 			continue
 		}
 		uid := cm.UID
-		err := c.Deps.Kube.CoreV1().ConfigMaps(s.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		err := d.Kube.CoreV1().ConfigMaps(s.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil && !apierrors.IsNotFound(err) {
 			klog.FromContext(ctx).Error(err, "Deleting superseded generated ConfigMap", "name", cm.Name)
 			continue
@@ -125,7 +126,7 @@ func (c *Controller) deleteOldest(ctx context.Context, s *ogxv1beta1.OGXServer, 
 		deleted = append(deleted, cm.Name)
 	}
 	if len(deleted) > 0 {
-		c.Deps.Events.Normal(s, ogxv1beta1.EventConfigGarbageCollected, fmt.Sprintf("Deleted superseded generated ConfigMaps: %s", strings.Join(deleted, ", ")))
+		d.Events.Normal(s, ogxv1beta1.EventConfigGarbageCollected, fmt.Sprintf("Deleted superseded generated ConfigMaps: %s", strings.Join(deleted, ", ")))
 	}
 }
 

@@ -191,7 +191,7 @@ func TestCollectGenerated(t *testing.T) {
 			}
 			e.Deps.Events.Lead()
 
-			NewController(e.Deps).collectGenerated(e.Ctx, s, c.current)
+			collectGenerated(e.Ctx, e.Deps, s, c.current)
 			actions := e.Kube.Actions()
 
 			var deleted []string

@@ -30,17 +30,12 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// Controller converges the ServiceAccount N-sa, the RoleBinding
-// N-rb (where the OpenShift security API is served) and the Deployment N of
-// every OGXServer, in that order; the first failed write ends the pass.
-type Controller struct {
-	*base.Controller
-}
-
-// NewController builds the deployment controller on d.
-func NewController(d *base.Deps) *Controller {
-	c := &Controller{}
-	c.Controller = base.NewController(base.ControllerDeployment, d, c.reconcile)
+// NewController builds the deployment controller on d: it converges the
+// ServiceAccount N-sa, the RoleBinding N-rb (where the OpenShift security
+// API is served) and the Deployment N of every OGXServer, in that order; the
+// first failed write ends the pass.
+func NewController(d *base.Deps) *base.Controller {
+	c := base.NewController(base.ControllerDeployment, d, reconcile)
 	c.Watched = watched
 	return c
 }
@@ -53,25 +48,25 @@ func watched(w *caches.Sources) []*caches.Source {
 	return []*caches.Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.AdoptedPVCs, w.ConfigMaps, w.Secrets}
 }
 
-func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
-	if err := c.serviceFirst(s); err != nil {
+func reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+	if err := serviceFirst(d, s); err != nil {
 		return worker.Result{}, err
 	}
-	in, err := c.Deps.Resolver.Inputs(ctx, s)
+	in, err := d.Resolver.Inputs(ctx, s)
 	if err != nil {
 		return worker.Result{}, err
 	}
-	warnServerTLS(ctx, c.Deps.Resolver, c.Deps.Events, s, in.RuntimeConfig.Hash)
-	if err := c.configMapsReady(s, in); err != nil {
+	warnServerTLS(ctx, d.Resolver, d.Events, s, in.RuntimeConfig.Hash)
+	if err := configMapsReady(d, s, in); err != nil {
 		return worker.Result{}, err
 	}
-	res, err := c.Deps.Children.ServiceAccounts.Converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
+	res, err := d.Children.ServiceAccounts.Converge(ctx, s, render.ServiceAccountName(s.Name), render.ServiceAccount(s, &in))
 	if err != nil {
 		return worker.Result{}, err
 	}
-	c.Deps.Events.Written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
+	d.Events.Written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
 	if in.OpenShiftSecurityServed {
-		res, err := c.Deps.Children.RoleBindings.Converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
+		res, err := d.Children.RoleBindings.Converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
 		if roleRefChanged(err) {
 			return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
 				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
@@ -80,10 +75,10 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.Deps.Events.Written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
+		d.Events.Written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
 	}
 	// No pod of ours may mount a volume legacy pods still use.
-	if err := base.StorageAdoptionGate(ctx, c.Deps.Resolver, s); err != nil {
+	if err := base.StorageAdoptionGate(ctx, d.Resolver, s); err != nil {
 		return worker.Result{}, err
 	}
 	desired, err := render.Deployment(s, &in)
@@ -91,17 +86,17 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		// Render-time spec errors (docs/children.md, Render-time errors).
 		return worker.Result{}, &resolve.UserError{Reason: ogxv1beta1.ReasonInvalidSpec, Err: err}
 	}
-	if err := c.prepare(ctx, s, desired); err != nil {
+	if err := prepare(ctx, d, s, desired); err != nil {
 		return worker.Result{}, err
 	}
 	onCreate := createReplicas(s, desired)
-	res, err = c.Deps.Children.Deployments.ConvergeCreating(ctx, s, s.Name, desired, onCreate)
+	res, err = d.Children.Deployments.ConvergeCreating(ctx, s, s.Name, desired, onCreate)
 	if err != nil {
 		return worker.Result{}, err
 	}
-	c.Deps.Events.Written(s, "Deployment", s.Name, res)
+	d.Events.Written(s, "Deployment", s.Name, res)
 	if res == events.Created && onCreate != desired {
-		return worker.Result{}, c.handOverCreated(ctx, s, desired)
+		return worker.Result{}, handOverCreated(ctx, d, s, desired)
 	}
 	return worker.Result{}, nil
 }
@@ -129,8 +124,8 @@ func createReplicas(s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyCo
 // handOverCreated completes the create of an autoscaled Deployment: the count
 // createReplicas made ours is handed over, then the rendered object without
 // replicas is applied to let go of the field.
-func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
-	live, ok := c.Deps.Children.Deployments.Current(s.Namespace, s.Name)
+func handOverCreated(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	live, ok := d.Children.Deployments.Current(s.Namespace, s.Name)
 	if !ok {
 		return fmt.Errorf("Deployment %s/%s vanished right after its create; retrying", s.Namespace, s.Name)
 	}
@@ -138,10 +133,10 @@ func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServe
 	// the new Deployment within milliseconds (revision, status), and the
 	// count is the one this pass just created it with; the HPA acts only
 	// after its first sync period.
-	if err := c.handOverReplicas(ctx, live, desired, false); err != nil {
+	if err := handOverReplicas(ctx, d, live, desired, false); err != nil {
 		return err
 	}
-	_, err := c.Deps.Children.Deployments.Converge(ctx, s, s.Name, desired)
+	_, err := d.Children.Deployments.Converge(ctx, s, s.Name, desired)
 	return err
 }
 
@@ -149,12 +144,12 @@ func (c *Controller) handOverCreated(ctx context.Context, s *ogxv1beta1.OGXServe
 // Deployment until its Service is cached or just written; an existing
 // Deployment never waits (docs/controllers.md, Order of a new server's
 // writes).
-func (c *Controller) serviceFirst(s *ogxv1beta1.OGXServer) error {
-	if _, exists := c.Deps.Children.Deployments.Current(s.Namespace, s.Name); exists {
+func serviceFirst(d *base.Deps, s *ogxv1beta1.OGXServer) error {
+	if _, exists := d.Children.Deployments.Current(s.Namespace, s.Name); exists {
 		return nil
 	}
 	name := render.ServiceName(s.Name)
-	if _, exists := c.Deps.Children.Services.Current(s.Namespace, name); exists {
+	if _, exists := d.Children.Services.Current(s.Namespace, name); exists {
 		return nil
 	}
 	return &base.DeferredError{Message: fmt.Sprintf("waiting for Service %s to be created first", name)}
@@ -162,8 +157,8 @@ func (c *Controller) serviceFirst(s *ogxv1beta1.OGXServer) error {
 
 // configMapsReady waits until the ConfigMaps the Deployment mounts are cached
 // with the expected content, so no pod points at one that does not exist yet.
-func (c *Controller) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) error {
-	sc := c.Deps.Caches.For(s.Namespace)
+func configMapsReady(d *base.Deps, s *ogxv1beta1.OGXServer, in render.Inputs) error {
+	sc := d.Caches.For(s.Namespace)
 	if in.RuntimeConfig.Mode == ogxv1beta1.ConfigModeGenerated {
 		if _, err := sc.ConfigMaps.ConfigMaps(s.Namespace).Get(in.RuntimeConfig.ConfigMapName); err != nil {
 			return &worker.WaitingError{Message: fmt.Sprintf("waiting for generated ConfigMap %s", in.RuntimeConfig.ConfigMapName)}
@@ -184,28 +179,28 @@ func (c *Controller) configMapsReady(s *ogxv1beta1.OGXServer, in render.Inputs) 
 // the strategy switch and the replica hand-over to the HPA, each with the
 // resourceVersion last known (the cache, or our own newer write) as
 // precondition (docs/children.md, Before the apply).
-func (c *Controller) prepare(ctx context.Context, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
-	live, found := c.Deps.Children.Deployments.Current(s.Namespace, s.Name)
+func prepare(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	live, found := d.Children.Deployments.Current(s.Namespace, s.Name)
 	if !found {
 		return nil // absent (or not yet cached): the apply creates it
 	}
 	if apply.Guard(s, "Deployment", live.Obj) != nil {
 		return nil // converge reports the guard's verdict
 	}
-	live, err := c.Deps.Children.Deployments.TakeOverKnown(ctx, s, live)
+	live, err := d.Children.Deployments.TakeOverKnown(ctx, s, live)
 	if err != nil {
 		return err
 	}
-	if err := c.switchStrategy(ctx, live.Obj, desired); err != nil {
+	if err := switchStrategy(ctx, d, live.Obj, desired); err != nil {
 		return err
 	}
-	return c.handOverReplicas(ctx, live, desired, true)
+	return handOverReplicas(ctx, d, live, desired, true)
 }
 
 // switchStrategy handles the one field an apply alone cannot move: going to
 // Recreate needs the API-defaulted rollingUpdate block cleared, and leaving
 // Recreate needs the strategy patch's own co-ownership undone.
-func (c *Controller) switchStrategy(ctx context.Context, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) error {
+func switchStrategy(ctx context.Context, d *base.Deps, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) error {
 	wantRecreate := desired.Spec != nil && desired.Spec.Strategy != nil && desired.Spec.Strategy.Type != nil &&
 		*desired.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
 	isRecreate := live.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
@@ -223,7 +218,7 @@ func (c *Controller) switchStrategy(ctx context.Context, live *appsv1.Deployment
 		return err
 	}
 	klog.FromContext(ctx).Info("Switching Deployment strategy", "name", live.Name, "recreate", wantRecreate)
-	_, err = c.Deps.Kube.AppsV1().Deployments(live.Namespace).Patch(ctx, live.Name, types.MergePatchType, body,
+	_, err = d.Kube.AppsV1().Deployments(live.Namespace).Patch(ctx, live.Name, types.MergePatchType, body,
 		metav1.PatchOptions{FieldManager: render.StrategyFieldManager})
 	if err != nil {
 		return apply.ClassifyWriteError("Deployment", live.Name, err)
@@ -236,7 +231,7 @@ func (c *Controller) switchStrategy(ctx context.Context, live *appsv1.Deployment
 // it to 1, so the live value is first applied by another manager that keeps
 // owning it for the HPA. With pinned that apply carries live's
 // resourceVersion, so a stale count is never forced over a newer one.
-func (c *Controller) handOverReplicas(ctx context.Context, known apply.Known[*appsv1.Deployment], desired *appsv1ac.DeploymentApplyConfiguration, pinned bool) error {
+func handOverReplicas(ctx context.Context, d *base.Deps, known apply.Known[*appsv1.Deployment], desired *appsv1ac.DeploymentApplyConfiguration, pinned bool) error {
 	if desired.Spec != nil && desired.Spec.Replicas != nil {
 		return nil
 	}
@@ -255,11 +250,11 @@ func (c *Controller) handOverReplicas(ctx context.Context, known apply.Known[*ap
 		ac.WithUID(live.UID)
 	}
 	klog.FromContext(ctx).Info("Handing Deployment replicas over to the HPA", "name", live.Name, "replicas", *live.Spec.Replicas)
-	out, err := c.Deps.Kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: render.HandoverFieldManager, Force: true})
+	out, err := d.Kube.AppsV1().Deployments(live.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: render.HandoverFieldManager, Force: true})
 	if err != nil {
 		return apply.ClassifyWriteError("Deployment", live.Name, err)
 	}
-	c.Deps.Children.Deployments.Recent.Remember(out)
+	d.Children.Deployments.Recent.Remember(out)
 	return nil
 }
 

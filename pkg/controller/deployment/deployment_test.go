@@ -53,8 +53,8 @@ func TestSwitchStrategy(t *testing.T) {
 			live := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: controllertest.Name, Namespace: controllertest.Namespace, ResourceVersion: "9",
 				ManagedFields: c.entries}, Spec: appsv1.DeploymentSpec{Strategy: c.live}}
 			kube := kubefake.NewClientset(live.DeepCopy())
-			dc := &Controller{Controller: base.NewController(base.ControllerDeployment, &base.Deps{Kube: kube, Caches: controllertest.AdoptedCaches(t)}, nil)}
-			if err := dc.switchStrategy(context.Background(), live, c.desired); err != nil {
+			deps := &base.Deps{Kube: kube, Caches: controllertest.AdoptedCaches(t)}
+			if err := switchStrategy(context.Background(), deps, live, c.desired); err != nil {
 				t.Fatal(err)
 			}
 			var patches []string

@@ -23,7 +23,6 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -117,14 +116,14 @@ func (c *Controller) enqueueAll() {
 	}
 }
 
-func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+func (c *Controller) reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	// Not served (by the last discovery) or not synced: nothing to write,
 	// nothing to delete.
-	if c.serviceMonitors == nil || !c.Deps.Resolver.APIs.Monitoring.Load() || !c.caches.synced() {
+	if c.serviceMonitors == nil || !d.Resolver.APIs.Monitoring.Load() || !c.caches.synced() {
 		return worker.Result{}, nil
 	}
 	in := render.Inputs{
-		OperatorNamespace: c.Deps.Opts.OperatorNamespace, ClusterDomain: c.Deps.Opts.ClusterDomain, MonitoringServed: true,
+		OperatorNamespace: d.Opts.OperatorNamespace, MonitoringServed: true,
 	}
 	// ServiceMonitor first, then PrometheusRule.
 	items := []struct {
@@ -133,7 +132,7 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		desired func() *unstructured.Unstructured
 	}{
 		{render.ServiceMonitorName(s.Name), c.serviceMonitors,
-			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, c.Deps.Resolver.ServerCA(s)) }},
+			func() *unstructured.Unstructured { return render.ServiceMonitor(s, &in, d.Resolver.ServerCA(s)) }},
 		{render.PrometheusRuleName(s.Name), c.prometheusRules,
 			func() *unstructured.Unstructured { return render.PrometheusRule(s, &in) }},
 	}
@@ -145,15 +144,7 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		}
 	}
 	for _, it := range items {
-		var (
-			res events.WriteResult
-			err error
-		)
-		if want {
-			res, err = it.child.Converge(ctx, s, it.name, it.desired())
-		} else {
-			res, err = it.child.Remove(ctx, s, it.name)
-		}
+		err := base.WriteChild(ctx, d, it.child, s, it.name, want, it.desired)
 		if errors.Is(err, errMonitoringGoing) {
 			// Not served any more; look again until discovery agrees.
 			klog.FromContext(ctx).V(2).Info("Monitoring API going away, nothing written", "kind", it.child.Kind, "err", err)
@@ -162,7 +153,6 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.Deps.Events.Written(s, it.child.Kind, it.name, res)
 	}
 	return worker.Result{}, nil
 }
@@ -176,7 +166,7 @@ func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynami
 	return &unstructuredChild{
 		Kind:       kind,
 		APIVersion: render.MonitoringAPIVersion,
-		Metrics:    d.Caches.Metrics,
+		Metrics:    d.Opts.Metrics,
 		Takeover:   d.Opts.TakeoverManagers,
 		Cached: func(ns, name string) (apply.Known[*unstructured.Unstructured], error) {
 			obj, err := mc.get(gvr, ns, name)

@@ -22,13 +22,13 @@ import (
 // storageAdoption runs the storage adoption of the pvc controller
 // (docs/controllers.md, Storage adoption). It returns the conditions to show
 // and an error (worker.WaitingError while legacy pods run).
-func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
+func storageAdoption(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
 	pvcName := render.PVCName(legacy)
-	pvcs := c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace)
+	pvcs := d.Kube.CoreV1().PersistentVolumeClaims(s.Namespace)
 	pvc, err := pvcs.Get(ctx, pvcName, metav1.GetOptions{})
 	notFound := fmt.Sprintf("PVC %s (%s) not found", pvcName, ogxv1beta1.AnnotationAdoptStorage)
 	if err == nil || apierrors.IsNotFound(err) {
-		c.Deps.Events.WarnWhile(s, ogxv1beta1.EventAdoptionSourceNotFound, notFound, apierrors.IsNotFound(err))
+		d.Events.WarnWhile(s, ogxv1beta1.EventAdoptionSourceNotFound, notFound, apierrors.IsNotFound(err))
 	}
 	if apierrors.IsNotFound(err) {
 		return []metav1.Condition{{Type: ogxv1beta1.ConditionStorageReady, Status: metav1.ConditionFalse, Reason: ogxv1beta1.ReasonStorageFailed,
@@ -38,7 +38,7 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 		return nil, err
 	}
 	if pvc.Labels[render.LabelAdoptedFrom] == legacy {
-		c.Deps.Events.While(s, corev1.EventTypeNormal, ogxv1beta1.EventAdoptionWaiting, legacy, "", false)
+		d.Events.While(s, corev1.EventTypeNormal, ogxv1beta1.EventAdoptionWaiting, legacy, "", false)
 		return storageAdopted(pvcName), nil
 	}
 	if err := base.LegacyOwnerCheck("PersistentVolumeClaim", pvc, legacy, s); err != nil {
@@ -46,10 +46,10 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 	}
 	// Scale the legacy workload down and wait for its pods to be gone: our
 	// pods never mount a volume legacy pods still use.
-	if err := c.scaleDownLegacy(ctx, s, legacy); err != nil {
+	if err := scaleDownLegacy(ctx, d, s, legacy); err != nil {
 		return nil, err
 	}
-	if waiting, err := c.legacyPodsRunning(ctx, s, legacy); waiting != nil || err != nil {
+	if waiting, err := legacyPodsRunning(ctx, d, s, legacy); waiting != nil || err != nil {
 		return waiting, err
 	}
 	patch, err := base.MergePatch(pvc.ResourceVersion, map[string]any{"metadata": map[string]any{
@@ -64,41 +64,41 @@ func (c *Controller) storageAdoption(ctx context.Context, s *ogxv1beta1.OGXServe
 	if _, err := pvcs.Patch(ctx, pvcName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		return nil, apply.ClassifyWriteError("PersistentVolumeClaim", pvcName, err)
 	}
-	c.Deps.Events.Normal(s, ogxv1beta1.ReasonStorageAdopted, fmt.Sprintf("PVC %s adopted", pvcName))
+	d.Events.Normal(s, ogxv1beta1.ReasonStorageAdopted, fmt.Sprintf("PVC %s adopted", pvcName))
 	return storageAdopted(pvcName), nil
 }
 
 // scaleDownLegacy scales the legacy Deployment to zero replicas, if it
 // exists, proves it is the legacy install's (base.LegacyOwnerCheck) and is
 // not there yet.
-func (c *Controller) scaleDownLegacy(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) error {
-	d, err := c.Deps.Kube.AppsV1().Deployments(s.Namespace).Get(ctx, legacy, metav1.GetOptions{})
+func scaleDownLegacy(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer, legacy string) error {
+	dep, err := d.Kube.AppsV1().Deployments(s.Namespace).Get(ctx, legacy, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
 	case err != nil:
 		return err
-	case d.Spec.Replicas != nil && *d.Spec.Replicas == 0:
+	case dep.Spec.Replicas != nil && *dep.Spec.Replicas == 0:
 		return nil
 	}
 	// A Deployment that merely has the install's name stops the adoption.
-	if err := base.LegacyOwnerCheck("Deployment", d, legacy, s); err != nil {
+	if err := base.LegacyOwnerCheck("Deployment", dep, legacy, s); err != nil {
 		return err
 	}
-	patch, _ := base.MergePatch(d.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
-	if _, err := c.Deps.Kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
+	patch, _ := base.MergePatch(dep.ResourceVersion, map[string]any{"spec": map[string]any{"replicas": 0}})
+	if _, err := d.Kube.AppsV1().Deployments(s.Namespace).Patch(ctx, legacy, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 		return apply.ClassifyWriteError("Deployment", legacy, err)
 	}
-	c.Deps.Events.Normal(s, ogxv1beta1.EventLegacyScaledDown, fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
+	d.Events.Normal(s, ogxv1beta1.EventLegacyScaledDown, fmt.Sprintf("Scaled legacy Deployment %s to 0 replicas", legacy))
 	return nil
 }
 
 // legacyPodsRunning returns, while pods of the legacy instance still run,
 // the StorageAdopted condition in progress and a worker.WaitingError; nil, nil
 // once they are gone.
-func (c *Controller) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
-	pods, err := c.Deps.Kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{
+func legacyPodsRunning(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer, legacy string) ([]metav1.Condition, error) {
+	pods, err := d.Kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{
 		LabelSelector: labels.SelectorFromSet(labels.Set{render.LabelInstance: legacy}).String()})
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (c *Controller) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXSer
 	n := len(pods.Items)
 	msg := fmt.Sprintf("waiting for %d legacy pods of %s to terminate", n, legacy)
 	// One Event per wait, not one per pass or per change of the count.
-	c.Deps.Events.While(s, corev1.EventTypeNormal, ogxv1beta1.EventAdoptionWaiting, legacy, msg, n > 0)
+	d.Events.While(s, corev1.EventTypeNormal, ogxv1beta1.EventAdoptionWaiting, legacy, msg, n > 0)
 	if n == 0 {
 		return nil, nil
 	}
@@ -118,8 +118,8 @@ func (c *Controller) legacyPodsRunning(ctx context.Context, s *ogxv1beta1.OGXSer
 // adoptedPVCs lists, from the adopted-PVC cache, the PVCs labelled as
 // adopted for this instance and adds the managed-by label to any that lack
 // it (adopted by the upstream operator), so the child cache sees them too.
-func (c *Controller) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer) ([]string, error) {
-	list, err := base.CachedAdoptedPVCs(c.Deps.Caches, s.Namespace, s.Name)
+func adoptedPVCs(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) ([]string, error) {
+	list, err := base.CachedAdoptedPVCs(d.Caches, s.Namespace, s.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (c *Controller) adoptedPVCs(ctx context.Context, s *ogxv1beta1.OGXServer) (
 		}
 		patch, _ := base.MergePatch(p.ResourceVersion, map[string]any{"metadata": map[string]any{
 			"labels": map[string]string{render.LabelManagedBy: render.ManagedByValue}}})
-		if _, err := c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch,
+		if _, err := d.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch,
 			metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
 			return nil, apply.ClassifyWriteError("PersistentVolumeClaim", p.Name, err)
 		}

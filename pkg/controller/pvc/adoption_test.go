@@ -116,9 +116,9 @@ func TestStorageAdoption(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			kube := kubefake.NewClientset(c.objs...)
 			events := controllertest.ActiveSink()
-			pc := &Controller{Controller: base.NewController(base.ControllerPVC, &base.Deps{Kube: kube, Events: events, Caches: controllertest.AdoptedCaches(t)}, nil)}
+			d := &base.Deps{Kube: kube, Events: events, Caches: controllertest.AdoptedCaches(t)}
 			s := controllertest.Annotated(ogxv1beta1.AnnotationAdoptStorage, "legacy")
-			conds, err := pc.storageAdoption(context.Background(), s, "legacy")
+			conds, err := storageAdoption(context.Background(), d, s, "legacy")
 			var we *worker.WaitingError
 			var ue *resolve.UserError
 			switch {

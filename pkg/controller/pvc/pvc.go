@@ -26,18 +26,12 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// Controller creates the PersistentVolumeClaim N-pvc of every OGXServer
-// with storage. It only ever creates: an existing claim is never modified,
-// resized or deleted, and the claim carries no owner reference, so user data
-// outlives the OGXServer.
-type Controller struct {
-	*base.Controller
-}
-
-// NewController builds the PVC controller on d.
-func NewController(d *base.Deps) *Controller {
-	c := &Controller{}
-	c.Controller = base.NewController(base.ControllerPVC, d, c.reconcile)
+// NewController builds the PVC controller on d: it creates the
+// PersistentVolumeClaim N-pvc of every OGXServer with storage. It only ever
+// creates: an existing claim is never modified, resized or deleted, and the
+// claim carries no owner reference, so user data outlives the OGXServer.
+func NewController(d *base.Deps) *base.Controller {
+	c := base.NewController(base.ControllerPVC, d, reconcile)
 	c.Watched = watched
 	return c
 }
@@ -46,27 +40,27 @@ func NewController(d *base.Deps) *Controller {
 // those it adopts.
 func watched(w *caches.Sources) []*caches.Source { return []*caches.Source{w.PVCs, w.AdoptedPVCs} }
 
-func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+func reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	key := caches.Key(s.Namespace, s.Name)
 	// The pvc controller runs for every server, so it reports unusable
 	// adoption annotations (storage and networking) once while they last.
 	problems := base.AdoptionAnnotationProblems(s)
-	c.Deps.Events.WarnWhile(s, ogxv1beta1.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
+	d.Events.WarnWhile(s, ogxv1beta1.EventAdoptionInvalid, strings.Join(problems, "; "), len(problems) > 0)
 	legacy := resolve.AdoptionSource(s, ogxv1beta1.AnnotationAdoptStorage)
 	if legacy != "" {
-		facts, err := c.storageAdoption(ctx, s, legacy)
-		c.Deps.Board.SetFacts(key, s.UID, c.Name(), facts)
+		facts, err := storageAdoption(ctx, d, s, legacy)
+		d.Board.SetFacts(key, s.UID, base.ControllerPVC, facts)
 		if err != nil {
 			return worker.Result{}, err
 		}
 	} else {
-		cached, err := base.CachedAdoptedPVCs(c.Deps.Caches, s.Namespace, s.Name)
+		cached, err := base.CachedAdoptedPVCs(d.Caches, s.Namespace, s.Name)
 		if err != nil {
 			return worker.Result{}, err
 		}
-		c.Deps.Board.SetFacts(key, s.UID, c.Name(), keepStorageAdopted(cached))
+		d.Board.SetFacts(key, s.UID, base.ControllerPVC, keepStorageAdopted(cached))
 	}
-	adopted, err := c.adoptedPVCs(ctx, s)
+	adopted, err := adoptedPVCs(ctx, d, s)
 	if err != nil {
 		return worker.Result{}, err
 	}
@@ -77,22 +71,22 @@ func (c *Controller) reconcile(ctx context.Context, s *ogxv1beta1.OGXServer) (wo
 		return worker.Result{}, nil
 	}
 	name := render.PVCName(s.Name)
-	if _, err := c.Deps.Caches.For(s.Namespace).PVCs.PersistentVolumeClaims(s.Namespace).Get(name); err == nil {
+	if _, err := d.Caches.For(s.Namespace).PVCs.PersistentVolumeClaims(s.Namespace).Get(name); err == nil {
 		return worker.Result{}, nil
 	}
 	pvc, err := apply.AsObject[corev1.PersistentVolumeClaim](render.PVC(s, &render.Inputs{}))
 	if err != nil {
 		return worker.Result{}, err
 	}
-	_, err = c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Create(ctx, pvc, metav1.CreateOptions{FieldManager: render.FieldManager})
+	_, err = d.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Create(ctx, pvc, metav1.CreateOptions{FieldManager: render.FieldManager})
 	switch {
 	case err == nil:
 		klog.FromContext(ctx).Info("Created PVC", "name", name)
-		c.Deps.Events.Written(s, "PersistentVolumeClaim", name, events.Created)
+		d.Events.Written(s, "PersistentVolumeClaim", name, events.Created)
 		return worker.Result{}, nil
 	case apierrors.IsAlreadyExists(err):
 		// Not in our label-filtered cache: look at it live.
-		live, gerr := c.Deps.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Get(ctx, name, metav1.GetOptions{})
+		live, gerr := d.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if gerr != nil {
 			return worker.Result{}, fmt.Errorf("reading PVC %s: %w", name, gerr)
 		}

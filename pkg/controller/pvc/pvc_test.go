@@ -64,11 +64,10 @@ func TestKeepStorageAdopted(t *testing.T) {
 			kube := kubefake.NewClientset(c.cached...)
 			caches := controllertest.AdoptedCaches(t, c.cached...)
 			board := base.NewOutcomeBoard(record.New())
-			pc := &Controller{Controller: base.NewController(base.ControllerPVC,
-				&base.Deps{Kube: kube, Caches: caches, Events: controllertest.ActiveSink(), Board: board}, nil)}
+			d := &base.Deps{Kube: kube, Caches: caches, Events: controllertest.ActiveSink(), Board: board}
 			s := controllertest.Annotated()
 			s.Status.Conditions = c.shown
-			_, err := pc.reconcile(context.Background(), s)
+			_, err := reconcile(context.Background(), d, s)
 			var ue *resolve.UserError
 			switch {
 			case c.multiple:

@@ -11,18 +11,14 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// Controller converges the Service N-service of every OGXServer and
-// adopts (and, when the annotation goes, releases) a legacy Service L-service.
-type Controller struct {
-	*base.Controller
-}
-
-// NewController builds the Service controller on d: an optional child that
-// is always wanted, followed by the networking adoption.
-func NewController(d *base.Deps) *Controller {
+// NewController builds the Service controller on d, which converges the
+// Service N-service of every OGXServer and adopts (and, when the annotation
+// goes, releases) a legacy Service L-service: an optional child that is
+// always wanted, followed by the networking adoption.
+func NewController(d *base.Deps) *base.Controller {
 	always := func(*ogxv1beta1.OGXServer) bool { return true }
-	return &Controller{Controller: base.NewOptional(base.ControllerService, d, d.Children.Services, watched,
-		render.ServiceName, always, render.Service, adoption(d))}
+	return base.NewOptional(base.ControllerService, d, d.Children.Services, watched,
+		render.ServiceName, always, render.Service, adoption(d))
 }
 
 // watched: the Service's pass starts on events of Services and of

@@ -81,7 +81,7 @@ func computeStatus(in statusInputs) statusResult {
 // boardComplete: every child controller must have reported for this object
 // before the phase may change (after a restart the board starts empty).
 // Except a new server's deployment controller, which reports nothing until
-// the Service exists (deployment.Controller.serviceFirst): while there is no
+// the Service exists (deployment.serviceFirst): while there is no
 // Deployment and the service controller's pass of this generation did not
 // end OK, status shows that rather than wait for a Service that may never come.
 func boardComplete(in statusInputs) bool {

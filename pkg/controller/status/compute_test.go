@@ -173,7 +173,7 @@ func scRun(t *testing.T, cases []scCase) {
 // TestBoardCompleteExcusesOnlyADeferredDeployment: status does not wait for
 // the deployment controller's first outcome only while there is no
 // Deployment and the service controller's pass of this generation did not
-// end OK (deployment.Controller.serviceFirst defers until the Service
+// end OK (deployment.serviceFirst defers until the Service
 // exists); in every other case a missing outcome keeps status waiting.
 func TestBoardCompleteExcusesOnlyADeferredDeployment(t *testing.T) {
 	refused := func(gen int64) base.Outcome {

@@ -71,9 +71,9 @@ func (c *Controller) startProbe(ctx context.Context, s *ogxv1beta1.OGXServer, tr
 			return
 		}
 		if r.Healthy {
-			c.d.Caches.Metrics.CountProbe(metrics.ProbeSuccess)
+			c.d.Opts.Metrics.CountProbe(metrics.ProbeSuccess)
 		} else {
-			c.d.Caches.Metrics.CountProbe(metrics.ProbeFailure)
+			c.d.Opts.Metrics.CountProbe(metrics.ProbeFailure)
 		}
 		c.probes.Store(uid, trigger, c.d.Opts.Clock.Now(), r)
 		logger.V(5).Info("Probed server", "ogxserver", key, "healthy", r.Healthy)
