@@ -71,5 +71,5 @@ func newGenerator(o *options) (*base.Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return base.NewGenerator(r), nil
+	return base.NewGenerator(r, o.resolutionsPerNamespace), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/webhookcerts"
 )
 
@@ -50,21 +51,22 @@ type options struct {
 	// effective is every flag's name and value, for the start-up log.
 	effective []any
 	// warnings are problems parsing tolerated, logged at start-up.
-	warnings          []string
-	clusterDomain     string
-	serverProbe       bool
-	probeTimeout      time.Duration
-	probeInterval     time.Duration
-	takeoverManagers  string
-	discoveryInterval time.Duration
-	cacheSyncTimeout  time.Duration
-	basePlatform      string
-	ociTimeout        time.Duration
-	registryCAFile    string
-	insecureRegistry  stringList
-	registryTokenHost stringList
-	allowedRegistry   stringList
-	shutdownTimeout   time.Duration
+	warnings                []string
+	clusterDomain           string
+	serverProbe             bool
+	probeTimeout            time.Duration
+	probeInterval           time.Duration
+	takeoverManagers        string
+	discoveryInterval       time.Duration
+	cacheSyncTimeout        time.Duration
+	basePlatform            string
+	ociTimeout              time.Duration
+	resolutionsPerNamespace int
+	registryCAFile          string
+	insecureRegistry        stringList
+	registryTokenHost       stringList
+	allowedRegistry         stringList
+	shutdownTimeout         time.Duration
 
 	// Self-managed webhook certificates (pkg/webhookcerts).
 	admissionCertManagement string
@@ -181,6 +183,8 @@ func (o *options) defineControllerFlags(fs *flag.FlagSet, getenv func(string) st
 	fs.DurationVar(&o.discoveryInterval, "discovery-interval", time.Hour, "how often optional APIs are re-checked besides when their CRDs change")
 	fs.StringVar(&o.basePlatform, "base-config-platform", "linux/amd64", "platform picked from an image index when reading OCI labels")
 	fs.DurationVar(&o.ociTimeout, "oci-timeout", 30*time.Second, "deadline of one base-config resolution")
+	fs.IntVar(&o.resolutionsPerNamespace, "resolutions-per-namespace", base.DefaultResolutionsPerNamespace,
+		"base-config resolutions (registry reads) running at once for the servers of one namespace")
 	fs.StringVar(&o.registryCAFile, "registry-ca-file", "", "extra CA bundle for registries")
 	fs.Var(&o.insecureRegistry, "insecure-registry", "host allowed to fall back to plain HTTP (repeatable)")
 	fs.Var(&o.allowedRegistry, "allowed-registry",

@@ -104,6 +104,9 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		record(Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: err.Error()}, err.EventReason())
 		return worker.Result{}, err
 	}
+	// A base config read from a registry wakes this pass's server in this
+	// controller when it arrives (Generator).
+	ctx = WithWake(ctx, c.Name()+"/"+key, func() { c.Enqueue(key) })
 	res, err := c.reconcile(ctx, c.Deps, s)
 	var waiting *worker.WaitingError
 	var deferred *DeferredError

@@ -121,104 +121,185 @@ func (f *labelRegistry) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func newTestGenerator(t *testing.T) *Generator {
+func newTestGenerator(t *testing.T, perNamespace int) *Generator {
 	t.Helper()
 	r, err := oci.NewResolver(oci.Options{Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewGenerator(r)
+	return NewGenerator(r, perNamespace)
 }
 
-// TestOCIBaseFailureIsNotShared: a registry failure is not kept, so the
-// next call, well within baseResolveTTL, reaches the registry and gets the
-// success; the success is then shared without another request.
-func TestOCIBaseFailureIsNotShared(t *testing.T) {
-	f := newLabelRegistry(t)
-	g := newTestGenerator(t)
-	ctx := context.Background()
+// wakes counts the wakes of each pass key.
+type wakes struct {
+	mu sync.Mutex
+	n  map[string]int
+}
 
-	f.set(true, nil)
-	start := time.Now()
-	if _, err := g.ociBase(ctx, f.image()); err == nil || !strings.Contains(err.Error(), "503") {
-		t.Fatalf("ociBase with the registry failing: err = %v, want the 503", err)
-	}
-	var ue *oci.UnavailableError
-	if _, err := g.ociBase(ctx, f.image()); !errors.As(err, &ue) {
-		t.Fatalf("second failing call: err = %v, want an *oci.UnavailableError", err)
-	}
-	failed := f.count()
+func (w *wakes) ctx(key string) context.Context {
+	return WithWake(context.Background(), key, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.n == nil {
+			w.n = map[string]int{}
+		}
+		w.n[key]++
+	})
+}
 
-	f.set(false, nil)
-	res, err := g.ociBase(ctx, f.image())
+func (w *wakes) count(key string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n[key]
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) { return cond(), nil })
 	if err != nil {
-		t.Fatalf("ociBase after the registry recovered: %v", err)
+		t.Fatalf("timed out waiting for %s", what)
 	}
-	if elapsed := time.Since(start); elapsed >= baseResolveTTL {
-		t.Fatalf("the calls took %s, not within baseResolveTTL; the test proves nothing", elapsed)
+}
+
+func isDeferred(err error) bool {
+	var d *DeferredError
+	return errors.As(err, &d)
+}
+
+// TestOCIBaseDefersAndWakes: a pass never waits for the registry. The
+// first ask starts a resolution and is deferred; the pass is woken when it
+// finishes, and its next ask gets the result, which is then shared without
+// another request for baseResolveTTL.
+func TestOCIBaseDefersAndWakes(t *testing.T) {
+	f := newLabelRegistry(t)
+	g := newTestGenerator(t, 0)
+	var w wakes
+
+	if _, err := g.ociBase(w.ctx("configmap/ns/a"), "ns", f.image()); !isDeferred(err) {
+		t.Fatalf("first ask: err = %v, want a DeferredError", err)
+	}
+	waitFor(t, "the wake", func() bool { return w.count("configmap/ns/a") == 1 })
+	res, err := g.ociBase(w.ctx("configmap/ns/a"), "ns", f.image())
+	if err != nil {
+		t.Fatalf("ask after the wake: %v", err)
 	}
 	if string(res.Config) != genBase || res.Digest != f.manifestDigest {
 		t.Fatalf("result = %q @ %s, want %q @ %s", res.Config, res.Digest, genBase, f.manifestDigest)
 	}
-	if f.count() == failed {
-		t.Fatal("the call after the failure sent no request")
+	before := f.count()
+	if _, err := g.ociBase(w.ctx("deployment/ns/b"), "ns", f.image()); err != nil {
+		t.Fatalf("another server within the TTL: %v", err)
 	}
-
-	ok := f.count()
-	if res, err := g.ociBase(ctx, f.image()); err != nil || string(res.Config) != genBase {
-		t.Fatalf("ociBase within the TTL of a success: %v, %v", res, err)
+	if n := f.count() - before; n != 0 {
+		t.Errorf("a shared result cost %d requests, want 0", n)
 	}
-	if n := f.count() - ok; n != 0 {
-		t.Errorf("a shared success cost %d requests, want 0", n)
+	if n := w.count("deployment/ns/b"); n != 0 {
+		t.Errorf("a pass served from the shared result was woken %d times", n)
 	}
 }
 
-// TestOCIBaseConcurrentCallersShareOneResolution: callers asking for the
-// same image while a resolution is under way wait for it and share its
-// result, a failure included, so one event does not cost a request sequence
-// per controller; the next caller after it asks the registry again.
-func TestOCIBaseConcurrentCallersShareOneResolution(t *testing.T) {
+// TestOCIBaseFailureIsShared: a failed resolution is reported to every pass
+// that joined it, and kept for baseResolveTTL like a success, so a failing
+// registry gets one resolution per image per TTL, not one per server.
+func TestOCIBaseFailureIsShared(t *testing.T) {
 	f := newLabelRegistry(t)
-	g := newTestGenerator(t)
-	ctx := context.Background()
-	// Learn that the loopback registry speaks plain HTTP, so that the
-	// request count below is of registry requests only.
+	g := newTestGenerator(t, 0)
+	var w wakes
 	f.set(true, nil)
-	_, _ = g.ociBase(ctx, f.image())
 
-	hold := make(chan struct{})
-	f.set(true, hold)
-	before := f.count()
-	const callers = 4
-	errs := make([]error, callers)
-	var wg sync.WaitGroup
-	for i := range callers {
-		wg.Go(func() { _, errs[i] = g.ociBase(ctx, f.image()) })
+	if _, err := g.ociBase(w.ctx("configmap/ns/a"), "ns", f.image()); !isDeferred(err) {
+		t.Fatalf("first ask: err = %v, want a DeferredError", err)
 	}
-	// All but one caller must be waiting on the resolution under way.
-	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		call := g.inflight[f.image()]
-		return call != nil && call.waiters == callers-1, nil
-	})
-	close(hold)
-	if err != nil {
-		wg.Wait()
-		t.Fatal("the callers did not join one resolution")
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err == nil || !strings.Contains(err.Error(), "503") {
-			t.Errorf("caller %d: err = %v, want the shared 503", i, err)
+	waitFor(t, "the wake", func() bool { return w.count("configmap/ns/a") == 1 })
+	failed := f.count()
+	for _, key := range []string{"configmap/ns/a", "deployment/ns/b"} {
+		var ue *oci.UnavailableError
+		if _, err := g.ociBase(w.ctx(key), "ns", f.image()); !errors.As(err, &ue) || !strings.Contains(err.Error(), "503") {
+			t.Errorf("%s after the failure: err = %v, want the shared *oci.UnavailableError with the 503", key, err)
 		}
 	}
-	if n := f.count() - before; n != 1 {
-		t.Errorf("%d concurrent callers sent %d requests, want 1", callers, n)
+	if n := f.count() - failed; n != 0 {
+		t.Errorf("asks within the TTL of a failure sent %d requests, want 0", n)
 	}
+}
 
-	f.set(false, nil)
-	if _, err := g.ociBase(ctx, f.image()); err != nil {
-		t.Fatalf("the next call after the shared failure: %v", err)
+// TestOCIBaseConcurrentCallersShareOneResolution: passes asking for an
+// image while its resolution runs join it: one request sequence for all,
+// each pass woken once however often it asked.
+func TestOCIBaseConcurrentCallersShareOneResolution(t *testing.T) {
+	f := newLabelRegistry(t)
+	g := newTestGenerator(t, 0)
+	var w wakes
+	hold := make(chan struct{})
+	f.set(false, hold)
+
+	keys := []string{"configmap/ns/a", "deployment/ns/a", "configmap/ns/b", "configmap/ns/a"}
+	for _, key := range keys {
+		if _, err := g.ociBase(w.ctx(key), "ns", f.image()); !isDeferred(err) {
+			t.Fatalf("%s while the resolution runs: err = %v, want a DeferredError", key, err)
+		}
+	}
+	waitFor(t, "the resolution to reach the registry", func() bool { return f.count() > 0 })
+	close(hold)
+	waitFor(t, "the wakes", func() bool {
+		return w.count("configmap/ns/a") > 0 && w.count("deployment/ns/a") > 0 && w.count("configmap/ns/b") > 0
+	})
+	if n := w.count("configmap/ns/a"); n != 1 {
+		t.Errorf("a pass that asked twice was woken %d times, want 1", n)
+	}
+	requests := f.count()
+	if _, err := g.ociBase(w.ctx("configmap/ns/a"), "ns", f.image()); err != nil {
+		t.Fatalf("ask after the wake: %v", err)
+	}
+	// What one pass alone costs, on a registry of its own.
+	single := newLabelRegistry(t)
+	alone := newTestGenerator(t, 0)
+	_, _ = alone.ociBase(w.ctx("alone"), "ns", single.image())
+	waitFor(t, "the single resolution", func() bool { return w.count("alone") == 1 })
+	if requests != single.count() {
+		t.Errorf("%d passes sent %d registry requests, want the %d of one resolution", len(keys), requests, single.count())
+	}
+}
+
+// TestOCIBaseCapsResolutionsPerNamespace: with a cap of one, a second image
+// of the same namespace waits while the first resolution hangs, and an
+// image of another namespace does not; the waiting one runs when the first
+// ends.
+func TestOCIBaseCapsResolutionsPerNamespace(t *testing.T) {
+	f := newLabelRegistry(t)
+	g := newTestGenerator(t, 1)
+	var w wakes
+	hold := make(chan struct{})
+	f.set(false, hold)
+	other := strings.Replace(f.image(), ":1.0", ":2.0", 1)
+	third := strings.Replace(f.image(), ":1.0", ":3.0", 1)
+
+	ask := func(key, ns, image string) {
+		t.Helper()
+		if _, err := g.ociBase(w.ctx(key), ns, image); !isDeferred(err) {
+			t.Fatalf("%s: err = %v, want a DeferredError", key, err)
+		}
+	}
+	ask("configmap/a/one", "a", f.image())
+	waitFor(t, "the first resolution to reach the registry", func() bool { return f.count() == 1 })
+	ask("configmap/a/two", "a", other)
+	ask("configmap/b/three", "b", third)
+	waitFor(t, "namespace b's resolution to reach the registry", func() bool { return f.count() == 2 })
+	g.mu.Lock()
+	waitingA := len(g.waiting["a"])
+	g.mu.Unlock()
+	if waitingA != 1 {
+		t.Fatalf("namespace a has %d resolutions waiting, want 1 (its second image)", waitingA)
+	}
+	close(hold)
+	waitFor(t, "every pass to be woken", func() bool {
+		return w.count("configmap/a/one") == 1 && w.count("configmap/a/two") == 1 && w.count("configmap/b/three") == 1
+	})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.running)+len(g.waiting)+len(g.calls) != 0 {
+		t.Errorf("state left after every resolution ended: running %v, waiting %v, calls %d", g.running, g.waiting, len(g.calls))
 	}
 }

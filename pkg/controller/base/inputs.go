@@ -150,13 +150,17 @@ func (c *cacheSource) OptionalAPIs() (monitoring, openShift bool) {
 func (c *cacheSource) GivenBase() ([]byte, bool) { return nil, false }
 
 // ImageBase reads the base config from the image's labels (Generator); a
-// registry failure is a BaseConfigUnavailable user error.
-func (c *cacheSource) ImageBase(ctx context.Context, _ *ogxv1beta1.OGXServer, image func() (string, error)) (resolve.Base, error) {
+// registry failure is a BaseConfigUnavailable user error, a resolution
+// under way a DeferredError.
+func (c *cacheSource) ImageBase(ctx context.Context, s *ogxv1beta1.OGXServer, image func() (string, error)) (resolve.Base, error) {
 	img, err := image()
 	if err != nil {
 		return resolve.Base{}, err
 	}
-	res, err := c.bases.ociBase(ctx, img)
+	res, err := c.bases.ociBase(ctx, s.Namespace, img)
+	if deferred := (*DeferredError)(nil); errors.As(err, &deferred) {
+		return resolve.Base{}, err
+	}
 	if err != nil {
 		return resolve.Base{}, &resolve.UserError{Reason: ogxv1beta1.ReasonBaseConfigUnavailable, Err: err}
 	}
