@@ -152,12 +152,14 @@ func generatedServer(ns, name string, reg *gatedRegistry) *ogxv1beta1.OGXServer 
 	}
 }
 
-// TestGracefulShutdownDrainsThenHandsOver: SIGTERM reaches the leader while
-// a pass waits on a registry. /readyz fails at once, while the process still
-// holds the Lease; the pass, released later, finishes and writes with a live
-// context; the process exits 0, and the follower acquires the Lease only
-// after that last write.
-func TestGracefulShutdownDrainsThenHandsOver(t *testing.T) {
+// TestGracefulShutdownDoesNotWaitForARegistry: SIGTERM reaches the leader
+// while a base-config resolution waits on a registry. Resolutions run off
+// the controllers' workers (pkg/controller/base/generator.go), so no pass
+// is in flight: the leader exits 0 at once, without waiting for the
+// registry, and writes nothing after the follower acquires the Lease; the
+// follower resolves the image anew and converges the server. (Draining of
+// passes in flight is covered by pkg/controller/worker's shutdown tests.)
+func TestGracefulShutdownDoesNotWaitForARegistry(t *testing.T) {
 	ns := cp.CreateNamespace(t, "drain")
 	kube, ogx := clients(t)
 	ctx := t.Context()
@@ -171,71 +173,38 @@ func TestGracefulShutdownDrainsThenHandsOver(t *testing.T) {
 	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(ctx, generatedServer(ns, "drain", reg), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// The configmap and deployment passes both need the generated config;
-	// they share one resolution of the image (generator.go), and status
-	// never resolves (configmemo.go), so one request waits at the registry.
-	framework.Poll(t, 30*time.Second, "a pass waiting on the registry", func(context.Context) (bool, error) {
+	framework.Poll(t, 30*time.Second, "a resolution waiting on the registry", func(context.Context) (bool, error) {
 		return reg.heldCount() >= 1, nil
 	})
 	sigterm := time.Now()
 	if err := leader.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	framework.Poll(t, 10*time.Second, "/readyz to fail after SIGTERM", func(context.Context) (bool, error) {
-		return readyz(leader.health) == http.StatusServiceUnavailable, nil
-	})
-	// Draining: still running, still the holder, for longer than a lease
-	// duration (the Lease is renewed meanwhile).
-	observe(5 * time.Second)
-	select {
-	case err := <-leader.done:
-		leader.done <- err
-		t.Fatalf("the leader exited (%v) with a pass in flight", err)
-	default:
-	}
-	if h, _, err := leaseHolder(ctx, kube, ns); err != nil || !strings.HasPrefix(h, leader.user+"_") {
-		t.Fatalf("Lease holder while draining = %q (%v), want %s", h, err, leader.user)
-	}
-
-	released := time.Now()
-	reg.release()
-	if code := exited(t, leader.process, 30*time.Second); code != 0 {
+	// Well under the 20 s grace: nothing in flight holds the process.
+	if code := exited(t, leader.process, 10*time.Second); code != 0 {
 		t.Errorf("leader exit code %d after SIGTERM, want 0", code)
 	}
+	t.Logf("the leader exited %s after SIGTERM with the registry still held", time.Since(sigterm).Round(10*time.Millisecond))
+
+	reg.release()
 	var acquired time.Time
 	framework.Poll(t, 30*time.Second, "the follower to take the Lease", func(ctx context.Context) (bool, error) {
 		h, at, err := leaseHolder(ctx, kube, ns)
 		acquired = at
 		return strings.HasPrefix(h, follower.user+"_"), err
 	})
-
-	// The drained pass wrote after SIGTERM (after the registry answered),
-	// so with a live context; the follower acquired the Lease after it.
-	writes := auditWrites(t, leader.user)
-	drainedConfig := ""
-	for _, e := range writes {
-		if e.Resource() == "configmaps" && strings.HasPrefix(e.Name(), "drain-config-") &&
-			e.RequestReceivedTimestamp.After(released) && e.Code() < 300 {
-			drainedConfig = e.Name()
-		}
-	}
-	if drainedConfig == "" {
-		t.Fatalf("no generated ConfigMap written by %s after SIGTERM (%s) and the registry's answer; its writes:\n%s",
-			leader.user, sigterm.Format(time.RFC3339Nano), describe(writes))
-	}
-	for _, e := range writes {
+	for _, e := range auditWrites(t, leader.user) {
 		if e.Resource() != "leases" && !e.StageTimestamp.Before(acquired) {
 			t.Errorf("%s wrote after the follower acquired the Lease at %s: %s", leader.user, acquired.Format(time.RFC3339Nano), e)
 		}
 	}
-	// The follower converges the server from where the drained pass left it.
 	framework.Poll(t, time.Minute, "the follower's ConfigGenerated condition", func(ctx context.Context) (bool, error) {
 		s, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "drain", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		cg := s.Status.ConfigGeneration
-		return cg != nil && cg.ConfigMapName != "" && cg.ConfigMapName != drainedConfig, nil
+		return cg != nil && cg.ConfigMapName != "", nil
 	})
 }
 
