@@ -51,13 +51,13 @@ const (
 	// it is answered 429; it waits before its body is read.
 	DefaultInFlightWait = time.Second
 
-	// DefaultMaxInFlightBytes bounds the request bodies (by their declared
-	// Content-Length, MaxRequestBytes when none is declared) read and
+	// DefaultMaxInFlightBytes bounds the request bodies over 64 KiB (by
+	// their declared Content-Length, MaxRequestBytes when none is declared) read and
 	// answered at once: one body of the largest size, since each is
 	// decoded into a copy or two. With four slots alone a flood of 3 MiB
 	// bodies took a replica from 44 to 99 MiB of RSS (test/faults,
-	// TestAdmissionFloodBoundsMemory). Real reviews are a few KiB, so
-	// only oversized ones ever wait on this budget.
+	// TestAdmissionFloodBoundsMemory). Real reviews are a few KiB and are
+	// not charged, so a slow sender of a large body cannot hold them up.
 	DefaultMaxInFlightBytes = MaxRequestBytes
 )
 
@@ -146,13 +146,22 @@ type handler struct {
 	wait  time.Duration
 }
 
+// smallBody is the declared length up to which a body does not count
+// against the byte budget: real reviews are a few KiB, and one slow sender
+// of a large body must not make them wait (the slots still bound them).
+const smallBody = 64 << 10
+
 // bodyCharge is what a request's body counts against the byte budget: its
-// declared length, or the most it may be when it declares none.
+// declared length, the most it may be when it declares none, and nothing
+// for a small declared body.
 func bodyCharge(r *http.Request) int64 {
-	if r.ContentLength < 0 || r.ContentLength > MaxRequestBytes {
+	switch {
+	case r.ContentLength < 0 || r.ContentLength > MaxRequestBytes:
 		return MaxRequestBytes
+	case r.ContentLength <= smallBody:
+		return 0
 	}
-	return max(r.ContentLength, 1)
+	return r.ContentLength
 }
 
 // acquire waits up to h.wait for a slot and the body's charge; release
@@ -164,6 +173,10 @@ func (h *handler) acquire(ctx context.Context, charge int64) bool {
 	case h.slots <- struct{}{}:
 	case <-ctx.Done():
 		return false
+	}
+	// A zero charge would still queue behind a waiting large body.
+	if charge == 0 {
+		return true
 	}
 	if err := h.bytes.Acquire(ctx, charge); err != nil {
 		<-h.slots

@@ -514,41 +514,46 @@ func TestHandlerCapsReviewsInFlight(t *testing.T) {
 }
 
 // TestHandlerBoundsBytesInFlight: a body declared at MaxRequestBytes takes
-// the whole byte budget while it arrives, so a review in a free slot waits
-// and is answered 429; a body declared above MaxRequestBytes is refused
-// without being read.
+// the whole byte budget while it arrives, so another large body waits and
+// is answered 429, while a small review is not charged and passes; a body
+// declared above MaxRequestBytes is refused without being read.
 func TestHandlerBoundsBytesInFlight(t *testing.T) {
 	h := NewHandler(HandlerOptions{MaxInFlight: 4, MaxInFlightBytes: 1, InFlightWait: 20 * time.Millisecond})
 	valid := reviewBody(t, request(t, admissionv1.Create, validationtest.Server()))
+	large := func(body io.Reader) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, ValidatePath, body)
+		r.Header.Set("Content-Type", "application/json")
+		r.ContentLength = MaxRequestBytes
+		return r
+	}
 
 	body, feed := io.Pipe()
-	large := httptest.NewRequest(http.MethodPost, ValidatePath, body)
-	large.Header.Set("Content-Type", "application/json")
-	large.ContentLength = MaxRequestBytes
 	done := make(chan int, 1)
 	go func() {
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, large)
+		h.ServeHTTP(w, large(body))
 		done <- w.Code
 	}()
 	if _, err := feed.Write([]byte("{")); err != nil { // returns once the handler reads
 		t.Fatal(err)
 	}
-	if w := post(h, ValidatePath, valid); w.Code != http.StatusTooManyRequests {
-		t.Fatalf("a review while the budget is taken: %d, want 429; body %s", w.Code, w.Body)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, large(unreadable{t}))
+	if w.Code != http.StatusTooManyRequests {
+		t.Fatalf("a second large body while the budget is taken: %d, want 429; body %s", w.Code, w.Body)
+	}
+	if w := post(h, ValidatePath, valid); w.Code != http.StatusOK {
+		t.Errorf("a small review while the budget is taken: %d, want 200; body %s", w.Code, w.Body)
 	}
 	_ = feed.CloseWithError(io.ErrUnexpectedEOF)
 	if code := <-done; code != http.StatusBadRequest {
 		t.Errorf("the cut-off review: %d, want 400", code)
 	}
-	if w := post(h, ValidatePath, valid); w.Code != http.StatusOK {
-		t.Errorf("a review after the budget was freed: %d, want 200; body %s", w.Code, w.Body)
-	}
 
 	over := httptest.NewRequest(http.MethodPost, ValidatePath, unreadable{t})
 	over.Header.Set("Content-Type", "application/json")
 	over.ContentLength = MaxRequestBytes + 1
-	w := httptest.NewRecorder()
+	w = httptest.NewRecorder()
 	h.ServeHTTP(w, over)
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "request body exceeds") {
 		t.Errorf("a body declared over the limit: %d %q, want 400 naming the limit", w.Code, w.Body)

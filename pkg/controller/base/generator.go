@@ -40,10 +40,15 @@ type Generator struct {
 
 	mu      sync.Mutex
 	done    map[string]finished    // finished resolutions, by image
-	calls   map[string]*baseCall   // resolutions running or waiting, by image
+	calls   map[callKey]*baseCall  // resolutions running or waiting
 	running map[string]int         // resolutions running, by namespace
 	waiting map[string][]*baseCall // resolutions waiting for a slot, by namespace
 }
+
+// callKey names a resolution by namespace and image: a namespace never
+// joins another's resolution, so it never waits in that namespace's queue
+// (two namespaces on one image resolve it once each; the result is shared).
+type callKey struct{ namespace, image string }
 
 // finished is a resolution's result and when it was made.
 type finished struct {
@@ -71,7 +76,7 @@ func NewGenerator(ociResolver *oci.Resolver, perNamespace int) *Generator {
 		perNamespace = DefaultResolutionsPerNamespace
 	}
 	return &Generator{oci: ociResolver, perNamespace: perNamespace, done: map[string]finished{},
-		calls: map[string]*baseCall{}, running: map[string]int{}, waiting: map[string][]*baseCall{}}
+		calls: map[callKey]*baseCall{}, running: map[string]int{}, waiting: map[string][]*baseCall{}}
 }
 
 // wake is what WithWake puts in a pass's context.
@@ -101,10 +106,10 @@ func (g *Generator) ociBase(ctx context.Context, ns, image string) (*oci.Result,
 	if f, ok := g.done[image]; ok && time.Since(f.at) < baseResolveTTL {
 		return f.res, f.err
 	}
-	call, ok := g.calls[image]
+	call, ok := g.calls[callKey{ns, image}]
 	if !ok {
 		call = &baseCall{image: image, namespace: ns, ctx: context.WithoutCancel(ctx), wakes: map[string]func(){}}
-		g.calls[image] = call
+		g.calls[callKey{ns, image}] = call
 		if g.running[ns] < g.perNamespace {
 			g.start(call)
 		} else {
@@ -135,7 +140,7 @@ func (g *Generator) resolve(call *baseCall) {
 		}
 	}
 	g.done[call.image] = finished{res: res, err: err, at: now}
-	delete(g.calls, call.image)
+	delete(g.calls, callKey{call.namespace, call.image})
 	ns := call.namespace
 	g.running[ns]--
 	if next := g.waiting[ns]; len(next) > 0 {

@@ -303,3 +303,30 @@ func TestOCIBaseCapsResolutionsPerNamespace(t *testing.T) {
 		t.Errorf("state left after every resolution ended: running %v, waiting %v, calls %d", g.running, g.waiting, len(g.calls))
 	}
 }
+
+// TestOCIBaseNamespacesDoNotShareQueues: an image that one namespace has
+// queued behind its own stalled resolution starts at once for another
+// namespace that asks for it: no namespace waits in another's queue.
+func TestOCIBaseNamespacesDoNotShareQueues(t *testing.T) {
+	f := newLabelRegistry(t)
+	g := newTestGenerator(t, 1)
+	var w wakes
+	hold := make(chan struct{})
+	f.set(false, hold)
+	shared := strings.Replace(f.image(), ":1.0", ":2.0", 1)
+	ask := func(key, ns, image string) {
+		t.Helper()
+		if _, err := g.ociBase(w.ctx(key), ns, image); !isDeferred(err) {
+			t.Fatalf("%s: err = %v, want a DeferredError", key, err)
+		}
+	}
+	ask("configmap/a/stalled", "a", f.image())
+	waitFor(t, "namespace a's resolution to reach the registry", func() bool { return f.count() == 1 })
+	ask("configmap/a/shared", "a", shared)
+	ask("configmap/b/shared", "b", shared)
+	waitFor(t, "namespace b's resolution of the shared image to reach the registry", func() bool { return f.count() == 2 })
+	close(hold)
+	waitFor(t, "every pass to be woken", func() bool {
+		return w.count("configmap/a/stalled") == 1 && w.count("configmap/a/shared") == 1 && w.count("configmap/b/shared") == 1
+	})
+}
