@@ -71,15 +71,14 @@ func (r *floodResult) String() string {
 // flood sends requests made by next from floodClients goroutines for the
 // window, over loopback TLS without verification (the listeners use
 // self-signed or test certificates; the flood is the attacker, not a
-// client the test trusts), and counts the answers.
-func flood(ctx context.Context, window time.Duration, next func() (*http.Request, error)) *floodResult {
+// client the test trusts), and counts the answers in res as they come.
+func flood(ctx context.Context, window time.Duration, res *floodResult, next func() (*http.Request, error)) {
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // see above
 		MaxIdleConnsPerHost: floodClients}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 15 * time.Second}
 	ctx, cancel := context.WithTimeout(ctx, window)
 	defer cancel()
-	res := &floodResult{}
 	var wg sync.WaitGroup
 	for range floodClients {
 		wg.Go(func() {
@@ -103,7 +102,6 @@ func flood(ctx context.Context, window time.Duration, next func() (*http.Request
 		})
 	}
 	wg.Wait()
-	return res
 }
 
 func randomHex(n int) string {
@@ -150,9 +148,11 @@ func TestMetricsFloodKeepsLease(t *testing.T) {
 	}
 
 	url := "https://" + addr + "/metrics"
-	done := make(chan *floodResult)
+	res := &floodResult{}
+	done := make(chan struct{})
 	go func() {
-		done <- flood(t.Context(), floodWindow, func() (*http.Request, error) {
+		defer close(done)
+		flood(t.Context(), floodWindow, res, func() (*http.Request, error) {
 			req, err := http.NewRequest(http.MethodGet, url, nil)
 			if err == nil {
 				req.Header.Set("Authorization", "Bearer "+randomHex(24))
@@ -160,10 +160,13 @@ func TestMetricsFloodKeepsLease(t *testing.T) {
 			return req, err
 		})
 	}()
-	time.Sleep(5 * time.Second) // let the flood reach its rate before the rollout
+	// The rollout starts once the flood is under way.
+	poll(t, floodWindow/2, 100*time.Millisecond, "the flood's first 1000 answers", func(context.Context) (bool, error) {
+		return res.answered() >= 1000, nil
+	})
 	rollout(t, ns, n, "v2")
 	took := waitConverged(t, ns, n, "v2", floodWindow)
-	res := <-done
+	<-done
 	t.Logf("metrics flood of %s: answers by status %s; rollout of %d servers converged in %s during it",
 		floodWindow, res, n, took.Round(100*time.Millisecond))
 	if got := res.answered(); got < 1000 {
@@ -243,13 +246,15 @@ func TestAdmissionFloodBoundsMemory(t *testing.T) {
 	webhook := startReplicasWith(t, ns, ep.flags(), "replica-b")["replica-b"]
 	ep.register(t, ns)
 	idle := 0
-	for range 5 { // the largest of a few samples, so a GC in between does not halve it
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for range 5 { // the largest of a few paced samples, so a GC in between does not halve it
 		kib, err := webhook.rssKiB()
 		if err != nil {
 			t.Fatal(err)
 		}
 		idle = max(idle, kib)
-		time.Sleep(200 * time.Millisecond)
+		<-tick.C
 	}
 
 	var peak atomic.Int64
@@ -271,9 +276,11 @@ func TestAdmissionFloodBoundsMemory(t *testing.T) {
 
 	url := "https://" + ep.addr + admission.ValidatePath
 	var bodies atomic.Int64
-	done := make(chan *floodResult)
+	res := &floodResult{}
+	done := make(chan struct{})
 	go func() {
-		done <- flood(t.Context(), floodWindow, func() (*http.Request, error) {
+		defer close(done)
+		flood(t.Context(), floodWindow, res, func() (*http.Request, error) {
 			var sizeBuf [2]byte
 			_, _ = rand.Read(sizeBuf[:])
 			size := (1 << 20) + int(sizeBuf[0])<<14 // 1 MiB to about 5 MiB
@@ -293,15 +300,17 @@ func TestAdmissionFloodBoundsMemory(t *testing.T) {
 	ogx := ogxClient(t)
 	created := 0
 	deadline := time.Now().Add(floodWindow - 5*time.Second)
+	pace := time.NewTicker(2 * time.Second) // one valid create every 2 s
+	defer pace.Stop()
 	for i := 0; time.Now().Before(deadline); i++ {
 		if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(t.Context(), newServer(ns, serverName(i), "v1"), metav1.CreateOptions{}); err != nil {
 			t.Errorf("valid create %d during the flood: %v", i, err)
 			continue
 		}
 		created++
-		time.Sleep(2 * time.Second)
+		<-pace.C
 	}
-	res := <-done
+	<-done
 	close(stop)
 	<-sampled
 	t.Logf("admission flood of %s: %d MiB sent, answers by status %s; %d valid creates passed; RSS idle %d KiB, peak %d KiB",

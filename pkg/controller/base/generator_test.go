@@ -163,6 +163,15 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// askDeferred asks g for image on behalf of pass key and fails unless the
+// pass is deferred.
+func askDeferred(t *testing.T, g *Generator, w *wakes, key, ns, image string) {
+	t.Helper()
+	if _, err := g.ociBase(w.ctx(key), ns, image); !isDeferred(err) {
+		t.Fatalf("%s: err = %v, want a DeferredError", key, err)
+	}
+}
+
 func isDeferred(err error) bool {
 	var d *DeferredError
 	return errors.As(err, &d)
@@ -276,12 +285,7 @@ func TestOCIBaseCapsResolutionsPerNamespace(t *testing.T) {
 	other := strings.Replace(f.image(), ":1.0", ":2.0", 1)
 	third := strings.Replace(f.image(), ":1.0", ":3.0", 1)
 
-	ask := func(key, ns, image string) {
-		t.Helper()
-		if _, err := g.ociBase(w.ctx(key), ns, image); !isDeferred(err) {
-			t.Fatalf("%s: err = %v, want a DeferredError", key, err)
-		}
-	}
+	ask := func(key, ns, image string) { askDeferred(t, g, &w, key, ns, image) }
 	ask("configmap/a/one", "a", f.image())
 	waitFor(t, "the first resolution to reach the registry", func() bool { return f.count() == 1 })
 	ask("configmap/a/two", "a", other)
@@ -314,12 +318,7 @@ func TestOCIBaseNamespacesDoNotShareQueues(t *testing.T) {
 	hold := make(chan struct{})
 	f.set(false, hold)
 	shared := strings.Replace(f.image(), ":1.0", ":2.0", 1)
-	ask := func(key, ns, image string) {
-		t.Helper()
-		if _, err := g.ociBase(w.ctx(key), ns, image); !isDeferred(err) {
-			t.Fatalf("%s: err = %v, want a DeferredError", key, err)
-		}
-	}
+	ask := func(key, ns, image string) { askDeferred(t, g, &w, key, ns, image) }
 	ask("configmap/a/stalled", "a", f.image())
 	waitFor(t, "namespace a's resolution to reach the registry", func() bool { return f.count() == 1 })
 	ask("configmap/a/shared", "a", shared)
