@@ -26,6 +26,7 @@ func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*c
 		OperatorNamespace: o.operatorNamespace,
 		OperatorVersion:   o.operatorVersion,
 		ClusterDomain:     o.clusterDomain,
+		ServerAnyUID:      o.serverAnyUID,
 		Workers:           o.workers,
 		StatusWorkers:     o.statusWorkers,
 		ProbeEnabled:      o.serverProbe,

@@ -54,6 +54,7 @@ type options struct {
 	warnings                []string
 	clusterDomain           string
 	serverProbe             bool
+	serverAnyUID            bool
 	probeTimeout            time.Duration
 	probeInterval           time.Duration
 	takeoverManagers        string
@@ -174,6 +175,10 @@ func (o *options) defineControllerFlags(fs *flag.FlagSet, getenv func(string) st
 	fs.IntVar(&o.gcPercent, "gc-percent", 50,
 		"garbage collection target (Go's GOGC: the heap grows this many percent over the live heap between collections); the GOGC environment variable, when set, wins")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "cluster DNS suffix")
+	// The environment fallback lets an OLM Subscription, which sets env but
+	// not arguments, turn it on.
+	fs.BoolVar(&o.serverAnyUID, "server-any-uid", getenv("SERVER_ANY_UID") == "true",
+		"let server pods run as any user their image names, root included: no runAsNonRoot on them, and on OpenShift each server's ServiceAccount bound to the anyuid SCC (needs the RBAC of config/rbac/any_uid_role.yaml)")
 	fs.BoolVar(&o.serverProbe, "server-probe", true, "probe OGX servers over HTTP")
 	fs.DurationVar(&o.probeTimeout, "server-probe-timeout", 5*time.Second, "timeout of each probe request")
 	fs.DurationVar(&o.probeInterval, "server-probe-interval", 30*time.Second, "minimum time between probes of one server")

@@ -188,6 +188,7 @@ func (r *renderRun) resolver() *resolve.Resolver {
 		// environment is not the caller's.
 		Table:             resolve.NewDistributionTable(func(string) string { return "" }),
 		OperatorNamespace: r.opts.operatorNamespace,
+		ServerAnyUID:      r.opts.serverAnyUID,
 		Partial:           true,
 		Warn:              r.warn,
 	}

@@ -408,6 +408,7 @@ func TestRenderConsistency(t *testing.T) {
 					PVCName:                 "lab-pvc",
 					OperatorNamespace:       "ogx-controller",
 					OpenShiftSecurityServed: true,
+					ServerAnyUID:            true,
 				}
 			},
 		},

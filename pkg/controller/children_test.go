@@ -10,7 +10,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -25,7 +24,6 @@ func TestNewChildren(t *testing.T) {
 		&appsv1.Deployment{ObjectMeta: controllertest.ChildMeta()},
 		&corev1.Service{ObjectMeta: controllertest.ChildMeta()},
 		&corev1.ServiceAccount{ObjectMeta: controllertest.ChildMeta()},
-		&rbacv1.RoleBinding{ObjectMeta: controllertest.ChildMeta()},
 		&networkingv1.Ingress{ObjectMeta: controllertest.ChildMeta()},
 		&corev1.ConfigMap{ObjectMeta: controllertest.ChildMeta()},
 	}
@@ -41,9 +39,6 @@ func TestNewChildren(t *testing.T) {
 		}},
 		{"ServiceAccount", func(t *testing.T, e *sfEnv) {
 			controllertest.CheckChild(e.Env, e.m.Children.ServiceAccounts, "ServiceAccount", "v1", gvrServiceAccounts)
-		}},
-		{"RoleBinding", func(t *testing.T, e *sfEnv) {
-			controllertest.CheckChild(e.Env, e.m.Children.RoleBindings, "RoleBinding", "rbac.authorization.k8s.io/v1", rbacv1.SchemeGroupVersion.WithResource("rolebindings"))
 		}},
 		{"Ingress", func(t *testing.T, e *sfEnv) {
 			controllertest.CheckChild(e.Env, e.m.Children.Ingresses, "Ingress", "networking.k8s.io/v1", networkingv1.SchemeGroupVersion.WithResource("ingresses"))

@@ -23,7 +23,6 @@ func (m *Manager) scopeSources(sc *caches.Scope) *caches.Sources {
 		Owned:           owned,
 		Deployments:     &caches.Source{Informer: f.Apps().V1().Deployments().Informer(), Keys: caches.ByOwner, Observe: ch.Deployments.Observe},
 		ServiceAccounts: &caches.Source{Informer: f.Core().V1().ServiceAccounts().Informer(), Keys: caches.ByOwner, Observe: ch.ServiceAccounts.Observe},
-		RoleBindings:    &caches.Source{Informer: f.Rbac().V1().RoleBindings().Informer(), Keys: caches.ByOwner, Observe: ch.RoleBindings.Observe},
 		Services:        &caches.Source{Informer: f.Core().V1().Services().Informer(), Keys: caches.ByOwner, Observe: ch.Services.Observe},
 		PVCs:            &caches.Source{Informer: f.Core().V1().PersistentVolumeClaims().Informer(), Keys: m.pvcOwners},
 		// A pod's ogx container turning ready or reporting its image

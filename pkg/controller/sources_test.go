@@ -209,7 +209,7 @@ func TestDeclaredWatches(t *testing.T) {
 	var sources *caches.Sources
 	m.Caches.Each(func(sc *caches.Scope) { sources = m.scopeSources(sc) })
 	names := map[*caches.Source]string{sources.Deployments: "Deployment", sources.ServiceAccounts: "ServiceAccount",
-		sources.RoleBindings: "RoleBinding", sources.Services: "Service", sources.PVCs: "PVC", sources.Pods: "Pod",
+		sources.Services: "Service", sources.PVCs: "PVC", sources.Pods: "Pod",
 		sources.AdoptedPVCs: "adopted PVC", sources.AdoptedServices: "adopted Service",
 		sources.AdoptedIngresses: "adopted Ingress", sources.Owned["NetworkPolicy"]: "NetworkPolicy", sources.Ingresses: "Ingress",
 		sources.Owned["HorizontalPodAutoscaler"]: "HPA", sources.Owned["PodDisruptionBudget"]: "PDB",
@@ -225,7 +225,7 @@ func TestDeclaredWatches(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"}, "RoleBinding": {"deployment"},
+		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"},
 		"Service": {"service", "deployment", "status"}, "PVC": {"pvc", "deployment", "status"}, "Pod": {"status"},
 		"adopted PVC": {"pvc", "deployment", "status"}, "adopted Service": {"service"},
 		"adopted Ingress": {"ingress"}, "NetworkPolicy": {"networkpolicy"},
@@ -241,7 +241,7 @@ func TestDeclaredWatches(t *testing.T) {
 			hooked = append(hooked, names[s])
 		}
 	}
-	wantHooked := []string{"Deployment", "ServiceAccount", "RoleBinding", "Service", "Ingress", "ConfigMap", "HPA", "NetworkPolicy", "PDB"}
+	wantHooked := []string{"Deployment", "ServiceAccount", "Service", "Ingress", "ConfigMap", "HPA", "NetworkPolicy", "PDB"}
 	if d := cmp.Diff(wantHooked, hooked); d != "" {
 		t.Errorf("sources observed for the applier (-want +got):\n%s", d)
 	}

@@ -79,10 +79,12 @@ func WantPVC(s *ogxv1beta1.OGXServer, in *Inputs) bool {
 	return in == nil || in.PVCName == "" || in.PVCName == PVCName(s.Name)
 }
 
-// WantRoleBinding reports whether N-rb is written: the OpenShift security API
-// is served. An existing one is left alone otherwise.
+// WantRoleBinding reports whether N-rb is written: the administrator let
+// servers run as any UID (Inputs.ServerAnyUID) and the OpenShift security
+// API is served. An existing one is left alone otherwise: it goes with its
+// OGXServer through garbage collection, or is deleted by hand.
 func WantRoleBinding(in *Inputs) bool {
-	return in != nil && in.OpenShiftSecurityServed
+	return in != nil && in.ServerAnyUID && in.OpenShiftSecurityServed
 }
 
 // WantMonitoring reports whether the ServiceMonitor and the PrometheusRule

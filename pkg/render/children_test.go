@@ -245,7 +245,9 @@ func TestWant(t *testing.T) {
 		{"NetworkPolicy default", WantNetworkPolicy(server()), true},
 		{"NetworkPolicy disabled", WantNetworkPolicy(server(func(s *ogxv1beta1.OGXServerSpec) { policy(s).Enabled = ptr.To(false) })), false},
 		{"RoleBinding without OpenShift", WantRoleBinding(inputs()), false},
-		{"RoleBinding on OpenShift", WantRoleBinding(inputs(func(in *Inputs) { in.OpenShiftSecurityServed = true })), true},
+		{"RoleBinding on OpenShift, any UID not allowed", WantRoleBinding(inputs(func(in *Inputs) { in.OpenShiftSecurityServed = true })), false},
+		{"RoleBinding on OpenShift, any UID allowed", WantRoleBinding(inputs(func(in *Inputs) { in.OpenShiftSecurityServed, in.ServerAnyUID = true, true })), true},
+		{"RoleBinding elsewhere, any UID allowed", WantRoleBinding(inputs(func(in *Inputs) { in.ServerAnyUID = true })), false},
 		{"monitoring API not served", WantMonitoring(server(), inputs()), false},
 		{"monitoring API served", WantMonitoring(server(), inputs(func(in *Inputs) { in.MonitoringServed = true })), true},
 		{"monitoring off", WantMonitoring(server(func(s *ogxv1beta1.OGXServerSpec) {

@@ -95,11 +95,15 @@ func podSpec(s *ogxv1beta1.OGXServer, in *Inputs) *corev1ac.PodSpecApplyConfigur
 	if ov := overrides(spec); ov.ServiceAccountName != "" {
 		sa = ov.ServiceAccountName
 	}
+	sc := corev1ac.PodSecurityContext().
+		WithFSGroup(podFSGroup).
+		WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))
+	if !in.ServerAnyUID {
+		sc.WithRunAsNonRoot(true)
+	}
 	ps := corev1ac.PodSpec().
 		WithServiceAccountName(sa).
-		WithSecurityContext(corev1ac.PodSecurityContext().
-			WithFSGroup(podFSGroup).
-			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
+		WithSecurityContext(sc).
 		WithVolumes(volumes(s, in)...).
 		WithContainers(container(s, in))
 

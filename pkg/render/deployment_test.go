@@ -205,7 +205,10 @@ func TestDeploymentPodLevel(t *testing.T) {
 	if got := *ps.ServiceAccountName; got != "demo-sa" {
 		t.Errorf("serviceAccountName = %q, want demo-sa", got)
 	}
-	equalJSON(t, "pod securityContext", ps.SecurityContext, `{"fsGroup":1001,"seccompProfile":{"type":"RuntimeDefault"}}`)
+	equalJSON(t, "pod securityContext", ps.SecurityContext, `{"runAsNonRoot":true,"fsGroup":1001,"seccompProfile":{"type":"RuntimeDefault"}}`)
+	// With --server-any-uid the image's user decides, root included.
+	anyUID := mustDeployment(t, server(), inputs(func(in *Inputs) { in.ServerAnyUID = true }))
+	equalJSON(t, "pod securityContext with any UID", anyUID.SecurityContext, `{"fsGroup":1001,"seccompProfile":{"type":"RuntimeDefault"}}`)
 	ctr := ps.Containers[0]
 	if *ctr.Name != "ogx" || *ctr.Image != testImage || ctr.Command != nil || ctr.Args != nil || ctr.ImagePullPolicy != nil {
 		t.Errorf("container = %s", asJSON(t, ctr))

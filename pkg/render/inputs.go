@@ -63,4 +63,11 @@ type Inputs struct {
 	MonitoringServed bool
 	// OpenShiftSecurityServed reports that security.openshift.io is served.
 	OpenShiftSecurityServed bool
+	// ServerAnyUID is the operator's --server-any-uid: the cluster
+	// administrator lets server pods run as whatever user their image names,
+	// root included. Off, pods must run as non-root (runAsNonRoot), which a
+	// namespace enforcing the restricted Pod Security Standard requires; on,
+	// that check is left to the image, and where the OpenShift security API
+	// is served each N-sa is bound to the anyuid SCC (docs/security.md).
+	ServerAnyUID bool
 }

@@ -22,6 +22,8 @@ type Resolver struct {
 	Table             DistributionTable
 	OperatorNamespace string
 	ClusterDomain     string
+	// ServerAnyUID is copied into every Inputs (render.Inputs.ServerAnyUID).
+	ServerAnyUID bool
 	// Memo keeps generated configs between calls; nil generates each time.
 	Memo Memo
 	// Generator replaces the generation pipeline (Generate) when set.
@@ -70,6 +72,7 @@ func (r *Resolver) Resolve(ctx context.Context, s *ogxv1beta1.OGXServer) (Resolv
 		OperatorNamespace:       r.OperatorNamespace,
 		MonitoringServed:        monitoring,
 		OpenShiftSecurityServed: openShift,
+		ServerAnyUID:            r.ServerAnyUID,
 	}}
 	in := &out.Inputs
 	var err error

@@ -8,7 +8,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,7 +15,6 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
-	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -97,7 +95,6 @@ type Children struct {
 	Deployments     *DeploymentChild
 	Services        *apply.Child[*corev1.Service, *corev1ac.ServiceApplyConfiguration]
 	ServiceAccounts *apply.Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
-	RoleBindings    *apply.Child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]
 	Ingresses       *apply.Child[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]
 	ConfigMaps      *apply.Child[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]
 }
@@ -110,8 +107,6 @@ func NewChildren(kube kubernetes.Interface, c *caches.Caches, opts Options, jour
 		Services:    newChild("Service", "v1", c, opts, journal, kube.CoreV1().Services, corev1ac.ExtractService),
 		ServiceAccounts: newChild("ServiceAccount", "v1", c, opts, journal,
 			kube.CoreV1().ServiceAccounts, corev1ac.ExtractServiceAccount),
-		RoleBindings: newChild("RoleBinding", "rbac.authorization.k8s.io/v1", c, opts, journal,
-			kube.RbacV1().RoleBindings, rbacv1ac.ExtractRoleBinding),
 		Ingresses: newChild("Ingress", "networking.k8s.io/v1", c, opts, journal,
 			kube.NetworkingV1().Ingresses, networkingv1ac.ExtractIngress),
 		// Generated and CA bundle ConfigMaps carry the ogx.io/watch label, so

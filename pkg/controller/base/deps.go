@@ -26,8 +26,12 @@ type Options struct {
 	OperatorNamespace string
 	OperatorVersion   string
 	ClusterDomain     string
-	Workers           int
-	StatusWorkers     int
+	// ServerAnyUID lets server pods run as any user their image names and,
+	// on OpenShift, binds each N-sa to the anyuid SCC; the deployment
+	// controller then caches and writes RoleBindings (render.Inputs).
+	ServerAnyUID  bool
+	Workers       int
+	StatusWorkers int
 	// ProbeEnabled switches the server probe on.
 	ProbeEnabled  bool
 	ProbeInterval time.Duration

@@ -33,7 +33,7 @@ func NewResolver(c *caches.Caches, kube kubernetes.Interface, opts Options, reco
 	src := &cacheSource{caches: c, kube: kube, apis: apis, bases: opts.Generator, operatorNamespace: opts.OperatorNamespace}
 	return &Resolver{
 		Resolver: &resolve.Resolver{Source: src, Table: opts.Distributions, Memo: memo, Generator: opts.ConfigGenerator,
-			OperatorNamespace: opts.OperatorNamespace, ClusterDomain: opts.ClusterDomain},
+			OperatorNamespace: opts.OperatorNamespace, ClusterDomain: opts.ClusterDomain, ServerAnyUID: opts.ServerAnyUID},
 		Memo: memo, APIs: apis,
 	}
 }

@@ -151,7 +151,6 @@ func (s *Scope) bindInformers() {
 		"Service":               f.Core().V1().Services().Informer(),
 		"ServiceAccount":        f.Core().V1().ServiceAccounts().Informer(),
 		"PersistentVolumeClaim": f.Core().V1().PersistentVolumeClaims().Informer(),
-		"RoleBinding":           f.Rbac().V1().RoleBindings().Informer(),
 		"Ingress":               f.Networking().V1().Ingresses().Informer(),
 		"ConfigMap":             w.Core().V1().ConfigMaps().Informer(),
 	} {

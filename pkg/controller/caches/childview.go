@@ -8,12 +8,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
-	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -102,8 +100,6 @@ func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 		return viewWith(o, corev1ac.ExtractService, &corev1.Service{Status: o.Status}, v.labels)
 	case *corev1.ServiceAccount:
 		return viewWith(o, corev1ac.ExtractServiceAccount, &corev1.ServiceAccount{}, v.labels)
-	case *rbacv1.RoleBinding:
-		return viewWith(o, rbacv1ac.ExtractRoleBinding, &rbacv1.RoleBinding{}, v.labels)
 	case *networkingv1.Ingress:
 		return viewWith(o, networkingv1ac.ExtractIngress, &networkingv1.Ingress{Spec: o.Spec, Status: o.Status}, v.labels)
 	}

@@ -29,7 +29,7 @@ type Source struct {
 // kinds several controllers watch by name, and in Owned those of the kinds
 // a controller package added for itself (Caches.AddChildKind), by kind.
 type Sources struct {
-	Deployments, ServiceAccounts, RoleBindings, Services, PVCs, Pods, AdoptedPVCs,
+	Deployments, ServiceAccounts, Services, PVCs, Pods, AdoptedPVCs,
 	AdoptedServices, AdoptedIngresses, Ingresses, ConfigMaps, Secrets *Source
 	Owned map[string]*Source
 }
@@ -38,7 +38,7 @@ type Sources struct {
 // fixed order (the owned kinds sorted by kind), so registration does not
 // depend on how entries were collected.
 func (w *Sources) Ordered() []*Source {
-	out := []*Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.Pods,
+	out := []*Source{w.Deployments, w.ServiceAccounts, w.Services, w.PVCs, w.Pods,
 		w.AdoptedPVCs, w.AdoptedServices, w.AdoptedIngresses, w.Ingresses, w.ConfigMaps, w.Secrets}
 	for _, kind := range slices.Sorted(maps.Keys(w.Owned)) {
 		out = append(out, w.Owned[kind])

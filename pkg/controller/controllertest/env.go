@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -210,8 +209,6 @@ func (e *Env) trackedKinds() []trackedKind {
 		{corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), kube, f.Core().V1().PersistentVolumeClaims().Informer(), children, views},
 		{networkingv1.SchemeGroupVersion.WithResource("ingresses"), networkingv1.SchemeGroupVersion.WithKind("Ingress"), kube,
 			f.Networking().V1().Ingresses().Informer(), children, views},
-		{rbacv1.SchemeGroupVersion.WithResource("rolebindings"), rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), kube,
-			f.Rbac().V1().RoleBindings().Informer(), children, views},
 		{corev1.SchemeGroupVersion.WithResource("configmaps"), corev1.SchemeGroupVersion.WithKind("ConfigMap"), kube,
 			w.Core().V1().ConfigMaps().Informer(), watched, e.Deps.Caches.WatchedTransform()},
 	}

@@ -8,12 +8,10 @@ package deployment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
@@ -31,12 +29,25 @@ import (
 )
 
 // NewController builds the deployment controller on d: it converges the
-// ServiceAccount N-sa, the RoleBinding N-rb (where the OpenShift security
-// API is served) and the Deployment N of every OGXServer, in that order; the
+// ServiceAccount N-sa, the RoleBinding N-rb (render.WantRoleBinding; only
+// with --server-any-uid is the kind registered at all) and the Deployment N of every OGXServer, in that order; the
 // first failed write ends the pass.
 func NewController(d *base.Deps) *base.Controller {
-	c := base.NewController(base.ControllerDeployment, d, reconcile)
-	c.Watched = watched
+	var rb *roleBindingChild
+	if d.Opts.ServerAnyUID {
+		rb = base.RegisterKind(d, roleBindingKind)
+	}
+	c := base.NewController(base.ControllerDeployment, d,
+		func(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+			return reconcile(ctx, d, rb, s)
+		})
+	c.Watched = func(w *caches.Sources) []*caches.Source {
+		out := watched(w)
+		if rb != nil {
+			out = append(out, w.Owned[roleBindingKind.Kind])
+		}
+		return out
+	}
 	return c
 }
 
@@ -45,10 +56,10 @@ func NewController(d *base.Deps) *base.Controller {
 // for), and Services, whose creation a new server's Deployment follows
 // (serviceFirst).
 func watched(w *caches.Sources) []*caches.Source {
-	return []*caches.Source{w.Deployments, w.ServiceAccounts, w.RoleBindings, w.Services, w.PVCs, w.AdoptedPVCs, w.ConfigMaps, w.Secrets}
+	return []*caches.Source{w.Deployments, w.ServiceAccounts, w.Services, w.PVCs, w.AdoptedPVCs, w.ConfigMaps, w.Secrets}
 }
 
-func reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (worker.Result, error) {
+func reconcile(ctx context.Context, d *base.Deps, rb *roleBindingChild, s *ogxv1beta1.OGXServer) (worker.Result, error) {
 	if err := serviceFirst(d, s); err != nil {
 		return worker.Result{}, err
 	}
@@ -65,17 +76,8 @@ func reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (work
 		return worker.Result{}, err
 	}
 	d.Events.Written(s, "ServiceAccount", render.ServiceAccountName(s.Name), res)
-	if in.OpenShiftSecurityServed {
-		res, err := d.Children.RoleBindings.Converge(ctx, s, render.RoleBindingName(s.Name), render.RoleBinding(s, &in))
-		if roleRefChanged(err) {
-			return worker.Result{}, resolve.NewUserError(ogxv1beta1.ReasonChildConflict,
-				"RoleBinding %s/%s binds another role, and a RoleBinding's roleRef cannot change: delete it and ogx-controller creates it anew (it never deletes one itself)",
-				s.Namespace, render.RoleBindingName(s.Name))
-		}
-		if err != nil {
-			return worker.Result{}, err
-		}
-		d.Events.Written(s, "RoleBinding", render.RoleBindingName(s.Name), res)
+	if err := convergeRoleBinding(ctx, d, rb, s, &in); err != nil {
+		return worker.Result{}, err
 	}
 	// No pod of ours may mount a volume legacy pods still use.
 	if err := base.StorageAdoptionGate(ctx, d.Resolver, s); err != nil {
@@ -262,15 +264,4 @@ func handOverReplicas(ctx context.Context, d *base.Deps, known apply.Known[*apps
 // managedFields.
 func hasManagerEntry(entries []metav1.ManagedFieldsEntry, manager string) bool {
 	return slices.ContainsFunc(entries, func(e metav1.ManagedFieldsEntry) bool { return e.Manager == manager && e.Subresource == "" })
-}
-
-// roleRefChanged reports whether an apply of a RoleBinding was refused
-// because the stored one binds another role: roleRef is immutable, so the
-// API server answers 422 Invalid with a cause on roleRef.
-func roleRefChanged(err error) bool {
-	var status apierrors.APIStatus
-	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil {
-		return false
-	}
-	return slices.ContainsFunc(status.Status().Details.Causes, func(c metav1.StatusCause) bool { return c.Field == "roleRef" })
 }
