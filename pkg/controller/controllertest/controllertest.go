@@ -78,12 +78,16 @@ func DrainEvents(e *events.Sink) []string {
 	return out
 }
 
-// Writes returns the actions that are not reads (get, list, watch).
+// Writes returns the actions that are not reads (get, list, watch) nor dry
+// runs.
 func Writes(actions []clienttesting.Action) []clienttesting.Action {
 	var out []clienttesting.Action
 	for _, a := range actions {
 		switch a.GetVerb() {
 		case "get", "list", "watch":
+			continue
+		}
+		if IsDryRun(a) {
 			continue
 		}
 		out = append(out, a)

@@ -72,6 +72,7 @@ func NewEnv(tb testing.TB, opts base.Options, kubeObjs []runtime.Object, servers
 	}
 	kube := kubefake.NewClientset(kubeObjs...)
 	kube.PrependReactor("patch", "*", ApplyPreconditions(kube.Tracker()))
+	kube.PrependReactor("patch", "*", DryRunPatches(kube.Tracker()))
 	ogx := ogxfake.NewSimpleClientset(ogxObjs...)
 	if opts.OperatorNamespace == "" {
 		opts.OperatorNamespace = Operator

@@ -47,6 +47,27 @@ func ApplyPreconditions(tracker clienttesting.ObjectTracker) clienttesting.React
 	}
 }
 
+// DryRunPatches makes a fake clientset answer a dry-run patch as the API
+// server does, with the stored object unchanged (the fake trackers apply
+// it). Register it first, so that a reactor a test adds later for dry runs
+// (a refusal) runs before it.
+func DryRunPatches(tracker clienttesting.ObjectTracker) clienttesting.ReactionFunc {
+	return func(action clienttesting.Action) (bool, runtime.Object, error) {
+		p, ok := action.(clienttesting.PatchActionImpl)
+		if !ok || len(p.PatchOptions.DryRun) == 0 {
+			return false, nil, nil
+		}
+		obj, err := tracker.Get(p.GetResource(), p.GetNamespace(), p.GetName())
+		return true, obj, err
+	}
+}
+
+// IsDryRun reports whether a is a dry-run patch, which changes nothing.
+func IsDryRun(a clienttesting.Action) bool {
+	p, ok := a.(clienttesting.PatchActionImpl)
+	return ok && len(p.PatchOptions.DryRun) > 0
+}
+
 type errorString string
 
 func (e errorString) Error() string { return string(e) }

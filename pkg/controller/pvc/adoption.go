@@ -11,12 +11,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // storageAdoption runs the storage adoption of the pvc controller
@@ -44,6 +46,11 @@ func storageAdoption(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer,
 	if err := base.LegacyOwnerCheck("PersistentVolumeClaim", pvc, legacy, s); err != nil {
 		return nil, err
 	}
+	// The API server may refuse the PVC's patch (adoptPVC): learn it
+	// before the legacy workload is stopped, not after.
+	if err := adoptPVC(ctx, d, s, pvc, legacy, true); err != nil {
+		return nil, err
+	}
 	// Scale the legacy workload down and wait for its pods to be gone: our
 	// pods never mount a volume legacy pods still use.
 	if err := scaleDownLegacy(ctx, d, s, legacy); err != nil {
@@ -52,6 +59,22 @@ func storageAdoption(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer,
 	if waiting, err := legacyPodsRunning(ctx, d, s, legacy); waiting != nil || err != nil {
 		return waiting, err
 	}
+	if err := adoptPVC(ctx, d, s, pvc, legacy, false); err != nil {
+		return nil, err
+	}
+	d.Events.Normal(s, ogxv1beta1.ReasonStorageAdopted, fmt.Sprintf("PVC %s adopted", pvcName))
+	return storageAdopted(pvcName), nil
+}
+
+// adoptPVC sends the adopting merge patch of the legacy PVC (step 6 of
+// docs/controllers.md, Storage adoption), or with dryRun only has the API
+// server check it. Dropping the legacy controller owner changes the PVC's
+// ownerReferences, which an API server enforcing owner-reference
+// permissions (OpenShift's default) allows only to whoever may delete the
+// PVC. The default RBAC holds no delete on PVCs, so that PVCs are never
+// deleted is an RBAC fact; such a refusal becomes a user error that names
+// the opt-in grant (docs/security.md, RBAC by install mode).
+func adoptPVC(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer, pvc *corev1.PersistentVolumeClaim, legacy string, dryRun bool) error {
 	patch, err := base.MergePatch(pvc.ResourceVersion, map[string]any{"metadata": map[string]any{
 		"ownerReferences": base.WithoutControllerRefs(pvc.OwnerReferences),
 		"labels": map[string]string{render.LabelAdoptedFrom: legacy, render.LabelInstance: s.Name,
@@ -59,14 +82,30 @@ func storageAdoption(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer,
 		"annotations": map[string]string{render.AnnotationAdoptedAt: base.AdoptedAt(time.Now())},
 	}})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := pvcs.Patch(ctx, pvcName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: render.FieldManager}); err != nil {
-		return nil, apply.ClassifyWriteError("PersistentVolumeClaim", pvcName, err)
+	opts := metav1.PatchOptions{FieldManager: render.FieldManager}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	d.Events.Normal(s, ogxv1beta1.ReasonStorageAdopted, fmt.Sprintf("PVC %s adopted", pvcName))
-	return storageAdopted(pvcName), nil
+	_, err = d.Kube.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, pvc.Name, types.MergePatchType, patch, opts)
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsForbidden(err):
+		klog.FromContext(ctx).V(2).Info("PVC adoption refused", "pvc", pvc.Name, "err", err)
+		return resolve.NewUserError(ogxv1beta1.ReasonApplyFailed,
+			"the API server lets only whoever may delete PVC %s change its owner references, and ogx-controller may not delete PVCs: "+
+				"bind the ClusterRole %s to its ServiceAccount in namespace %s for the adoption, or remove the PVC's controller owner reference yourself (docs/migration.md)",
+			pvc.Name, StorageAdoptionClusterRole, s.Namespace)
+	}
+	return apply.ClassifyWriteError("PersistentVolumeClaim", pvc.Name, err)
 }
+
+// StorageAdoptionClusterRole is the shipped, unbound ClusterRole that lets
+// the operator change a PVC's owner references where the API server
+// enforces owner-reference permissions (config/rbac/storage_adoption_role.yaml).
+const StorageAdoptionClusterRole = "ogx-controller-storage-adoption"
 
 // scaleDownLegacy scales the legacy Deployment to zero replicas, if it
 // exists, proves it is the legacy install's (base.LegacyOwnerCheck) and is

@@ -3,6 +3,7 @@ package pvc
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,8 +11,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -59,6 +62,9 @@ func TestStorageAdoption(t *testing.T) {
 		writes  []string
 		bodies  map[string]map[string]any
 		events  []string
+		// refused: the API server refuses changes of the PVC's owner
+		// references (owner-reference permissions without delete on PVCs).
+		refused bool
 	}{
 		{
 			name:   "the PVC does not exist",
@@ -94,6 +100,18 @@ func TestStorageAdoption(t *testing.T) {
 			events: []string{"Normal StorageAdopted: PVC legacy-pvc adopted"},
 		},
 		{
+			name:    "owner references may not change: refused before the legacy workload is stopped",
+			objs:    []runtime.Object{pvc(nil, lsdRef), legacyDeployment(1), legacyPod},
+			user:    ogxv1beta1.ReasonApplyFailed,
+			refused: true,
+		},
+		{
+			name:    "owner references may not change, legacy already stopped: refused",
+			objs:    []runtime.Object{pvc(nil, lsdRef), legacyDeployment(0)},
+			user:    ogxv1beta1.ReasonApplyFailed,
+			refused: true,
+		},
+		{
 			name: "a PVC that does not prove it is the install's is refused",
 			objs: []runtime.Object{pvc(nil, keptRef), legacyDeployment(1), legacyPod},
 			user: ogxv1beta1.ReasonChildConflict,
@@ -115,6 +133,13 @@ func TestStorageAdoption(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			kube := kubefake.NewClientset(c.objs...)
+			kube.PrependReactor("patch", "*", controllertest.DryRunPatches(kube.Tracker()))
+			if c.refused {
+				kube.PrependReactor("patch", "persistentvolumeclaims", func(clienttesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewForbidden(corev1.Resource("persistentvolumeclaims"), "legacy-pvc",
+						errors.New("cannot set an ownerRef on a resource you can't delete"))
+				})
+			}
 			events := controllertest.ActiveSink()
 			d := &base.Deps{Kube: kube, Events: events, Caches: controllertest.AdoptedCaches(t)}
 			s := controllertest.Annotated(ogxv1beta1.AnnotationAdoptStorage, "legacy")
@@ -129,6 +154,9 @@ func TestStorageAdoption(t *testing.T) {
 			case c.user != "":
 				if !errors.As(err, &ue) || ue.Reason != c.user {
 					t.Errorf("want a %s user error, got %v", c.user, err)
+				}
+				if c.refused && (ue == nil || !strings.Contains(ue.Error(), StorageAdoptionClusterRole)) {
+					t.Errorf("a refusal names the grant that lifts it: %v", err)
 				}
 			case err != nil:
 				t.Errorf("unexpected error %v", err)
