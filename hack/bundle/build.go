@@ -30,6 +30,8 @@ const (
 	webhookService    = "ogx-k8s-operator-webhook-service"
 	webhookConfigName = "ogx-controller-validating-webhook-configuration"
 	metricsReader     = "ogx-controller-metrics-reader"
+	anyUIDRole        = "ogx-controller-any-uid"
+	storageAdoption   = "ogx-controller-storage-adoption"
 	ogxCRD            = "ogxservers.ogx.io"
 	legacyCRD         = "llamastackdistributions.llamastack.io"
 	legacyCRDFile     = "llamastack.io_llamastackdistributions.yaml"
@@ -88,14 +90,17 @@ func build(o options) (map[string][]byte, error) {
 		}
 	}
 	// Objects OLM creates in the operator's namespace next to the CSV: the
-	// metrics Service, the operator's PDB, and the ClusterRole a scraper is
-	// bound to. Their namespace is the OperatorGroup's, so it is dropped.
+	// metrics Service, the operator's PDB, the ClusterRole a scraper is
+	// bound to, and the opt-in ClusterRoles an administrator binds to the
+	// operator (config/rbac: any UID, storage adoption). Their namespace is the OperatorGroup's, so it is dropped.
 	// The release's NetworkPolicy is left out: OLM v1 refuses a bundle that
 	// carries one, and only recent OLM v0 releases accept it (docs/security.md).
 	for _, x := range []struct{ kind, name, file string }{
 		{"Service", metricsService, metricsService + "_v1_service.yaml"},
 		{"PodDisruptionBudget", deploymentName, deploymentName + "_policy_v1_poddisruptionbudget.yaml"},
 		{"ClusterRole", metricsReader, metricsReader + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
+		{"ClusterRole", anyUIDRole, anyUIDRole + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
+		{"ClusterRole", storageAdoption, storageAdoption + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
 	} {
 		obj, err := rel.object(x.kind, x.name)
 		if err != nil {

@@ -193,6 +193,59 @@ func TestValues(t *testing.T) {
 			}
 		},
 	}, {
+		name: "by default the opt-in ClusterRoles are installed and bound nowhere",
+		vals: nil,
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			for _, role := range []string{"ogx-controller-any-uid", "ogx-controller-storage-adoption"} {
+				if find(objs, "ClusterRole", role) == nil {
+					t.Errorf("no ClusterRole %s", role)
+				}
+				for _, u := range objs {
+					if (u.GetKind() == "RoleBinding" || u.GetKind() == "ClusterRoleBinding") && u.GetName() == role {
+						t.Errorf("%s binds the opt-in %s by default", Key(u), role)
+					}
+				}
+			}
+			if slices.Contains(args(t, objs), "--server-any-uid") {
+				t.Error("--server-any-uid by default")
+			}
+		},
+	}, {
+		name: "serverAnyUID passes the flag and binds its ClusterRole cluster-wide",
+		vals: map[string]any{"serverAnyUID": true},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			if !slices.Contains(args(t, objs), "--server-any-uid") {
+				t.Errorf("args %v lack --server-any-uid", args(t, objs))
+			}
+			want := map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "ogx-controller-any-uid"}
+			if d := cmp.Diff(want, field(t, objs, "ClusterRoleBinding", "ogx-controller-any-uid", "roleRef")); d != "" {
+				t.Errorf("roleRef (-want +got):\n%s", d)
+			}
+		},
+	}, {
+		name: "serverAnyUID with watch namespaces binds it in each; storage adoption only where listed",
+		vals: map[string]any{"serverAnyUID": true, "watchNamespaces": []any{"team-a", "team-b"},
+			"storageAdoption": map[string]any{"namespaces": []any{"team-b"}}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			bound := map[string][]string{}
+			for _, u := range objs {
+				if u.GetKind() == "RoleBinding" && strings.HasPrefix(u.GetName(), "ogx-controller-") {
+					ref, _, _ := unstructured.NestedString(u.Object, "roleRef", "name")
+					bound[ref] = append(bound[ref], u.GetNamespace())
+				}
+			}
+			want := []string{"team-a", "team-b"}
+			if d := cmp.Diff(want, bound["ogx-controller-any-uid"]); d != "" {
+				t.Errorf("any-uid RoleBindings (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff([]string{"team-b"}, bound["ogx-controller-storage-adoption"]); d != "" {
+				t.Errorf("storage-adoption RoleBindings (-want +got):\n%s", d)
+			}
+			if find(objs, "ClusterRoleBinding", "ogx-controller-any-uid") != nil {
+				t.Error("any-uid bound cluster-wide with watch namespaces")
+			}
+		},
+	}, {
 		name: "watch namespaces scope the namespaced rules to them",
 		vals: map[string]any{"watchNamespaces": []any{"team-a", "team-b"}},
 		check: func(t *testing.T, objs []*unstructured.Unstructured) {

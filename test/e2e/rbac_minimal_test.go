@@ -32,7 +32,7 @@ func heldUnused() map[string]string {
 		monitoring = "the scenario has no Prometheus Operator API; TestMonitoring exercises these writes"
 	)
 	held := map[string]string{
-		"delete /persistentvolumeclaims":                                     ownerRefs,
+		"delete /persistentvolumeclaims":                                     "the opt-in storage-adoption ClusterRole: storage adoption drops a PVC's legacy owner, " + ownerRefs,
 		"delete /serviceaccounts":                                            ownerRefs,
 		"delete /services":                                                   ownerRefs,
 		"delete apps/deployments":                                            ownerRefs,

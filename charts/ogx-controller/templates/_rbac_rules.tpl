@@ -16,14 +16,19 @@ config/rbac/role.yaml: namespaced resources, then cluster-scoped ones.
     resources: ["ogxservers/finalizers"]
     verbs: ["update"]
   # delete: the code deletes only superseded generated ConfigMaps and
-  # optional children switched off. On Services, ServiceAccounts, PVCs,
-  # Deployments and RoleBindings it is held because an API server enforcing
-  # owner-reference permissions (OpenShift's default) refuses a change of
-  # ownerReferences to whoever may not delete the object: adoption and the
-  # takeover of orphaned children change them (docs/security.md).
+  # optional children switched off. On Services, ServiceAccounts and
+  # Deployments it is held because an API server enforcing owner-reference
+  # permissions (OpenShift's default) refuses a change of ownerReferences to
+  # whoever may not delete the object: networking adoption and the takeover
+  # of orphaned children change them (docs/security.md). PVCs get no delete:
+  # storage adoption on such a server needs the opt-in
+  # ogx-controller-storage-adoption ClusterRole.
   - apiGroups: [""]
-    resources: ["configmaps", "services", "serviceaccounts", "persistentvolumeclaims"]
+    resources: ["configmaps", "services", "serviceaccounts"]
     verbs: ["get", "list", "watch", "create", "patch", "delete"]
+  - apiGroups: [""]
+    resources: ["persistentvolumeclaims"]
+    verbs: ["get", "list", "watch", "create", "patch"]
   - apiGroups: [""]
     resources: ["secrets"]
     verbs: ["get", "list", "watch"]
@@ -48,15 +53,6 @@ config/rbac/role.yaml: namespaced resources, then cluster-scoped ones.
   - apiGroups: ["networking.k8s.io"]
     resources: ["networkpolicies", "ingresses"]
     verbs: ["get", "list", "watch", "create", "patch", "delete"]
-  - apiGroups: ["rbac.authorization.k8s.io"]
-    resources: ["rolebindings"]
-    verbs: ["get", "list", "watch", "create", "patch", "delete"]
-  # Lets the controller bind N-sa to the anyuid SCC role on OpenShift
-  # without holding the SCC itself.
-  - apiGroups: ["rbac.authorization.k8s.io"]
-    resources: ["clusterroles"]
-    resourceNames: ["system:openshift:scc:anyuid"]
-    verbs: ["bind"]
   - apiGroups: ["monitoring.coreos.com"]
     resources: ["servicemonitors", "prometheusrules"]
     verbs: ["get", "list", "watch", "create", "patch", "delete"]
