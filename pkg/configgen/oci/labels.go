@@ -44,8 +44,18 @@ func baseFromConfigBlob(blob []byte, image string) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("label %s%s is not valid base64: %w", LabelConfigPrefix, name, err)
 	}
+	if len(data) > MaxBaseConfig {
+		return nil, "", fmt.Errorf("label %s%s of image %s holds a config of %d bytes, over the %d a generated config may start from (it must fit a ConfigMap)",
+			LabelConfigPrefix, name, image, len(data), MaxBaseConfig)
+	}
 	return data, name, nil
 }
+
+// MaxBaseConfig bounds a base config read from labels: the generated
+// config is stored in a ConfigMap, which holds at most 1 MiB, so a larger
+// base could never be used. It also bounds what one cached resolution
+// holds (cache.go).
+const MaxBaseConfig = 1 << 20
 
 // decodeBase64 decodes the standard alphabet with optional padding after
 // stripping ASCII whitespace.

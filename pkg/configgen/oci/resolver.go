@@ -68,7 +68,7 @@ func NewResolver(opts Options) (*Resolver, error) {
 	}
 	r := &Resolver{
 		platform: p, platformText: p.String(), timeout: opts.Timeout, now: opts.Now,
-		insecure: map[string]bool{}, cache: newLRU(cacheSize),
+		insecure: map[string]bool{}, cache: newLRU(cacheSize, cacheBytes),
 		tokens: map[tokenKey]cachedToken{}, challenges: map[string]tokenKey{}, plainHosts: map[string]bool{},
 	}
 	if r.timeout <= 0 {

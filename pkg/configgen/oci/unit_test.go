@@ -1,6 +1,8 @@
 package oci
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -63,7 +65,7 @@ func TestParseChallenges(t *testing.T) {
 }
 
 func TestLRU(t *testing.T) {
-	c := newLRU(3)
+	c := newLRU(3, 1<<20)
 	for i := range 4 {
 		c.add(fmt.Sprint(i), entry{fileName: fmt.Sprint(i)})
 		if i == 2 {
@@ -80,6 +82,32 @@ func TestLRU(t *testing.T) {
 	}
 	if c.len() != 3 {
 		t.Fatal(c.len())
+	}
+}
+
+// TestLRUBytes: the byte bound evicts the least recently used entries, a
+// replaced entry's bytes are given back, and an entry over the bound alone
+// is not kept.
+func TestLRUBytes(t *testing.T) {
+	c := newLRU(10, 100)
+	big := func(n int) entry { return entry{config: make([]byte, n)} }
+	c.add("a", big(40))
+	c.add("b", big(40))
+	c.add("a", big(30)) // replaced: 70 bytes in use
+	c.add("c", big(30)) // 100: fits
+	if c.len() != 3 || c.used != 100 {
+		t.Fatalf("len %d, used %d; want 3, 100", c.len(), c.used)
+	}
+	c.add("d", big(20)) // b, the least recently used, goes
+	if _, ok := c.get("b"); ok {
+		t.Fatal("least recently used entry kept over the byte bound")
+	}
+	if c.used != 80 {
+		t.Fatalf("used %d, want 80", c.used)
+	}
+	c.add("e", big(101))
+	if _, ok := c.get("e"); ok || c.used != 80 {
+		t.Fatalf("an entry over the whole bound was kept (used %d)", c.used)
 	}
 }
 
@@ -107,5 +135,26 @@ func TestManifestConfigDigestMustBeSHA256(t *testing.T) {
 		if _, err := parseManifest(mtOCIManifest, []byte(`{"config":{"digest":"`+d+`"}}`)); err == nil {
 			t.Errorf("config digest %q accepted", d)
 		}
+	}
+}
+
+// TestBaseFromConfigBlobBound: a base config over MaxBaseConfig is refused
+// with an error naming the label and the bound; one at the bound is read.
+func TestBaseFromConfigBlobBound(t *testing.T) {
+	blob := func(n int) []byte {
+		enc := base64.StdEncoding.EncodeToString(make([]byte, n))
+		b, err := json.Marshal(map[string]any{"config": map[string]any{"Labels": map[string]string{
+			LabelDefaultConfig: "starter", LabelConfigPrefix + "starter": enc}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if data, _, err := baseFromConfigBlob(blob(MaxBaseConfig), "img"); err != nil || len(data) != MaxBaseConfig {
+		t.Fatalf("a base at the bound: %d bytes, %v", len(data), err)
+	}
+	_, _, err := baseFromConfigBlob(blob(MaxBaseConfig+1), "img")
+	if err == nil || !strings.Contains(err.Error(), LabelConfigPrefix+"starter") || !strings.Contains(err.Error(), fmt.Sprint(MaxBaseConfig)) {
+		t.Fatalf("a base over the bound: %v", err)
 	}
 }
