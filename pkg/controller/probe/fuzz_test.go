@@ -8,7 +8,7 @@ import (
 
 // FuzzParseProviders: whatever a server answers on /v1/providers, status
 // gets only complete items, each config valid JSON, sorted by api and
-// provider_id, and never a panic.
+// provider_id, within maxProvidersBytes, and never a panic.
 func FuzzParseProviders(f *testing.F) {
 	f.Add(`{"data":[{"api":"inference","provider_id":"vllm","provider_type":"remote::vllm","config":{"url":"x"},"health":{"status":"OK"}}]}`)
 	f.Add(`{"data":[{"api":"b","provider_id":"2","provider_type":"t","config":null},{"api":"a","provider_id":"1","provider_type":"t"},{"api":""}]}`)
@@ -16,6 +16,13 @@ func FuzzParseProviders(f *testing.F) {
 	f.Add(`[1,2]`)
 	f.Fuzz(func(t *testing.T, body string) {
 		out := parseProviders([]byte(body))
+		size := 0
+		for _, p := range out {
+			size += len(p.API) + len(p.ProviderID) + len(p.ProviderType) + len(p.Config.Raw) + len(p.Health.Status) + len(p.Health.Message)
+		}
+		if size > maxProvidersBytes {
+			t.Fatalf("%d bytes of providers kept, over %d", size, maxProvidersBytes)
+		}
 		for _, p := range out {
 			if p.API == "" || p.ProviderID == "" || p.ProviderType == "" {
 				t.Fatalf("incomplete item %+v", p)

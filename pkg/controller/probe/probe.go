@@ -4,7 +4,6 @@
 package probe
 
 import (
-	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,11 +12,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -145,47 +142,6 @@ func (p *httpProber) Probe(ctx context.Context, t Target) Result {
 		r.Providers = parseProviders(body)
 	}
 	return r
-}
-
-// parseProviders turns the data of /v1/providers into status items: items
-// without api, provider_id or provider_type are dropped, a missing config is
-// {}, a missing health is "Not Implemented", sorted by api and provider_id.
-func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
-	var resp struct {
-		Data []struct {
-			API          string          `json:"api"`
-			ProviderID   string          `json:"provider_id"`
-			ProviderType string          `json:"provider_type"`
-			Config       json.RawMessage `json:"config"`
-			Health       *struct {
-				Status  string `json:"status"`
-				Message string `json:"message"`
-			} `json:"health"`
-		} `json:"data"`
-	}
-	if json.Unmarshal(body, &resp) != nil {
-		return nil
-	}
-	out := []ogxv1beta1.ProviderInfo{}
-	for _, d := range resp.Data {
-		if d.API == "" || d.ProviderID == "" || d.ProviderType == "" {
-			continue
-		}
-		cfg := d.Config
-		if len(cfg) == 0 || string(cfg) == "null" {
-			cfg = json.RawMessage("{}")
-		}
-		h := ogxv1beta1.ProviderHealthStatus{Status: "Not Implemented", Message: "health not reported"}
-		if d.Health != nil {
-			h = ogxv1beta1.ProviderHealthStatus{Status: d.Health.Status, Message: d.Health.Message}
-		}
-		out = append(out, ogxv1beta1.ProviderInfo{API: d.API, ProviderID: d.ProviderID, ProviderType: d.ProviderType,
-			Config: apiextensionsv1.JSON{Raw: cfg}, Health: h})
-	}
-	slices.SortStableFunc(out, func(a, b ogxv1beta1.ProviderInfo) int {
-		return cmp.Or(cmp.Compare(a.API, b.API), cmp.Compare(a.ProviderID, b.ProviderID))
-	})
-	return out
 }
 
 // State remembers the last probe of each OGXServer, so probes happen at
