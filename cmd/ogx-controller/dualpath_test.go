@@ -80,7 +80,12 @@ type dualCase struct {
 	overrides         map[string]string
 	monitoring        bool
 	openShift         bool
+	anyUID            bool
 }
+
+// dualHashKey is the hash key of both paths: the controller's hash-key
+// Secret holds it, render reads it from --hash-key-file.
+const dualHashKey = "dualpath-hash-key"
 
 func TestDualPath(t *testing.T) {
 	n := 0
@@ -205,7 +210,7 @@ func renderCase(t *testing.T, dir string) *dualCase {
 		t.Fatalf("reading the case: %v", err)
 	}
 	c := &dualCase{server: r.server, operatorNamespace: r.opts.operatorNamespace, overrides: r.overrides,
-		monitoring: r.opts.assumeMonitoring, openShift: r.opts.assumeOpenShift}
+		monitoring: r.opts.assumeMonitoring, openShift: r.opts.assumeOpenShift, anyUID: r.opts.serverAnyUID}
 	for _, cm := range r.src.configMaps {
 		c.configMaps = append(c.configMaps, cm)
 	}
@@ -353,6 +358,14 @@ func (c *dualCase) runCLI(t *testing.T) cliResult {
 	if c.openShift {
 		args = append(args, "--assume-openshift")
 	}
+	if c.anyUID {
+		args = append(args, "--server-any-uid")
+	}
+	keyFile := filepath.Join(t.TempDir(), "hash.key")
+	if err := os.WriteFile(keyFile, []byte(dualHashKey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args = append(args, "--hash-key-file", keyFile)
 	var out, errb bytes.Buffer
 	res := cliResult{code: runRender(args, nil, &out, &errb), stderr: errb.String()}
 	for _, l := range strings.Split(res.stderr, "\n") {
@@ -414,6 +427,8 @@ func (c *dualCase) runController(t *testing.T) *dualController {
 		objs = append(objs, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: render.OperatorConfigMapName, Namespace: c.operatorNamespace},
 			Data: map[string]string{render.ImageOverridesKey: string(data)}})
 	}
+	objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: render.HashKeySecretName, Namespace: c.operatorNamespace},
+		Data: map[string][]byte{render.HashKeyDataKey: []byte(dualHashKey)}})
 	kube := kubefake.NewClientset(objs...)
 	var served []*metav1.APIResourceList
 	if c.monitoring {
@@ -427,7 +442,7 @@ func (c *dualCase) runController(t *testing.T) *dualController {
 	kube.Discovery().(*fakediscovery.FakeDiscovery).Resources = served
 	ogx := ogxfake.NewSimpleClientset(s)
 	m, err := controller.NewManager(kube, ogx, base.Options{
-		OperatorNamespace: c.operatorNamespace, OperatorVersion: "v0.0.0-test", Identity: "dualpath",
+		OperatorNamespace: c.operatorNamespace, OperatorVersion: "v0.0.0-test", Identity: "dualpath", ServerAnyUID: c.anyUID,
 		Distributions:    resolve.NewDistributionTable(func(string) string { return "" }),
 		CacheSyncTimeout: dualTimeout,
 	})

@@ -124,6 +124,7 @@ type renderRun struct {
 	opts   renderOptions
 
 	baseBytes []byte // --base content, nil when not given
+	hashKey   []byte // --hash-key-file content, nil when not given
 	overrides map[string]string
 	oci       *oci.Resolver
 

@@ -28,6 +28,7 @@ type renderOptions struct {
 	assumeMonitoring  bool
 	assumeOpenShift   bool
 	serverAnyUID      bool
+	hashKeyFile       string
 	validate          bool
 	output            string
 }
@@ -50,6 +51,8 @@ func (r *renderRun) parseFlags(args []string) error {
 	fs.Var(&o.imageOverrides, "image-override", "NAME=IMAGE: image of distribution NAME, as the image-overrides of the operator ConfigMap; repeatable")
 	fs.BoolVar(&o.assumeMonitoring, "assume-monitoring-crds", false, "assume the cluster serves monitoring.coreos.com (ServiceMonitor, PrometheusRule)")
 	fs.BoolVar(&o.assumeOpenShift, "assume-openshift", false, "assume the cluster serves security.openshift.io (with --server-any-uid, adds the RoleBinding)")
+	fs.StringVar(&o.hashKeyFile, "hash-key-file", "",
+		"file holding the cluster's hash key (the data key \"key\" of Secret ogx-controller-hash-key in the operator's namespace), so secret.hash/referenced is the operator's")
 	fs.BoolVar(&o.serverAnyUID, "server-any-uid", false, "render as an operator run with --server-any-uid: no runAsNonRoot on the pods, and the anyuid RoleBinding with --assume-openshift")
 	fs.BoolVar(&o.validate, "validate", false, "check the OGXServer first as the API server would (the CRD's schema, defaults and CEL rules), then with the admission validator; exit 3 when either rejects it")
 	fs.StringVar(&o.output, "o", "yaml", "output format of --only=all: yaml or json")

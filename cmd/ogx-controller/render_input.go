@@ -31,6 +31,13 @@ func (r *renderRun) readInputs() error {
 	if err := r.readBase(); err != nil {
 		return err
 	}
+	if r.opts.hashKeyFile != "" {
+		key, err := os.ReadFile(r.opts.hashKeyFile)
+		if err != nil {
+			return usageErr("--hash-key-file: %v", err)
+		}
+		r.hashKey = key
+	}
 	docs, err := readRenderDocuments(r.opts.files, r.stdin)
 	if err != nil {
 		return usageErr("%v", err)
@@ -145,7 +152,7 @@ func (r *renderRun) place(in renderInputs) error {
 	r.server = s
 	r.src = &fileSource{namespace: s.Namespace, configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]*corev1.Secret{},
 		overrides: r.overrides, monitoring: r.opts.assumeMonitoring, openShift: r.opts.assumeOpenShift,
-		base: r.baseBytes, oci: r.oci, warn: r.warn}
+		base: r.baseBytes, hashKey: r.hashKey, oci: r.oci, warn: r.warn}
 	if err := placeEach(r, in.configMaps, r.src.configMaps, "ConfigMap"); err != nil {
 		return err
 	}

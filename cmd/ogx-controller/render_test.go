@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -229,7 +230,8 @@ func TestRenderAnnotations(t *testing.T) {
 	if want := resolve.PairHash([]byte("client certificate bytes"), []byte("client key bytes")); ann[render.AnnotationIdentityHash] != want {
 		t.Errorf("secret.hash/identity = %s, want %s", ann[render.AnnotationIdentityHash], want)
 	}
-	if want := resolve.SecretHash([]resolve.SecretHashEntry{{Env: "OGX_REMOTE_VLLM_API_TOKEN", Secret: "vllm-token", Key: "token", Value: []byte("t0ken")}}); ann[render.AnnotationSecretHash] != want {
+	// The case passes --hash-key-file hash.key.
+	if want := resolve.SecretHash([]byte("render-test-key"), []resolve.SecretHashEntry{{Env: "OGX_REMOTE_VLLM_API_TOKEN", Secret: "vllm-token", Key: "token", Value: []byte("t0ken")}}); ann[render.AnnotationSecretHash] != want {
 		t.Errorf("secret.hash/referenced = %s, want %s", ann[render.AnnotationSecretHash], want)
 	}
 
@@ -401,7 +403,8 @@ func TestRenderConsistency(t *testing.T) {
 					Image:         image(t, s),
 					RuntimeConfig: generated(s, g),
 					SecretEnv:     g.SecretEnv,
-					SecretHash: resolve.SecretHash([]resolve.SecretHashEntry{
+					// The case passes --hash-key-file hash.key.
+					SecretHash: resolve.SecretHash([]byte("render-test-key"), []resolve.SecretHashEntry{
 						{Env: "OGX_REMOTE_OPENAI_API_KEY", Secret: "llm-credentials", Key: "openai", Value: []byte("sk-openai-1")},
 						{Env: "OGX_REMOTE_VLLM_API_TOKEN", Secret: "llm-credentials", Key: "vllm", Value: []byte("vllm-token-1")},
 					}),
@@ -429,7 +432,7 @@ func TestRenderConsistency(t *testing.T) {
 					RuntimeConfig: generated(s, g),
 					CABundleHash:  contenthash.H16([]byte(bundle)),
 					SecretEnv:     g.SecretEnv,
-					SecretHash: resolve.SecretHash([]resolve.SecretHashEntry{
+					SecretHash: resolve.SecretHash([]byte("render-test-key"), []resolve.SecretHashEntry{
 						{Env: "OGX_REMOTE_VLLM_API_TOKEN", Secret: "vllm-token", Key: "token", Value: []byte("t0ken")},
 					}),
 					ServerTLSHash:     resolve.PairHash([]byte("server certificate bytes"), []byte("server key bytes")),
@@ -801,5 +804,28 @@ spec:
 	}
 	if code != exitValidation || out.Len() != 0 {
 		t.Errorf("exit %d with %d bytes of output; want %d and none", code, out.Len(), exitValidation)
+	}
+}
+
+// TestRenderWithoutHashKey: without --hash-key-file the secret.hash/referenced
+// value is keyed with nothing, differs from the keyed one, and a warning
+// says so.
+func TestRenderWithoutHashKey(t *testing.T) {
+	dir := filepath.Join(renderTestdata, "tls-all-present")
+	args, stdin := readCase(t, dir)
+	keyed := runRenderIn(t, dir, args, stdin)
+	i := slices.Index(args, "--hash-key-file")
+	if i < 0 {
+		t.Fatal("the case has no --hash-key-file")
+	}
+	got := runRenderIn(t, dir, slices.Delete(slices.Clone(args), i, i+2), stdin)
+	if got.code != exitOK || !strings.Contains(string(got.stderr), "secret.hash/referenced is keyed with an empty key: pass --hash-key-file") {
+		t.Errorf("exit %d, stderr %q: want 0 and the empty-key warning", got.code, got.stderr)
+	}
+	if strings.Contains(string(keyed.stderr), "empty key") {
+		t.Errorf("warning with --hash-key-file: %q", keyed.stderr)
+	}
+	if string(got.stdout) == string(keyed.stdout) {
+		t.Error("the output does not depend on the hash key")
 	}
 }

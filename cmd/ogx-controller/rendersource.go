@@ -8,6 +8,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
@@ -25,6 +26,7 @@ type fileSource struct {
 	overrides             map[string]string
 	monitoring, openShift bool
 	base                  []byte // --base, nil when not given
+	hashKey               []byte // --hash-key-file, nil when not given
 	oci                   *oci.Resolver
 	warn                  func(format string, args ...any)
 }
@@ -83,6 +85,15 @@ func (f *fileSource) PVC(context.Context, string, string) (*corev1.PersistentVol
 func (f *fileSource) ImageOverrides() map[string]string { return f.overrides }
 
 func (f *fileSource) OptionalAPIs() (monitoring, openShift bool) { return f.monitoring, f.openShift }
+
+// HashKey is --hash-key-file's content. Without it the HMAC is keyed with
+// nothing, and the annotation differs from the operator's, which is said.
+func (f *fileSource) HashKey() ([]byte, error) {
+	if f.hashKey == nil {
+		f.warn("%s is keyed with an empty key: pass --hash-key-file for the value the operator writes", render.AnnotationSecretHash)
+	}
+	return f.hashKey, nil
+}
 
 func (f *fileSource) GivenBase() ([]byte, bool) { return f.base, f.base != nil }
 

@@ -40,6 +40,9 @@ type Manager struct {
 	// handlersSynced report when each event handler has been handed every
 	// object of its informer's initial list.
 	handlersSynced []cache.InformerSynced
+	// hashKeyDeleted tells keepHashKey that the hash-key Secret was
+	// deleted (one pending signal is enough).
+	hashKeyDeleted chan struct{}
 }
 
 // NewManager builds the caches and controllers; nothing runs until Start and
@@ -53,7 +56,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts base.Op
 // controller, which reads their outcomes. A new child controller is one
 // more entry here (docs/architecture.md, Adding a child kind).
 func newManager(deps base.Deps) (*Manager, error) {
-	m := &Manager{Deps: deps}
+	m := &Manager{Deps: deps, hashKeyDeleted: make(chan struct{}, 1)}
 	d := &m.Deps
 	m.configMap = configmap.NewController(d)
 	m.pvc = pvc.NewController(d)
@@ -121,6 +124,9 @@ func (m *Manager) Run(ctx context.Context) {
 	}
 	go m.watchOptionalAPIs(ctx, m.Opts.DiscoveryInterval)
 	go m.ensureOperatorConfigMap(ctx)
+	// The first pass of a server with Secret-backed variables needs the key.
+	m.ensureHashKey(ctx)
+	go m.keepHashKey(ctx)
 	go wait.UntilWithContext(ctx, m.sweep, sweepInterval)
 	// A new leader processes every key once.
 	for _, s := range m.Caches.Servers() {
@@ -185,6 +191,10 @@ func (m *Manager) registerHandlers() error {
 	operator := m.Caches.OperatorFactory.Core().V1().ConfigMaps().Informer()
 	for _, h := range m.operatorConfigEvents() {
 		add(operator, h)
+	}
+	hashKey := m.Caches.HashKeyFactory.Core().V1().Secrets().Informer()
+	for _, h := range m.hashKeyEvents() {
+		add(hashKey, h)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("registering event handlers: %v", errs)

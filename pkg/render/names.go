@@ -30,6 +30,17 @@ const (
 	TrustedCABundleConfigMap = "odh-trusted-ca-bundle"
 )
 
+// HashKeySecretName is the Secret, in the operator's namespace, whose
+// HashKeyDataKey keys the secret.hash/referenced HMAC (resolve.SecretHash).
+// The leader creates it with a random key when it is missing; deleting it
+// rotates the key, which changes every such annotation and so rolls each
+// server with Secret-backed variables once (docs/security.md, Secret
+// hashes).
+const (
+	HashKeySecretName = "ogx-controller-hash-key"
+	HashKeyDataKey    = "key"
+)
+
 // Child names: always the OGXServer name plus a fixed suffix.
 func DeploymentName(n string) string           { return n }
 func ServiceName(n string) string              { return n + "-service" }

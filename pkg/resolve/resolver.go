@@ -161,7 +161,14 @@ func (r *Resolver) secretEnv(ctx context.Context, s *ogxv1beta1.OGXServer) ([]og
 		r.warn("annotation %s omitted: %s not in the input", render.AnnotationSecretHash, joinMissing(missing))
 		return vars, "", nil
 	}
-	return vars, SecretHash(entries), nil
+	if len(entries) == 0 {
+		return vars, "", nil
+	}
+	key, err := r.Source.HashKey()
+	if err != nil {
+		return nil, "", err
+	}
+	return vars, SecretHash(key, entries), nil
 }
 
 // serverTLSHash hashes the serving certificate and key of spec.network.tls.

@@ -64,7 +64,12 @@ func (m *mapSource) PVC(context.Context, string, string) (*corev1.PersistentVolu
 }
 func (m *mapSource) ImageOverrides() map[string]string { return nil }
 func (m *mapSource) OptionalAPIs() (bool, bool)        { return false, false }
-func (m *mapSource) GivenBase() ([]byte, bool)         { return m.base, m.base != nil }
+func (m *mapSource) HashKey() ([]byte, error)          { return []byte(testHashKey), nil }
+
+// testHashKey keys secret.hash/referenced in these tests.
+const testHashKey = "test-hash-key"
+
+func (m *mapSource) GivenBase() ([]byte, bool) { return m.base, m.base != nil }
 func (m *mapSource) ImageBase(_ context.Context, _ *ogxv1beta1.OGXServer, image func() (string, error)) (Base, error) {
 	m.imageBases++
 	img, err := image()

@@ -1,10 +1,15 @@
 package resolve
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"sort"
 	"strings"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // SecretHashEntry is one Secret-backed environment variable as it enters the
@@ -19,11 +24,13 @@ type SecretHashEntry struct {
 }
 
 // SecretHash is the secret.hash/referenced value (docs/children.md, Rollout
-// annotations): h16 of the sorted, "|"-joined entries
-// "<ENV>=<secret>/<key>@<h16 of the value>". It is empty without entries,
-// which means the annotation is omitted. Only the value's hash enters the
-// string, so the annotation never reveals Secret content.
-func SecretHash(entries []SecretHashEntry) string {
+// annotations): the first 8 bytes, in hex, of HMAC-SHA256 under key of the
+// sorted, "|"-joined entries "<ENV>=<secret>/<key>@<h16 of the value>". It
+// is empty without entries, which means the annotation is omitted. The key
+// (the operator's Secret render.HashKeySecretName) keeps anyone who can
+// read Deployments from testing guesses of a weak Secret value against the
+// annotation: without it the value's hash could be brute-forced offline.
+func SecretHash(key []byte, entries []SecretHashEntry) string {
 	if len(entries) == 0 {
 		return ""
 	}
@@ -32,8 +39,14 @@ func SecretHash(entries []SecretHashEntry) string {
 		parts = append(parts, e.Env+"="+e.Secret+"/"+e.Key+"@"+contenthash.H16(e.Value))
 	}
 	sort.Strings(parts)
-	return contenthash.H16([]byte(strings.Join(parts, "|")))
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(strings.Join(parts, "|")))
+	return hex.EncodeToString(mac.Sum(nil)[:8])
 }
+
+// ErrHashKeyPending: the hash key is not at hand yet (the leader has not
+// created it, or the cache has not seen it); the pass is retried.
+var ErrHashKeyPending = errors.New("the hash key Secret " + render.HashKeySecretName + " is not in the cache yet")
 
 // PairHash is the secret.hash/tls and secret.hash/identity value: h16 of the
 // certificate bytes, one zero byte and the key bytes. The separator keeps

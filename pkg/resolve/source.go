@@ -43,6 +43,10 @@ type Source interface {
 	AdoptedPVCs(namespace, instance string) ([]string, error)
 	// PVC reads one claim (storage adoption's gate).
 	PVC(ctx context.Context, namespace, name string) (*corev1.PersistentVolumeClaim, error)
+	// HashKey is the key of the secret.hash/referenced HMAC (SecretHash):
+	// the controller's cached hash-key Secret (ErrHashKeyPending while it
+	// is missing), render's --hash-key-file.
+	HashKey() ([]byte, error)
 	// ImageOverrides are the valid entries of the operator ConfigMap's
 	// image-overrides (render: --image-override).
 	ImageOverrides() map[string]string

@@ -80,11 +80,14 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if _, err := kube.RbacV1().Roles(ns).Create(ctx, &le, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var certsRole rbacv1.Role
+	var certsRole, hashKeyRole rbacv1.Role
 	readManifest(t, "webhook_certs_role.yaml", &certsRole)
-	certsRole.Namespace = ns
-	if _, err := kube.RbacV1().Roles(ns).Create(ctx, &certsRole, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	readManifest(t, "hash_key_role.yaml", &hashKeyRole)
+	for _, r := range []*rbacv1.Role{&certsRole, &hashKeyRole} {
+		r.Namespace = ns
+		if _, err := kube.RbacV1().Roles(ns).Create(ctx, r, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The ServiceAccount lives in a namespace of a fixed name, so that the
 	// audit policy (main_test.go) can name its user.
@@ -106,7 +109,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, r := range []string{le.Name, certsRole.Name} {
+	for _, r := range []string{le.Name, certsRole.Name, hashKeyRole.Name} {
 		if _, err := kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: r, Namespace: ns}, Subjects: subject,
 			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: r},
@@ -223,7 +226,7 @@ func TestShippedRBACIsEnough(t *testing.T) {
 	if out := grepLines(proc.output(), "forbidden"); strings.Count(out, "\n") != strings.Count(out, "PVC adoption refused") {
 		t.Errorf("ogx-controller hit forbidden errors with the shipped RBAC:\n%s", out)
 	}
-	checkRulesUsed(t, rbacUser, role.Rules, anyUID.Rules, adoption.Rules, le.Rules, certsRole.Rules)
+	checkRulesUsed(t, rbacUser, role.Rules, anyUID.Rules, adoption.Rules, le.Rules, certsRole.Rules, hashKeyRole.Rules)
 }
 
 // adoptLegacyInstall adopts a legacy install's PVC, Service and Ingress and

@@ -3,6 +3,7 @@ package base
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -139,6 +140,20 @@ func (c *cacheSource) ImageOverrides() map[string]string {
 	}
 	o, _ := resolve.ImageOverrides(cm.Data[render.ImageOverridesKey])
 	return o
+}
+
+// HashKey reads the key of the cached hash-key Secret; the leader creates
+// it (Manager), and its events enqueue every server.
+func (c *cacheSource) HashKey() ([]byte, error) {
+	sec, err := c.caches.HashKeys.Secrets(c.operatorNamespace).Get(render.HashKeySecretName)
+	if err != nil {
+		return nil, resolve.ErrHashKeyPending
+	}
+	if len(sec.Data[render.HashKeyDataKey]) == 0 {
+		return nil, fmt.Errorf("Secret %s/%s has no data key %q: delete it and ogx-controller creates it anew",
+			c.operatorNamespace, render.HashKeySecretName, render.HashKeyDataKey)
+	}
+	return sec.Data[render.HashKeyDataKey], nil
 }
 
 func (c *cacheSource) OptionalAPIs() (monitoring, openShift bool) {

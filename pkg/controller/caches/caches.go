@@ -74,6 +74,10 @@ type Caches struct {
 
 	OperatorFactory   informers.SharedInformerFactory
 	OperatorConfigMap corelisters.ConfigMapLister
+	// HashKeyFactory watches the hash-key Secret only (its own factory: a
+	// factory's field selector applies to all of its kinds).
+	HashKeyFactory informers.SharedInformerFactory
+	HashKeys       corelisters.SecretLister
 }
 
 // NewCaches builds the informers (resync 0: drift is corrected by events,
@@ -96,6 +100,12 @@ func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", render.OperatorConfigMapName).String()
 		}))
 	c.OperatorConfigMap = c.OperatorFactory.Core().V1().ConfigMaps().Lister()
+	c.HashKeyFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(operatorNamespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", render.HashKeySecretName).String()
+		}))
+	c.HashKeys = c.HashKeyFactory.Core().V1().Secrets().Lister()
 	return c
 }
 
@@ -215,13 +225,15 @@ func (c *Caches) Start(ctx context.Context) {
 		s.PodFactory.Start(ctx.Done())
 	})
 	c.OperatorFactory.Start(ctx.Done())
+	c.HashKeyFactory.Start(ctx.Done())
 }
 
 // WaitForSync blocks until every informer has synced or the timeout passes.
 func (c *Caches) WaitForSync(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	synced := []cache.InformerSynced{c.OperatorFactory.Core().V1().ConfigMaps().Informer().HasSynced}
+	synced := []cache.InformerSynced{c.OperatorFactory.Core().V1().ConfigMaps().Informer().HasSynced,
+		c.HashKeyFactory.Core().V1().Secrets().Informer().HasSynced}
 	c.Each(func(s *Scope) {
 		for _, inf := range s.informers {
 			synced = append(synced, inf.HasSynced)
