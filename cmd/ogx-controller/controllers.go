@@ -72,5 +72,5 @@ func newGenerator(o *options) (*base.Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return base.NewGenerator(r, o.resolutionsPerNamespace), nil
+	return base.NewGenerator(r, o.resolutionsPerNamespace, o.resolutions), nil
 }

@@ -55,6 +55,7 @@ type options struct {
 	clusterDomain           string
 	serverProbe             bool
 	serverAnyUID            bool
+	resolutions             int
 	probeTimeout            time.Duration
 	probeInterval           time.Duration
 	takeoverManagers        string
@@ -190,6 +191,8 @@ func (o *options) defineControllerFlags(fs *flag.FlagSet, getenv func(string) st
 	fs.DurationVar(&o.ociTimeout, "oci-timeout", 30*time.Second, "deadline of one base-config resolution")
 	fs.IntVar(&o.resolutionsPerNamespace, "resolutions-per-namespace", base.DefaultResolutionsPerNamespace,
 		"base-config resolutions (registry reads) running at once for the servers of one namespace")
+	fs.IntVar(&o.resolutions, "resolutions", base.DefaultResolutions,
+		"base-config resolutions running at once in all; namespaces take turns")
 	fs.StringVar(&o.registryCAFile, "registry-ca-file", "", "extra CA bundle for registries")
 	fs.Var(&o.insecureRegistry, "insecure-registry", "host allowed to fall back to plain HTTP (repeatable)")
 	fs.Var(&o.allowedRegistry, "allowed-registry",
@@ -259,6 +262,9 @@ func (o *options) validate() error {
 	}
 	if o.workers < 1 || o.statusWorkers < 1 {
 		return errors.New("--workers and --status-workers must be at least 1")
+	}
+	if o.resolutionsPerNamespace < 1 || o.resolutions < 1 {
+		return errors.New("--resolutions-per-namespace and --resolutions must be at least 1")
 	}
 	return nil
 }

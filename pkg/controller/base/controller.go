@@ -104,9 +104,6 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		record(Outcome{Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec, Message: err.Error()}, err.EventReason())
 		return worker.Result{}, err
 	}
-	// A base config read from a registry wakes this pass's server in this
-	// controller when it arrives (Generator).
-	ctx = WithWake(ctx, c.Name()+"/"+key, func() { c.Enqueue(key) })
 	res, err := c.reconcile(ctx, c.Deps, s)
 	var waiting *worker.WaitingError
 	var deferred *DeferredError
@@ -114,7 +111,12 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	switch {
 	case errors.As(err, &deferred):
 		klog.FromContext(ctx).V(2).Info("Pass deferred", "reason", deferred.Message)
-		return worker.Result{Waiting: true}, nil
+		if deferred.Join != nil {
+			// A base config read from a registry wakes this server in
+			// this controller when it arrives (Generator).
+			deferred.Join(c.Name()+"/"+key, func() { c.Enqueue(key) })
+		}
+		return worker.Result{Waiting: true, Deferred: true}, nil
 	case err == nil:
 		record(Outcome{Class: OutcomeOK}, "")
 		return res, nil

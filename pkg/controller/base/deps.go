@@ -108,7 +108,7 @@ func WithDefaults(opts Options, kube kubernetes.Interface) Options {
 	defaultIfZero(&opts.EventsClient, kube)
 	// Without a registry client only spec.baseConfig can supply the base
 	// config; tests rely on this never touching the network.
-	defaultIfZero(&opts.Generator, NewGenerator(nil, 0))
+	defaultIfZero(&opts.Generator, NewGenerator(nil, 0, 0))
 	if opts.Prober == nil {
 		opts.Prober = probe.NewHTTPProber(5*time.Second, "")
 	}

@@ -3,6 +3,7 @@ package base
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -10,16 +11,26 @@ import (
 )
 
 // baseResolveTTL is how long a finished OCI base-config resolution,
-// success or failure, is shared between servers on the same image. No pass
-// waits for a registry (see Generator): the passes that asked while it ran
-// read its result on their next pass, so it must outlive their wait in
-// their queues. A failure kept this long is not retried sooner; the
-// failing servers' own backoff retries them anyway.
+// success or failure, is shared between servers on the same image. A
+// failure kept this long is not retried sooner; the failing servers' own
+// backoff retries them anyway.
 const baseResolveTTL = 10 * time.Second
 
-// DefaultResolutionsPerNamespace bounds the registry resolutions that run
-// at once for the servers of one namespace (--resolutions-per-namespace).
-const DefaultResolutionsPerNamespace = 2
+// baseUnreadTTL is how long a finished resolution is kept past
+// baseResolveTTL while passes it woke have not read it yet: a woken pass
+// that waited long in a busy queue must find the result, not start the
+// resolution again.
+const baseUnreadTTL = 5 * time.Minute
+
+// Defaults of --resolutions-per-namespace and --resolutions.
+const (
+	DefaultResolutionsPerNamespace = 2
+	// DefaultResolutions bounds the resolutions of all namespaces: each
+	// holds a connection and up to a 4 MiB body while it reads, so 16
+	// bound that memory to about 64 MiB; a namespace holds at most
+	// DefaultResolutionsPerNamespace of them.
+	DefaultResolutions = 16
+)
 
 // Generator reads base configs from images' OCI labels for the resolver
 // when spec.baseConfig names none.
@@ -28,21 +39,24 @@ const DefaultResolutionsPerNamespace = 2
 // no pass waits for one, and a tenant's slow registry holds no worker of
 // the controllers every namespace shares: the first pass that needs an
 // image starts its resolution in the background and ends deferred
-// (DeferredError), and passes asking for the image meanwhile join it. When
-// it finishes, every joined pass's controller is woken (WithWake) and its
-// next pass reads the result. At most perNamespace resolutions run at once
-// for one namespace, the rest wait in order, so servers on many images or
-// a registry that never answers delay only their own namespace
-// (test/faults, TestStalledRegistryDelaysOnlyItsNamespace).
+// (DeferredError), and passes asking for the image meanwhile join it
+// (DeferredError.Join). When it finishes, every joined pass's controller
+// is woken and its next pass reads the result. At most perNamespace
+// resolutions run at once for one namespace and total for all; waiting
+// ones start in order within a namespace and in turns across namespaces,
+// so servers on many images or a registry that never answers delay only
+// their own namespace (test/faults, TestStalledRegistryDelaysOnlyItsNamespace).
 type Generator struct {
-	oci          *oci.Resolver
-	perNamespace int
+	oci                 *oci.Resolver
+	perNamespace, total int
 
 	mu      sync.Mutex
 	done    map[string]finished    // finished resolutions, by image
 	calls   map[callKey]*baseCall  // resolutions running or waiting
 	running map[string]int         // resolutions running, by namespace
+	active  int                    // resolutions running in all
 	waiting map[string][]*baseCall // resolutions waiting for a slot, by namespace
+	turns   []string               // namespaces with waiting resolutions, next turn first
 }
 
 // callKey names a resolution by namespace and image: a namespace never
@@ -50,11 +64,19 @@ type Generator struct {
 // (two namespaces on one image resolve it once each; the result is shared).
 type callKey struct{ namespace, image string }
 
-// finished is a resolution's result and when it was made.
+// finished is a resolution's result, when it was made, and how many woken
+// passes have not read it yet.
 type finished struct {
-	res *oci.Result
-	err error
-	at  time.Time
+	res    *oci.Result
+	err    error
+	at     time.Time
+	unread int
+}
+
+// fresh reports whether f may still be served at now.
+func (f finished) fresh(now time.Time) bool {
+	age := now.Sub(f.at)
+	return age < baseResolveTTL || (f.unread > 0 && age < baseUnreadTTL)
 }
 
 // baseCall is one resolution running or waiting, with the wakes of the
@@ -70,87 +92,114 @@ type baseCall struct {
 
 // NewGenerator builds the generator; ociResolver may be nil (then only
 // spec.baseConfig works, and image labels are reported unavailable).
-// perNamespace <= 0 means DefaultResolutionsPerNamespace.
-func NewGenerator(ociResolver *oci.Resolver, perNamespace int) *Generator {
+// perNamespace and total <= 0 mean their defaults.
+func NewGenerator(ociResolver *oci.Resolver, perNamespace, total int) *Generator {
 	if perNamespace <= 0 {
 		perNamespace = DefaultResolutionsPerNamespace
 	}
-	return &Generator{oci: ociResolver, perNamespace: perNamespace, done: map[string]finished{},
+	if total <= 0 {
+		total = DefaultResolutions
+	}
+	return &Generator{oci: ociResolver, perNamespace: perNamespace, total: total, done: map[string]finished{},
 		calls: map[callKey]*baseCall{}, running: map[string]int{}, waiting: map[string][]*baseCall{}}
 }
 
-// wake is what WithWake puts in a pass's context.
-type wake struct {
-	key string
-	fn  func()
-}
-
-type wakeKey struct{}
-
-// WithWake returns ctx carrying fn, which the Generator calls when a
-// resolution the pass joined finishes; key names the pass (controller and
-// server), so that one pass asking again is woken once.
-func WithWake(ctx context.Context, key string, fn func()) context.Context {
-	return context.WithValue(ctx, wakeKey{}, wake{key: key, fn: fn})
-}
-
 // ociBase returns the base config of image for a server of namespace ns
-// when a finished resolution younger than baseResolveTTL has it; otherwise
-// it joins or starts one and returns a *DeferredError.
+// when a fresh finished resolution has it; otherwise it starts one, or
+// queues it, and returns a *DeferredError whose Join wakes the pass when
+// the resolution ends.
 func (g *Generator) ociBase(ctx context.Context, ns, image string) (*oci.Result, error) {
 	if g.oci == nil {
 		return nil, &oci.UnavailableError{Image: image, Err: errors.New("image label resolution is disabled")}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if f, ok := g.done[image]; ok && time.Since(f.at) < baseResolveTTL {
+	if f, ok := g.done[image]; ok && f.fresh(time.Now()) {
+		if f.unread > 0 {
+			f.unread--
+			g.done[image] = f
+		}
 		return f.res, f.err
 	}
 	call, ok := g.calls[callKey{ns, image}]
 	if !ok {
 		call = &baseCall{image: image, namespace: ns, ctx: context.WithoutCancel(ctx), wakes: map[string]func(){}}
 		g.calls[callKey{ns, image}] = call
-		if g.running[ns] < g.perNamespace {
-			g.start(call)
-		} else {
-			g.waiting[ns] = append(g.waiting[ns], call)
+		if len(g.waiting[ns]) == 0 {
+			g.turns = append(g.turns, ns)
 		}
+		g.waiting[ns] = append(g.waiting[ns], call)
+		g.dispatch()
 	}
-	if w, ok := ctx.Value(wakeKey{}).(wake); ok {
-		call.wakes[w.key] = w.fn
-	}
-	return nil, &DeferredError{Message: "reading the base config from the labels of " + image}
+	return nil, &DeferredError{Message: "reading the base config from the labels of " + image,
+		Join: func(key string, wake func()) { g.join(call, key, wake) }}
 }
 
-// start runs call in the background; g.mu is held.
-func (g *Generator) start(call *baseCall) {
-	g.running[call.namespace]++
-	go g.resolve(call)
+// join registers wake, under the pass's key, to be called when call ends;
+// if it has ended meanwhile, wake is called now and its result counted as
+// unread.
+func (g *Generator) join(call *baseCall, key string, wake func()) {
+	g.mu.Lock()
+	if g.calls[callKey{call.namespace, call.image}] == call {
+		call.wakes[key] = wake
+		g.mu.Unlock()
+		return
+	}
+	if f, ok := g.done[call.image]; ok {
+		f.unread++
+		g.done[call.image] = f
+	}
+	g.mu.Unlock()
+	wake()
 }
 
-// resolve runs one resolution, keeps its result, starts the namespace's
-// next waiting one and wakes the passes that joined it.
+// dispatch starts waiting resolutions while the total allows: each turn
+// goes to the next namespace below its own cap, which then goes to the
+// back of the turns if it has more waiting. g.mu is held.
+func (g *Generator) dispatch() {
+	for g.active < g.total {
+		i := slices.IndexFunc(g.turns, func(ns string) bool { return g.running[ns] < g.perNamespace })
+		if i < 0 {
+			return
+		}
+		ns := g.turns[i]
+		g.turns = slices.Delete(g.turns, i, i+1)
+		call := g.waiting[ns][0]
+		if rest := g.waiting[ns][1:]; len(rest) > 0 {
+			g.waiting[ns] = rest
+			g.turns = append(g.turns, ns)
+		} else {
+			delete(g.waiting, ns)
+		}
+		g.running[ns]++
+		g.active++
+		go g.resolve(call)
+	}
+}
+
+// resolve runs one resolution, keeps its result, lets the next waiting
+// ones start and wakes the passes that joined it.
 func (g *Generator) resolve(call *baseCall) {
 	res, err := g.oci.Resolve(call.ctx, call.image)
 	g.mu.Lock()
 	now := time.Now()
 	for k, f := range g.done {
-		if now.Sub(f.at) >= baseResolveTTL {
+		if !f.fresh(now) {
 			delete(g.done, k)
 		}
 	}
-	g.done[call.image] = finished{res: res, err: err, at: now}
+	unread := len(call.wakes)
+	if f, ok := g.done[call.image]; ok {
+		unread += f.unread // another namespace's passes on the same image
+	}
+	g.done[call.image] = finished{res: res, err: err, at: now, unread: unread}
 	delete(g.calls, callKey{call.namespace, call.image})
 	ns := call.namespace
-	g.running[ns]--
-	if next := g.waiting[ns]; len(next) > 0 {
-		g.waiting[ns] = next[1:]
-		g.start(next[0])
-	}
-	if g.running[ns] == 0 {
+	g.active--
+	if g.running[ns]--; g.running[ns] == 0 {
 		delete(g.running, ns)
-		delete(g.waiting, ns)
 	}
+	g.dispatch()
 	g.mu.Unlock()
 	for _, fn := range call.wakes {
 		fn()

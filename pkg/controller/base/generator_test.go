@@ -11,6 +11,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -121,13 +122,13 @@ func (f *labelRegistry) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func newTestGenerator(t *testing.T, perNamespace int) *Generator {
+func newTestGenerator(t *testing.T, perNamespace, total int) *Generator {
 	t.Helper()
 	r, err := oci.NewResolver(oci.Options{Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewGenerator(r, perNamespace)
+	return NewGenerator(r, perNamespace, total)
 }
 
 // wakes counts the wakes of each pass key.
@@ -136,15 +137,22 @@ type wakes struct {
 	n  map[string]int
 }
 
-func (w *wakes) ctx(key string) context.Context {
-	return WithWake(context.Background(), key, func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.n == nil {
-			w.n = map[string]int{}
-		}
-		w.n[key]++
-	})
+// ask asks g for image on behalf of pass key and, when the pass is
+// deferred, joins as Controller.Sync does: the wake counts for key.
+func (w *wakes) ask(g *Generator, key, ns, image string) (*oci.Result, error) {
+	res, err := g.ociBase(context.Background(), ns, image)
+	var d *DeferredError
+	if errors.As(err, &d) && d.Join != nil {
+		d.Join(key, func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if w.n == nil {
+				w.n = map[string]int{}
+			}
+			w.n[key]++
+		})
+	}
+	return res, err
 }
 
 func (w *wakes) count(key string) int {
@@ -167,7 +175,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // pass is deferred.
 func askDeferred(t *testing.T, g *Generator, w *wakes, key, ns, image string) {
 	t.Helper()
-	if _, err := g.ociBase(w.ctx(key), ns, image); !isDeferred(err) {
+	if _, err := w.ask(g, key, ns, image); !isDeferred(err) {
 		t.Fatalf("%s: err = %v, want a DeferredError", key, err)
 	}
 }
@@ -183,14 +191,14 @@ func isDeferred(err error) bool {
 // another request for baseResolveTTL.
 func TestOCIBaseDefersAndWakes(t *testing.T) {
 	f := newLabelRegistry(t)
-	g := newTestGenerator(t, 0)
+	g := newTestGenerator(t, 0, 0)
 	var w wakes
 
-	if _, err := g.ociBase(w.ctx("configmap/ns/a"), "ns", f.image()); !isDeferred(err) {
+	if _, err := w.ask(g, "configmap/ns/a", "ns", f.image()); !isDeferred(err) {
 		t.Fatalf("first ask: err = %v, want a DeferredError", err)
 	}
 	waitFor(t, "the wake", func() bool { return w.count("configmap/ns/a") == 1 })
-	res, err := g.ociBase(w.ctx("configmap/ns/a"), "ns", f.image())
+	res, err := w.ask(g, "configmap/ns/a", "ns", f.image())
 	if err != nil {
 		t.Fatalf("ask after the wake: %v", err)
 	}
@@ -198,7 +206,7 @@ func TestOCIBaseDefersAndWakes(t *testing.T) {
 		t.Fatalf("result = %q @ %s, want %q @ %s", res.Config, res.Digest, genBase, f.manifestDigest)
 	}
 	before := f.count()
-	if _, err := g.ociBase(w.ctx("deployment/ns/b"), "ns", f.image()); err != nil {
+	if _, err := w.ask(g, "deployment/ns/b", "ns", f.image()); err != nil {
 		t.Fatalf("another server within the TTL: %v", err)
 	}
 	if n := f.count() - before; n != 0 {
@@ -214,18 +222,18 @@ func TestOCIBaseDefersAndWakes(t *testing.T) {
 // registry gets one resolution per image per TTL, not one per server.
 func TestOCIBaseFailureIsShared(t *testing.T) {
 	f := newLabelRegistry(t)
-	g := newTestGenerator(t, 0)
+	g := newTestGenerator(t, 0, 0)
 	var w wakes
 	f.set(true, nil)
 
-	if _, err := g.ociBase(w.ctx("configmap/ns/a"), "ns", f.image()); !isDeferred(err) {
+	if _, err := w.ask(g, "configmap/ns/a", "ns", f.image()); !isDeferred(err) {
 		t.Fatalf("first ask: err = %v, want a DeferredError", err)
 	}
 	waitFor(t, "the wake", func() bool { return w.count("configmap/ns/a") == 1 })
 	failed := f.count()
 	for _, key := range []string{"configmap/ns/a", "deployment/ns/b"} {
 		var ue *oci.UnavailableError
-		if _, err := g.ociBase(w.ctx(key), "ns", f.image()); !errors.As(err, &ue) || !strings.Contains(err.Error(), "503") {
+		if _, err := w.ask(g, key, "ns", f.image()); !errors.As(err, &ue) || !strings.Contains(err.Error(), "503") {
 			t.Errorf("%s after the failure: err = %v, want the shared *oci.UnavailableError with the 503", key, err)
 		}
 	}
@@ -239,14 +247,14 @@ func TestOCIBaseFailureIsShared(t *testing.T) {
 // each pass woken once however often it asked.
 func TestOCIBaseConcurrentCallersShareOneResolution(t *testing.T) {
 	f := newLabelRegistry(t)
-	g := newTestGenerator(t, 0)
+	g := newTestGenerator(t, 0, 0)
 	var w wakes
 	hold := make(chan struct{})
 	f.set(false, hold)
 
 	keys := []string{"configmap/ns/a", "deployment/ns/a", "configmap/ns/b", "configmap/ns/a"}
 	for _, key := range keys {
-		if _, err := g.ociBase(w.ctx(key), "ns", f.image()); !isDeferred(err) {
+		if _, err := w.ask(g, key, "ns", f.image()); !isDeferred(err) {
 			t.Fatalf("%s while the resolution runs: err = %v, want a DeferredError", key, err)
 		}
 	}
@@ -259,13 +267,13 @@ func TestOCIBaseConcurrentCallersShareOneResolution(t *testing.T) {
 		t.Errorf("a pass that asked twice was woken %d times, want 1", n)
 	}
 	requests := f.count()
-	if _, err := g.ociBase(w.ctx("configmap/ns/a"), "ns", f.image()); err != nil {
+	if _, err := w.ask(g, "configmap/ns/a", "ns", f.image()); err != nil {
 		t.Fatalf("ask after the wake: %v", err)
 	}
 	// What one pass alone costs, on a registry of its own.
 	single := newLabelRegistry(t)
-	alone := newTestGenerator(t, 0)
-	_, _ = alone.ociBase(w.ctx("alone"), "ns", single.image())
+	alone := newTestGenerator(t, 0, 0)
+	_, _ = w.ask(alone, "alone", "ns", single.image())
 	waitFor(t, "the single resolution", func() bool { return w.count("alone") == 1 })
 	if requests != single.count() {
 		t.Errorf("%d passes sent %d registry requests, want the %d of one resolution", len(keys), requests, single.count())
@@ -278,7 +286,7 @@ func TestOCIBaseConcurrentCallersShareOneResolution(t *testing.T) {
 // ends.
 func TestOCIBaseCapsResolutionsPerNamespace(t *testing.T) {
 	f := newLabelRegistry(t)
-	g := newTestGenerator(t, 1)
+	g := newTestGenerator(t, 1, 0)
 	var w wakes
 	hold := make(chan struct{})
 	f.set(false, hold)
@@ -303,8 +311,9 @@ func TestOCIBaseCapsResolutionsPerNamespace(t *testing.T) {
 	})
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.running)+len(g.waiting)+len(g.calls) != 0 {
-		t.Errorf("state left after every resolution ended: running %v, waiting %v, calls %d", g.running, g.waiting, len(g.calls))
+	if len(g.running)+len(g.waiting)+len(g.calls)+len(g.turns)+g.active != 0 {
+		t.Errorf("state left after every resolution ended: running %v, waiting %v, calls %d, turns %v, active %d",
+			g.running, g.waiting, len(g.calls), g.turns, g.active)
 	}
 }
 
@@ -313,7 +322,7 @@ func TestOCIBaseCapsResolutionsPerNamespace(t *testing.T) {
 // namespace that asks for it: no namespace waits in another's queue.
 func TestOCIBaseNamespacesDoNotShareQueues(t *testing.T) {
 	f := newLabelRegistry(t)
-	g := newTestGenerator(t, 1)
+	g := newTestGenerator(t, 1, 0)
 	var w wakes
 	hold := make(chan struct{})
 	f.set(false, hold)
@@ -328,4 +337,99 @@ func TestOCIBaseNamespacesDoNotShareQueues(t *testing.T) {
 	waitFor(t, "every pass to be woken", func() bool {
 		return w.count("configmap/a/stalled") == 1 && w.count("configmap/a/shared") == 1 && w.count("configmap/b/shared") == 1
 	})
+}
+
+// TestOCIBaseCapsResolutionsInAll: with two resolutions allowed in all,
+// a third namespace's image waits while two hang, and a namespace's second
+// image waits behind it: namespaces take turns. All run once the first end.
+func TestOCIBaseCapsResolutionsInAll(t *testing.T) {
+	f := newLabelRegistry(t)
+	g := newTestGenerator(t, 2, 2)
+	var w wakes
+	hold := make(chan struct{})
+	f.set(false, hold)
+	tag := func(v string) string { return strings.Replace(f.image(), ":1.0", ":"+v, 1) }
+	ask := func(key, ns, image string) { askDeferred(t, g, &w, key, ns, image) }
+	ask("configmap/a/one", "a", tag("1.0"))
+	ask("configmap/b/two", "b", tag("2.0"))
+	waitFor(t, "two resolutions to reach the registry", func() bool { return f.count() == 2 })
+	ask("configmap/c/three", "c", tag("3.0"))
+	ask("configmap/a/four", "a", tag("4.0"))
+	g.mu.Lock()
+	active, turns := g.active, slices.Clone(g.turns)
+	g.mu.Unlock()
+	if active != 2 || !slices.Equal(turns, []string{"c", "a"}) {
+		t.Fatalf("active %d, turns %v: want 2 running and c's turn before a's second image", active, turns)
+	}
+	if n := f.count(); n != 2 {
+		t.Errorf("%d requests reached the registry over the cap of 2", n)
+	}
+	close(hold)
+	waitFor(t, "every pass to be woken", func() bool {
+		return w.count("configmap/a/one") == 1 && w.count("configmap/b/two") == 1 &&
+			w.count("configmap/c/three") == 1 && w.count("configmap/a/four") == 1
+	})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.running)+len(g.waiting)+len(g.calls)+len(g.turns)+g.active != 0 {
+		t.Errorf("state left: running %v, waiting %v, calls %d, turns %v, active %d", g.running, g.waiting, len(g.calls), g.turns, g.active)
+	}
+}
+
+// TestOCIBaseKeepsUnreadResults: a result that woken passes have not read
+// is served past baseResolveTTL, once per woken pass, without another
+// request; after that an old result is resolved anew.
+func TestOCIBaseKeepsUnreadResults(t *testing.T) {
+	f := newLabelRegistry(t)
+	g := newTestGenerator(t, 0, 0)
+	var w wakes
+	hold := make(chan struct{})
+	f.set(false, hold)
+	askDeferred(t, g, &w, "configmap/ns/a", "ns", f.image())
+	askDeferred(t, g, &w, "deployment/ns/a", "ns", f.image())
+	close(hold)
+	waitFor(t, "the wakes", func() bool { return w.count("configmap/ns/a") == 1 && w.count("deployment/ns/a") == 1 })
+	age := func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		d := g.done[f.image()]
+		d.at = d.at.Add(-2 * baseResolveTTL) // as if the woken passes waited long in their queues
+		g.done[f.image()] = d
+	}
+	age()
+	requests := f.count()
+	for _, key := range []string{"configmap/ns/a", "deployment/ns/a"} {
+		if _, err := w.ask(g, key, "ns", f.image()); err != nil {
+			t.Fatalf("%s, woken, past the TTL: %v", key, err)
+		}
+	}
+	if n := f.count() - requests; n != 0 {
+		t.Errorf("the woken passes' reads sent %d requests, want 0", n)
+	}
+	if _, err := w.ask(g, "configmap/ns/b", "ns", f.image()); !isDeferred(err) {
+		t.Errorf("a third read of the old, fully read result: err = %v, want a new resolution (DeferredError)", err)
+	}
+}
+
+// TestOCIBaseJoinAfterTheEnd: a pass that joins a resolution which has
+// already ended is woken at once, so no wake is lost between the deferral
+// and the join.
+func TestOCIBaseJoinAfterTheEnd(t *testing.T) {
+	f := newLabelRegistry(t)
+	g := newTestGenerator(t, 0, 0)
+	_, err := g.ociBase(context.Background(), "ns", f.image())
+	var d *DeferredError
+	if !errors.As(err, &d) || d.Join == nil {
+		t.Fatalf("err = %v, want a DeferredError with Join", err)
+	}
+	waitFor(t, "the resolution to end", func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return len(g.calls) == 0
+	})
+	woken := false
+	d.Join("configmap/ns/a", func() { woken = true })
+	if !woken {
+		t.Error("a join after the end was not woken at once")
+	}
 }

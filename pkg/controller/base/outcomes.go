@@ -46,10 +46,17 @@ type Outcome struct {
 const WaitRequeue = 5 * time.Second
 
 // DeferredError means the pass has nothing to do until an object it
-// watches appears, whose event enqueues it. Unlike a wait it is neither
-// recorded nor requeued: status waits for the controller as for one that
-// has not reported.
-type DeferredError struct{ Message string }
+// watches appears, whose event enqueues it, or until what Join was given
+// is called. Unlike a wait it is neither recorded nor requeued, and it
+// keeps the key's failure history: status waits for the controller as for
+// one that has not reported.
+type DeferredError struct {
+	Message string
+	// Join, when set, has the deferring party call wake once it can go on
+	// (at once if it already can); key names the pass, so a pass asking
+	// again is woken once. Only a deferred pass pays for it.
+	Join func(key string, wake func())
+}
 
 func (e *DeferredError) Error() string { return e.Message }
 

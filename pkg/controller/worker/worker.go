@@ -27,6 +27,10 @@ type Result struct {
 	RequeueAfter time.Duration
 	// Waiting marks a pass that could not proceed yet (for metrics).
 	Waiting bool
+	// Deferred marks a pass that did nothing and will be woken: it keeps
+	// the key's failure history, so a user error's backoff goes on
+	// growing across the deferred passes between its retries.
+	Deferred bool
 }
 
 // SyncFunc is one pass of a controller over one OGXServer key (NS/N).
@@ -139,8 +143,10 @@ func (q *Runner) processNext(stop, ctx context.Context) bool {
 	q.metrics.ObserveReconcile(q.name, result, time.Since(start))
 	switch {
 	case err == nil:
-		q.queue.Forget(key)
-		q.userBackoff.Forget(key)
+		if !res.Deferred {
+			q.queue.Forget(key)
+			q.userBackoff.Forget(key)
+		}
 		if res.RequeueAfter > 0 {
 			q.queue.AddAfter(key, res.RequeueAfter)
 		}

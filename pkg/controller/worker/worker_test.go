@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // TestPassesCarryReconcileIDs: every line a pass logs names its controller,
@@ -179,5 +182,37 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		func(context.Context) (bool, error) { return cond(), nil })
 	if err != nil {
 		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// TestDeferredPassKeepsTheBackoff: a deferred pass between two user errors
+// of a key keeps its history, so the second retry waits twice as long as
+// the first; a pass that succeeds resets it.
+func TestDeferredPassKeepsTheBackoff(t *testing.T) {
+	results := []struct {
+		res Result
+		err error
+	}{
+		{err: &resolve.UserError{Reason: "BaseConfigUnavailable", Err: errors.New("registry down")}},
+		{res: Result{Waiting: true, Deferred: true}},
+		{err: &resolve.UserError{Reason: "BaseConfigUnavailable", Err: errors.New("registry down")}},
+		{},
+		{err: &resolve.UserError{Reason: "BaseConfigUnavailable", Err: errors.New("registry down")}},
+	}
+	i := 0
+	q := NewRunner("test", func(context.Context, string) (Result, error) {
+		r := results[i]
+		i++
+		return r.res, r.err
+	}, nil)
+	ctx := context.Background()
+	var failures []int
+	for range results {
+		q.Enqueue("ns/s")
+		q.processNext(ctx, ctx)
+		failures = append(failures, q.userBackoff.NumRequeues("ns/s"))
+	}
+	if want := []int{1, 1, 2, 0, 1}; !slices.Equal(failures, want) {
+		t.Errorf("user-error retries recorded after each pass = %v, want %v", failures, want)
 	}
 }
