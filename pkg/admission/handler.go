@@ -97,7 +97,18 @@ type HandlerOptions struct {
 	// DefaultMaxInFlightBytes. Values below MaxRequestBytes are raised to
 	// it, so that every acceptable body can be read.
 	MaxInFlightBytes int64
+	// BodyTimeout bounds the reading of a body once its review holds a
+	// slot; zero means DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
+
+// DefaultBodyTimeout is how long a review in a slot may take to send its
+// body. The API server sends a review at once and gives up on the webhook
+// after its timeoutSeconds (10 s by default), so a body still arriving
+// after 5 s is not the API server's: a slow sender holds a slot, and the
+// byte budget, for at most this long instead of the listener's whole read
+// timeout.
+const DefaultBodyTimeout = 5 * time.Second
 
 // NewHandler returns the admission HTTP handler. It serves
 //
@@ -131,7 +142,10 @@ func newHandler(opts HandlerOptions) *handler {
 	if opts.MaxInFlightBytes <= 0 {
 		opts.MaxInFlightBytes = DefaultMaxInFlightBytes
 	}
-	return &handler{observe: opts.Observe, validate: validation.Validate,
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
+	return &handler{observe: opts.Observe, validate: validation.Validate, bodyTimeout: opts.BodyTimeout,
 		slots: make(chan struct{}, opts.MaxInFlight), wait: opts.InFlightWait,
 		bytes: semaphore.NewWeighted(max(opts.MaxInFlightBytes, MaxRequestBytes))}
 }
@@ -142,8 +156,9 @@ type handler struct {
 	// slots holds a token per review being read or answered.
 	slots chan struct{}
 	// bytes holds the charge (bodyCharge) of each review in a slot.
-	bytes *semaphore.Weighted
-	wait  time.Duration
+	bytes       *semaphore.Weighted
+	wait        time.Duration
+	bodyTimeout time.Duration
 }
 
 // smallBody is the declared length up to which a body does not count
@@ -215,6 +230,8 @@ func (h *handler) serveValidate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.release(charge)
+	// A listener that cannot set deadlines (a test's recorder) keeps its own.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.bodyTimeout))
 
 	req, err := readReview(w, r)
 	if err != nil {

@@ -1,9 +1,12 @@
 package admission
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -566,4 +569,38 @@ type unreadable struct{ t *testing.T }
 func (u unreadable) Read([]byte) (int, error) {
 	u.t.Error("the body was read")
 	return 0, io.EOF
+}
+
+// TestHandlerBodyTimeoutFreesTheSlot: a review whose body stops arriving
+// loses its slot after BodyTimeout (answered 400), so the next review is
+// served instead of waiting for the listener's read timeout.
+func TestHandlerBodyTimeoutFreesTheSlot(t *testing.T) {
+	srv := httptest.NewServer(NewHandler(HandlerOptions{MaxInFlight: 1, InFlightWait: 10 * time.Second, BodyTimeout: 200 * time.Millisecond}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Headers and ten of the thousand bytes declared, then nothing.
+	if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"kind\":\"A", ValidatePath); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to the stalled body: %v", err)
+	}
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("stalled body answered %d, want 400", resp.StatusCode)
+	}
+	valid := reviewBody(t, request(t, admissionv1.Create, validationtest.Server()))
+	r, err := http.Post(srv.URL+ValidatePath, "application/json", bytes.NewReader(valid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		t.Errorf("the next review got %d, want 200: the slot was not freed", r.StatusCode)
+	}
 }
