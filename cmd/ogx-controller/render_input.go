@@ -36,6 +36,9 @@ func (r *renderRun) readInputs() error {
 		if err != nil {
 			return usageErr("--hash-key-file: %v", err)
 		}
+		if len(key) == 0 {
+			return usageErr("--hash-key-file: %s is empty", r.opts.hashKeyFile)
+		}
 		r.hashKey = key
 	}
 	docs, err := readRenderDocuments(r.opts.files, r.stdin)

@@ -31,6 +31,7 @@ const (
 	webhookConfigName = "ogx-controller-validating-webhook-configuration"
 	metricsReader     = "ogx-controller-metrics-reader"
 	anyUIDRole        = "ogx-controller-any-uid"
+	hashKeyRole       = "ogx-controller-hash-key"
 	storageAdoption   = "ogx-controller-storage-adoption"
 	ogxCRD            = "ogxservers.ogx.io"
 	legacyCRD         = "llamastackdistributions.llamastack.io"
@@ -91,8 +92,14 @@ func build(o options) (map[string][]byte, error) {
 	}
 	// Objects OLM creates in the operator's namespace next to the CSV: the
 	// metrics Service, the operator's PDB, the ClusterRole a scraper is
-	// bound to, and the opt-in ClusterRoles an administrator binds to the
-	// operator (config/rbac: any UID, storage adoption). Their namespace is the OperatorGroup's, so it is dropped.
+	// bound to, the opt-in ClusterRoles an administrator binds to the
+	// operator (config/rbac: any UID, storage adoption), and the hash-key
+	// Role and its binding: OLM would grant a Role folded into the CSV's
+	// permissions in every target namespace (cluster-wide for
+	// AllNamespaces), and "create Secrets" there would let the operator
+	// mint ServiceAccount tokens anywhere; as a bundle object it exists
+	// only in the operator namespace, where its ServiceAccount subject
+	// without a namespace means that namespace's account. Their namespace is the OperatorGroup's, so it is dropped.
 	// The release's NetworkPolicy is left out: OLM v1 refuses a bundle that
 	// carries one, and only recent OLM v0 releases accept it (docs/security.md).
 	for _, x := range []struct{ kind, name, file string }{
@@ -101,12 +108,19 @@ func build(o options) (map[string][]byte, error) {
 		{"ClusterRole", metricsReader, metricsReader + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
 		{"ClusterRole", anyUIDRole, anyUIDRole + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
 		{"ClusterRole", storageAdoption, storageAdoption + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
+		{"Role", hashKeyRole, hashKeyRole + "_rbac.authorization.k8s.io_v1_role.yaml"},
+		{"RoleBinding", hashKeyRole, hashKeyRole + "_rbac.authorization.k8s.io_v1_rolebinding.yaml"},
 	} {
 		obj, err := rel.object(x.kind, x.name)
 		if err != nil {
 			return nil, err
 		}
 		obj.SetNamespace("")
+		if x.kind == "RoleBinding" {
+			if err := dropSubjectNamespaces(obj); err != nil {
+				return nil, err
+			}
+		}
 		if err := add("manifests/"+x.file, obj.Object); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // selfCertRole is the Role that lets ogx-controller keep its own webhook
@@ -26,9 +27,10 @@ var olmOwnedResources = map[string]bool{"validatingwebhookconfigurations": true}
 // the namespaces it manages. A resource missing here is an error, so a new
 // rule in config/rbac is classified on purpose rather than by accident.
 //
-// clusterroles is namespaced on purpose: the only rule on it is bind on
-// system:openshift:scc:anyuid, which the API server checks in the namespace
-// of the RoleBinding being written, so a Role there suffices.
+// clusterroles is namespaced on purpose: the only rule on it (in the opt-in
+// any-UID ClusterRole) is bind on system:openshift:scc:anyuid, which the
+// API server checks in the namespace of the RoleBinding being written, so
+// a Role there would suffice.
 var resourceScope = map[string]bool{
 	"ogxservers": true, "ogxservers/status": true, "ogxservers/finalizers": true,
 	"configmaps": true, "services": true, "serviceaccounts": true, "persistentvolumeclaims": true,
@@ -47,7 +49,7 @@ func splitRules(rel *manifests, serviceAccount string) (namespaced, cluster []rb
 		if err := rel.get("RoleBinding", u.GetName(), &rb); err != nil {
 			return nil, nil, err
 		}
-		if !bindsTo(rb.Subjects, serviceAccount) || rb.RoleRef.Name == selfCertRole {
+		if !bindsTo(rb.Subjects, serviceAccount) || rb.RoleRef.Name == selfCertRole || rb.RoleRef.Name == hashKeyRole {
 			continue
 		}
 		if rb.RoleRef.Kind != "Role" {
@@ -130,4 +132,20 @@ func bindsTo(subjects []rbacv1.Subject, serviceAccount string) bool {
 		}
 	}
 	return false
+}
+
+// dropSubjectNamespaces removes the namespace of obj's (a RoleBinding's)
+// subjects: a ServiceAccount subject without one is the account of the
+// binding's own namespace, which in a bundle is the one OLM installs into.
+func dropSubjectNamespaces(obj *unstructured.Unstructured) error {
+	subjects, _, err := unstructured.NestedSlice(obj.Object, "subjects")
+	if err != nil {
+		return err
+	}
+	for _, s := range subjects {
+		if m, ok := s.(map[string]any); ok {
+			delete(m, "namespace")
+		}
+	}
+	return unstructured.SetNestedSlice(obj.Object, subjects, "subjects")
 }

@@ -44,7 +44,11 @@ func (m *Manager) keepHashKey(ctx context.Context) {
 func (m *Manager) ensureHashKey(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	ns := m.Opts.OperatorNamespace
-	if _, err := m.Caches.HashKeys.Secrets(ns).Get(render.HashKeySecretName); err == nil {
+	if sec, err := m.Caches.HashKeys.Secrets(ns).Get(render.HashKeySecretName); err == nil {
+		if len(sec.Data[render.HashKeyDataKey]) == 0 {
+			logger.Error(nil, "The hash key Secret has no key; delete it and a new one is created",
+				"name", render.HashKeySecretName, "dataKey", render.HashKeyDataKey)
+		}
 		return
 	}
 	key := make([]byte, hashKeyBytes)

@@ -105,6 +105,14 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		return worker.Result{}, err
 	}
 	res, err := c.reconcile(ctx, c.Deps, s)
+	return c.conclude(ctx, key, record, res, err)
+}
+
+// conclude records a pass's outcome from its result and error and tells
+// the worker loop what follows: a deferred pass joins what it waits for, a
+// wait is looked at again after WaitRequeue, errors are retried with their
+// backoff.
+func (c *Controller) conclude(ctx context.Context, key string, record func(Outcome, string), res worker.Result, err error) (worker.Result, error) {
 	var waiting *worker.WaitingError
 	var deferred *DeferredError
 	var user *resolve.UserError
@@ -114,7 +122,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		if deferred.Join != nil {
 			// A base config read from a registry wakes this server in
 			// this controller when it arrives (Generator).
-			deferred.Join(c.Name()+"/"+key, func() { c.Enqueue(key) })
+			deferred.Join(c.Name(), key, func() { c.Enqueue(key) })
 		}
 		return worker.Result{Waiting: true, Deferred: true}, nil
 	case err == nil:

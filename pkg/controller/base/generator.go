@@ -80,14 +80,15 @@ func (f finished) fresh(now time.Time) bool {
 }
 
 // baseCall is one resolution running or waiting, with the wakes of the
-// passes that joined it, by the pass's wake key (so a server asking again
-// is woken once).
+// passes that joined it, by controller and server (so a pass asking again
+// is woken once), and the servers they are for.
 type baseCall struct {
 	image, namespace string
 	// ctx carries the first pass's logger, not its deadline: the
 	// resolution outlives the pass, bounded by the resolver's timeout.
-	ctx   context.Context
-	wakes map[string]func()
+	ctx     context.Context
+	wakes   map[[2]string]func()
+	servers map[string]bool
 }
 
 // NewGenerator builds the generator; ociResolver may be nil (then only
@@ -123,7 +124,8 @@ func (g *Generator) ociBase(ctx context.Context, ns, image string) (*oci.Result,
 	}
 	call, ok := g.calls[callKey{ns, image}]
 	if !ok {
-		call = &baseCall{image: image, namespace: ns, ctx: context.WithoutCancel(ctx), wakes: map[string]func(){}}
+		call = &baseCall{image: image, namespace: ns, ctx: context.WithoutCancel(ctx),
+			wakes: map[[2]string]func(){}, servers: map[string]bool{}}
 		g.calls[callKey{ns, image}] = call
 		if len(g.waiting[ns]) == 0 {
 			g.turns = append(g.turns, ns)
@@ -132,16 +134,17 @@ func (g *Generator) ociBase(ctx context.Context, ns, image string) (*oci.Result,
 		g.dispatch()
 	}
 	return nil, &DeferredError{Message: "reading the base config from the labels of " + image,
-		Join: func(key string, wake func()) { g.join(call, key, wake) }}
+		Join: func(controller, server string, wake func()) { g.join(call, controller, server, wake) }}
 }
 
-// join registers wake, under the pass's key, to be called when call ends;
-// if it has ended meanwhile, wake is called now and its result counted as
-// unread.
-func (g *Generator) join(call *baseCall, key string, wake func()) {
+// join registers wake, for the pass of controller over server, to be called
+// when call ends; if it has ended meanwhile, wake is called now and its
+// result counted as unread.
+func (g *Generator) join(call *baseCall, controller, server string, wake func()) {
 	g.mu.Lock()
 	if g.calls[callKey{call.namespace, call.image}] == call {
-		call.wakes[key] = wake
+		call.wakes[[2]string{controller, server}] = wake
+		call.servers[server] = true
 		g.mu.Unlock()
 		return
 	}
@@ -188,7 +191,9 @@ func (g *Generator) resolve(call *baseCall) {
 			delete(g.done, k)
 		}
 	}
-	unread := len(call.wakes)
+	// One read per server: its first woken pass reads the result, the
+	// others of the same generation find the config in the ConfigMemo.
+	unread := len(call.servers)
 	if f, ok := g.done[call.image]; ok {
 		unread += f.unread // another namespace's passes on the same image
 	}

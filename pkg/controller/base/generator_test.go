@@ -2,15 +2,7 @@ package base
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -21,106 +13,6 @@ import (
 
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci"
 )
-
-// labelRegistry is a minimal OCI registry on loopback serving one image,
-// repo team/ogx tag 1.0, whose labels carry genBase. While failing is set it
-// answers every request with 503; while hold is non-nil it waits for hold to
-// close before answering. It counts the requests it answers.
-type labelRegistry struct {
-	srv *httptest.Server
-
-	mu       sync.Mutex
-	failing  bool
-	hold     chan struct{}
-	requests int
-
-	manifest, blob             []byte
-	manifestDigest, blobDigest string
-}
-
-const genBase = "version: 2\napis: [inference]\n"
-
-func sha256Of(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-func newLabelRegistry(t *testing.T) *labelRegistry {
-	t.Helper()
-	f := &labelRegistry{}
-	var err error
-	f.blob, err = json.Marshal(map[string]any{"architecture": "amd64", "os": "linux", "config": map[string]any{"Labels": map[string]string{
-		oci.LabelDefaultConfig:                "config.yaml",
-		oci.LabelConfigPrefix + "config.yaml": base64.StdEncoding.EncodeToString([]byte(genBase)),
-	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.blobDigest = sha256Of(f.blob)
-	f.manifest, err = json.Marshal(map[string]any{
-		"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
-		"config": map[string]any{"mediaType": "application/vnd.oci.image.config.v1+json", "digest": f.blobDigest, "size": len(f.blob)},
-		"layers": []any{},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.manifestDigest = sha256Of(f.manifest)
-	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
-	f.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the resolver's HTTPS attempt before plain HTTP
-	f.srv.Start()
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *labelRegistry) image() string {
-	return strings.TrimPrefix(f.srv.URL, "http://") + "/team/ogx:1.0"
-}
-
-func (f *labelRegistry) set(failing bool, hold chan struct{}) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failing, f.hold = failing, hold
-}
-
-func (f *labelRegistry) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests
-}
-
-func (f *labelRegistry) serve(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.requests++
-	failing, hold := f.failing, f.hold
-	f.mu.Unlock()
-	if hold != nil {
-		select {
-		case <-hold:
-		case <-r.Context().Done():
-			return
-		}
-	}
-	if failing {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		return
-	}
-	var body []byte
-	switch r.URL.Path {
-	case "/v2/team/ogx/manifests/1.0", "/v2/team/ogx/manifests/" + f.manifestDigest:
-		w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
-		w.Header().Set("Docker-Content-Digest", f.manifestDigest)
-		body = f.manifest
-	case "/v2/team/ogx/blobs/" + f.blobDigest:
-		body = f.blob
-	default:
-		http.NotFound(w, r)
-		return
-	}
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
-}
 
 func newTestGenerator(t *testing.T, perNamespace, total int) *Generator {
 	t.Helper()
@@ -143,7 +35,8 @@ func (w *wakes) ask(g *Generator, key, ns, image string) (*oci.Result, error) {
 	res, err := g.ociBase(context.Background(), ns, image)
 	var d *DeferredError
 	if errors.As(err, &d) && d.Join != nil {
-		d.Join(key, func() {
+		controller, server, _ := strings.Cut(key, "/")
+		d.Join(controller, server, func() {
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			if w.n == nil {
@@ -376,38 +269,42 @@ func TestOCIBaseCapsResolutionsInAll(t *testing.T) {
 	}
 }
 
-// TestOCIBaseKeepsUnreadResults: a result that woken passes have not read
-// is served past baseResolveTTL, once per woken pass, without another
-// request; after that an old result is resolved anew.
+// TestOCIBaseKeepsUnreadResults: a result that woken servers have not read
+// is served past baseResolveTTL, once per server (not per controller: a
+// server's other passes find its config in the ConfigMemo), without
+// another request; after that an old result is resolved anew.
 func TestOCIBaseKeepsUnreadResults(t *testing.T) {
 	f := newLabelRegistry(t)
 	g := newTestGenerator(t, 0, 0)
 	var w wakes
 	hold := make(chan struct{})
 	f.set(false, hold)
-	askDeferred(t, g, &w, "configmap/ns/a", "ns", f.image())
-	askDeferred(t, g, &w, "deployment/ns/a", "ns", f.image())
-	close(hold)
-	waitFor(t, "the wakes", func() bool { return w.count("configmap/ns/a") == 1 && w.count("deployment/ns/a") == 1 })
-	age := func() {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		d := g.done[f.image()]
-		d.at = d.at.Add(-2 * baseResolveTTL) // as if the woken passes waited long in their queues
-		g.done[f.image()] = d
+	for _, key := range []string{"configmap/ns/a", "deployment/ns/a", "configmap/ns/b"} {
+		askDeferred(t, g, &w, key, "ns", f.image())
 	}
-	age()
+	close(hold)
+	waitFor(t, "the wakes", func() bool {
+		return w.count("configmap/ns/a") == 1 && w.count("deployment/ns/a") == 1 && w.count("configmap/ns/b") == 1
+	})
+	g.mu.Lock()
+	d := g.done[f.image()]
+	d.at = d.at.Add(-2 * baseResolveTTL) // as if the woken passes waited long in their queues
+	g.done[f.image()] = d
+	g.mu.Unlock()
+	if d.unread != 2 {
+		t.Errorf("%d unread, want 2: one per server", d.unread)
+	}
 	requests := f.count()
-	for _, key := range []string{"configmap/ns/a", "deployment/ns/a"} {
+	for _, key := range []string{"configmap/ns/a", "configmap/ns/b"} {
 		if _, err := w.ask(g, key, "ns", f.image()); err != nil {
 			t.Fatalf("%s, woken, past the TTL: %v", key, err)
 		}
 	}
 	if n := f.count() - requests; n != 0 {
-		t.Errorf("the woken passes' reads sent %d requests, want 0", n)
+		t.Errorf("the woken servers' reads sent %d requests, want 0", n)
 	}
-	if _, err := w.ask(g, "configmap/ns/b", "ns", f.image()); !isDeferred(err) {
-		t.Errorf("a third read of the old, fully read result: err = %v, want a new resolution (DeferredError)", err)
+	if _, err := w.ask(g, "configmap/ns/c", "ns", f.image()); !isDeferred(err) {
+		t.Errorf("a read of the old, fully read result: err = %v, want a new resolution (DeferredError)", err)
 	}
 }
 
@@ -428,7 +325,7 @@ func TestOCIBaseJoinAfterTheEnd(t *testing.T) {
 		return len(g.calls) == 0
 	})
 	woken := false
-	d.Join("configmap/ns/a", func() { woken = true })
+	d.Join("configmap", "ns/a", func() { woken = true })
 	if !woken {
 		t.Error("a join after the end was not woken at once")
 	}

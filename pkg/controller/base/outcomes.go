@@ -53,9 +53,10 @@ const WaitRequeue = 5 * time.Second
 type DeferredError struct {
 	Message string
 	// Join, when set, has the deferring party call wake once it can go on
-	// (at once if it already can); key names the pass, so a pass asking
-	// again is woken once. Only a deferred pass pays for it.
-	Join func(key string, wake func())
+	// (at once if it already can); controller and server (its key) name
+	// the pass, so a pass asking again is woken once. Only a deferred pass
+	// pays for it.
+	Join func(controller, server string, wake func())
 }
 
 func (e *DeferredError) Error() string { return e.Message }

@@ -16,12 +16,8 @@ func FuzzParseProviders(f *testing.F) {
 	f.Add(`[1,2]`)
 	f.Fuzz(func(t *testing.T, body string) {
 		out := parseProviders([]byte(body))
-		size := 0
-		for _, p := range out {
-			size += len(p.API) + len(p.ProviderID) + len(p.ProviderType) + len(p.Config.Raw) + len(p.Health.Status) + len(p.Health.Message)
-		}
-		if size > maxProvidersBytes {
-			t.Fatalf("%d bytes of providers kept, over %d", size, maxProvidersBytes)
+		if size := jsonSize(out); size > maxProvidersBytes {
+			t.Fatalf("%d bytes of JSON kept, over %d", size, maxProvidersBytes)
 		}
 		for _, p := range out {
 			if p.API == "" || p.ProviderID == "" || p.ProviderType == "" {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"unicode/utf8"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -17,7 +18,8 @@ import (
 const maxProvidersBytes = 32 << 10
 
 // omittedConfig stands in for the configs boundProviders drops.
-var omittedConfig = json.RawMessage(`{"ogx.io/omitted":"the reported providers exceed 32 KiB; GET /v1/providers on the server shows them whole"}`)
+// docs/status.md says where to see them whole (the server's /v1/providers).
+var omittedConfig = json.RawMessage(`{"ogx.io/omitted":true}`)
 
 // parseProviders turns the data of /v1/providers into status items: items
 // without api, provider_id or provider_type are dropped, a missing config is
@@ -61,27 +63,45 @@ func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
 	return boundProviders(out, maxProvidersBytes)
 }
 
-// boundProviders keeps items within limit bytes (their strings and configs
-// counted): first every config is replaced by omittedConfig, then, if the
-// items alone are still too many, the list is cut to the longest prefix that
-// fits. Within the limit the items are returned unchanged.
+// boundProviders keeps items within limit bytes of JSON, as status
+// stores them: every health message is cut to maxHealthMessage bytes; then,
+// if still over, every config is replaced by omittedConfig, and if the
+// items alone are still too many, the list is cut to the longest prefix
+// that fits. Within the limit the items are returned unchanged.
 func boundProviders(items []ogxv1beta1.ProviderInfo, limit int) []ogxv1beta1.ProviderInfo {
-	size := func(p *ogxv1beta1.ProviderInfo) int {
-		return len(p.API) + len(p.ProviderID) + len(p.ProviderType) + len(p.Config.Raw) + len(p.Health.Status) + len(p.Health.Message)
-	}
-	total := 0
 	for i := range items {
-		total += size(&items[i])
+		items[i].Health.Message = truncateUTF8(items[i].Health.Message, maxHealthMessage)
 	}
-	if total <= limit {
+	if jsonSize(items) <= limit {
 		return items
 	}
-	total = 0
+	total := 2 // the brackets
 	for i := range items {
 		items[i].Config = apiextensionsv1.JSON{Raw: omittedConfig}
-		if total += size(&items[i]); total > limit {
+		b, _ := json.Marshal(&items[i])
+		if total += len(b) + 1; total > limit {
 			return items[:i]
 		}
 	}
 	return items
+}
+
+// maxHealthMessage bounds one provider's health message in status.
+const maxHealthMessage = 1 << 10
+
+// jsonSize is the length of items as JSON.
+func jsonSize(items []ogxv1beta1.ProviderInfo) int {
+	b, _ := json.Marshal(items)
+	return len(b)
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -33,9 +33,8 @@ func TestParseProvidersBound(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := parseProviders(c.body)
-			size := 0
+			size := jsonSize(got)
 			for _, p := range got {
-				size += len(p.API) + len(p.ProviderID) + len(p.ProviderType) + len(p.Config.Raw) + len(p.Health.Status) + len(p.Health.Message)
 				if marked := string(p.Config.Raw) == string(omittedConfig); marked != c.wantMarker {
 					t.Errorf("%s config %s: omitted marker %v, want %v", p.ProviderID, p.Config.Raw, marked, c.wantMarker)
 				}
@@ -53,6 +52,16 @@ func TestParseProvidersBound(t *testing.T) {
 				}
 			}
 		})
+	}
+	// Escaping counts: a message of control characters is six bytes of JSON
+	// per byte, and is cut to maxHealthMessage bytes first.
+	esc := []byte(`{"data":[{"api":"a","provider_id":"p","provider_type":"t","health":{"status":"Error","message":"` +
+		strings.Repeat(`\u0001`, 20000) + `"}}]}`)
+	if got := parseProviders(esc); jsonSize(got) > maxProvidersBytes || len(got) != 1 || len(got[0].Health.Message) != maxHealthMessage {
+		t.Errorf("escaped message: %d bytes of JSON, %d items", jsonSize(got), len(got))
+	}
+	if got := truncateUTF8("aé", 2); got != "a" {
+		t.Errorf("truncateUTF8 split a character: %q", got)
 	}
 	if !json.Valid(omittedConfig) {
 		t.Fatal("the omitted marker is not JSON")
