@@ -115,4 +115,3 @@ func (f *labelRegistry) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(body)
 	}
 }
-
