@@ -86,12 +86,6 @@ func (m *Manager) hashKeyEvents() []cache.ResourceEventHandler {
 			default:
 			}
 		}},
-		caches.Handler(func(metav1.Object) []string {
-			var keys []string
-			for _, s := range m.Caches.Servers() {
-				keys = append(keys, caches.Key(s.Namespace, s.Name))
-			}
-			return keys
-		}, caches.DataOrLabelsChanged, m.deployment.Enqueue),
+		caches.Handler(m.allServers, caches.DataOrLabelsChanged, m.deployment.Enqueue),
 	}
 }

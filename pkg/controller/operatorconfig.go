@@ -54,13 +54,7 @@ func (m *Manager) operatorConfigEvents() []cache.ResourceEventHandler {
 				}
 			},
 		},
-		caches.Handler(func(metav1.Object) []string {
-			var keys []string
-			for _, s := range m.Caches.Servers() {
-				keys = append(keys, caches.Key(s.Namespace, s.Name))
-			}
-			return keys
-		}, caches.DataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.status.Enqueue),
+		caches.Handler(m.allServers, caches.DataOrLabelsChanged, m.configMap.Enqueue, m.deployment.Enqueue, m.status.Enqueue),
 	}
 }
 
@@ -79,4 +73,14 @@ func (m *Manager) checkImageOverrides(obj any) {
 	m.Events.EmitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
 		UID: cm.UID, ResourceVersion: cm.ResourceVersion}, corev1.EventTypeWarning, ogxv1beta1.EventInvalidImageOverrides, "Reconcile",
 		strings.Join(problems, "; "))
+}
+
+// allServers maps an object whose change concerns every server (the
+// operator ConfigMap, the hash-key Secret) to every server's key.
+func (m *Manager) allServers(metav1.Object) []string {
+	var keys []string
+	for _, s := range m.Caches.Servers() {
+		keys = append(keys, caches.Key(s.Namespace, s.Name))
+	}
+	return keys
 }
