@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/x509"
 	"fmt"
 	"os"
@@ -21,27 +22,29 @@ func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*c
 		return nil, err
 	}
 	return controller.NewManager(c.kube, c.ogx, base.Options{
-		Generator:         gen,
-		WatchNamespaces:   o.watchNamespaces,
-		OperatorNamespace: o.operatorNamespace,
-		OperatorVersion:   o.operatorVersion,
-		ClusterDomain:     o.clusterDomain,
-		ServerAnyUID:      o.serverAnyUID,
-		Workers:           o.workers,
-		StatusWorkers:     o.statusWorkers,
-		ProbeEnabled:      o.serverProbe,
-		ProbeInterval:     o.probeInterval,
-		Prober:            probe.NewHTTPProber(o.probeTimeout, o.probeDialAddress),
-		Distributions:     resolve.NewDistributionTable(os.Getenv),
-		CacheSyncTimeout:  o.cacheSyncTimeout,
-		DiscoveryInterval: o.discoveryInterval,
-		TakeoverManagers:  splitList(o.takeoverManagers),
-		Identity:          identity,
-		Metrics:           m,
-		EventsClient:      c.events,
-		EventQPS:          o.eventQPS,
-		EventBurst:        o.eventBurst,
-		ShutdownTimeout:   o.shutdownTimeout,
+		Generator: gen,
+		// 0 means "never" on the command line and "the default" in Options.
+		ImageRecheckInterval: cmp.Or(o.imageRecheckInterval, -1),
+		WatchNamespaces:      o.watchNamespaces,
+		OperatorNamespace:    o.operatorNamespace,
+		OperatorVersion:      o.operatorVersion,
+		ClusterDomain:        o.clusterDomain,
+		ServerAnyUID:         o.serverAnyUID,
+		Workers:              o.workers,
+		StatusWorkers:        o.statusWorkers,
+		ProbeEnabled:         o.serverProbe,
+		ProbeInterval:        o.probeInterval,
+		Prober:               probe.NewHTTPProber(o.probeTimeout, o.probeDialAddress),
+		Distributions:        resolve.NewDistributionTable(os.Getenv),
+		CacheSyncTimeout:     o.cacheSyncTimeout,
+		DiscoveryInterval:    o.discoveryInterval,
+		TakeoverManagers:     splitList(o.takeoverManagers),
+		Identity:             identity,
+		Metrics:              m,
+		EventsClient:         c.events,
+		EventQPS:             o.eventQPS,
+		EventBurst:           o.eventBurst,
+		ShutdownTimeout:      o.shutdownTimeout,
 	})
 }
 

@@ -63,6 +63,7 @@ type options struct {
 	cacheSyncTimeout        time.Duration
 	basePlatform            string
 	ociTimeout              time.Duration
+	imageRecheckInterval    time.Duration
 	resolutionsPerNamespace int
 	registryCAFile          string
 	insecureRegistry        stringList
@@ -189,6 +190,8 @@ func (o *options) defineControllerFlags(fs *flag.FlagSet, getenv func(string) st
 	fs.DurationVar(&o.discoveryInterval, "discovery-interval", time.Hour, "how often optional APIs are re-checked besides when their CRDs change")
 	fs.StringVar(&o.basePlatform, "base-config-platform", "linux/amd64", "platform picked from an image index when reading OCI labels")
 	fs.DurationVar(&o.ociTimeout, "oci-timeout", 30*time.Second, "deadline of one base-config resolution")
+	fs.DurationVar(&o.imageRecheckInterval, "image-recheck-interval", base.DefaultImageRecheckInterval,
+		"how often an image tag a server is pinned to is resolved again (0: only when its ogx.io/recheck-image annotation asks)")
 	fs.IntVar(&o.resolutionsPerNamespace, "resolutions-per-namespace", base.DefaultResolutionsPerNamespace,
 		"base-config resolutions (registry reads) running at once for the servers of one namespace")
 	fs.IntVar(&o.resolutions, "resolutions", base.DefaultResolutions,
@@ -262,6 +265,9 @@ func (o *options) validate() error {
 	}
 	if o.workers < 1 || o.statusWorkers < 1 {
 		return errors.New("--workers and --status-workers must be at least 1")
+	}
+	if o.imageRecheckInterval < 0 {
+		return errors.New("--image-recheck-interval must not be negative (0 turns the periodic re-check off)")
 	}
 	if o.resolutionsPerNamespace < 1 || o.resolutions < 1 {
 		return errors.New("--resolutions-per-namespace and --resolutions must be at least 1")

@@ -720,8 +720,11 @@ spec:
 		t.Fatalf("exit %d: %s", fetched.code, fetched.stderr)
 	}
 	local := runRenderIn(t, dir, []string{"-f", "input.yaml", "--base", "base.yaml"}, nil)
-	if !bytes.Equal(fetched.stdout, local.stdout) {
-		t.Errorf("--fetch-base output differs from --base:\n%s", cmp.Diff(string(local.stdout), string(fetched.stdout)))
+	// The same config; --fetch-base also pins the tag to the digest the
+	// labels came from, as the controller does.
+	want := strings.ReplaceAll(string(local.stdout), "image: "+image+"\n", "image: "+image+"@"+manifestDigest+"\n")
+	if string(fetched.stdout) != want || want == string(local.stdout) {
+		t.Errorf("--fetch-base output differs from --base with the image pinned:\n%s", cmp.Diff(want, string(fetched.stdout)))
 	}
 
 	// A registry failure is E7 with exit 1.

@@ -28,6 +28,7 @@ type fileSource struct {
 	base                  []byte // --base, nil when not given
 	hashKey               []byte // --hash-key-file, nil when not given
 	oci                   *oci.Resolver
+	pinned                map[string]string // PinnedImage's answers, by tag
 	warn                  func(format string, args ...any)
 }
 
@@ -96,6 +97,29 @@ func (f *fileSource) HashKey() ([]byte, error) {
 }
 
 func (f *fileSource) GivenBase() ([]byte, bool) { return f.base, f.base != nil }
+
+// PinnedImage resolves ref's digest with --fetch-base, as the controller
+// pins it (docs/config-generation.md, Digest pinning); the labels read
+// then are what ImageBase finds in the resolver's cache. Without the flag
+// no registry is asked and the tag is left as written (docs/cli.md).
+func (f *fileSource) PinnedImage(ctx context.Context, s *ogxv1beta1.OGXServer, ref string) (string, error) {
+	if image, ok := f.pinned[ref]; ok {
+		return image, nil // one answer per tag and render: it is asked more than once
+	}
+	if f.pinned == nil {
+		f.pinned = map[string]string{}
+	}
+	if f.oci == nil {
+		f.pinned[ref] = ref
+		return ref, nil
+	}
+	res, err := f.oci.Resolve(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	f.pinned[ref] = oci.PinnedImage(ref, res.Digest)
+	return f.pinned[ref], nil
+}
 
 // ImageBase reads the image's OCI labels with --fetch-base, and otherwise
 // says how to supply a base config.

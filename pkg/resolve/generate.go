@@ -33,7 +33,7 @@ type Generator interface {
 }
 
 // Memo keeps generated configs: generate runs only when the memo holds
-// none for s under baseKey (BaseKey).
+// none for s under baseKey (Resolver.baseKey).
 type Memo interface {
 	Generated(s *ogxv1beta1.OGXServer, baseKey string, generate func() (GeneratedConfig, error)) (GeneratedConfig, error)
 }
@@ -52,7 +52,11 @@ func (r *Resolver) Generated(ctx context.Context, s *ogxv1beta1.OGXServer) (Gene
 	if r.Memo == nil {
 		g, err = gen.Generate(ctx, s)
 	} else {
-		g, err = r.Memo.Generated(s, r.BaseKey(s), func() (GeneratedConfig, error) { return gen.Generate(ctx, s) })
+		var key string
+		if key, err = r.baseKey(ctx, s); err != nil {
+			return GeneratedConfig{}, err
+		}
+		g, err = r.Memo.Generated(s, key, func() (GeneratedConfig, error) { return gen.Generate(ctx, s) })
 	}
 	if err != nil {
 		return GeneratedConfig{}, err
@@ -106,23 +110,28 @@ func (r *Resolver) base(ctx context.Context, s *ogxv1beta1.OGXServer) (Base, err
 			return Base{}, err
 		}
 	}
-	return r.Source.ImageBase(ctx, s, func() (string, error) { return r.Image(s) })
+	return r.Source.ImageBase(ctx, s, func() (string, error) { return r.ServerImage(ctx, s) })
 }
 
-// BaseKey names the base config s's generated config is built on: the base
-// ConfigMap at its cached resourceVersion, or the image whose labels hold
-// it. A base that cannot be named yet (ConfigMap not cached, image not
-// resolvable) gets a key of its own, and generation reports why.
-func (r *Resolver) BaseKey(s *ogxv1beta1.OGXServer) string {
+// baseKey names the base config s's generated config is built on: the
+// base ConfigMap at its cached resourceVersion, or the image, pinned to its
+// digest, whose labels hold it. A base that cannot be named yet (ConfigMap
+// not cached, image name not resolvable) gets a key of its own, and
+// generation reports why; a pin that is not known yet (a tag being
+// resolved, a registry failing) ends the call with the pin's error.
+func (r *Resolver) baseKey(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
 	if ref := s.Spec.BaseConfig; ref != nil {
 		if cm, err := r.Source.CachedConfigMap(s.Namespace, ref.Name); err == nil {
-			return "configmap:" + ref.Name + "@" + cm.ResourceVersion
+			return "configmap:" + ref.Name + "@" + cm.ResourceVersion, nil
 		}
-		return "configmap:" + ref.Name + "@absent"
+		return "configmap:" + ref.Name + "@absent", nil
 	}
-	image, err := r.Image(s)
+	if _, err := r.Image(s); err != nil {
+		return "image:?", nil
+	}
+	image, err := r.ServerImage(ctx, s)
 	if err != nil {
-		return "image:?"
+		return "", err
 	}
-	return "image:" + image
+	return "image:" + image, nil
 }

@@ -1,8 +1,13 @@
 package resolve
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 )
@@ -42,5 +47,51 @@ func TestImagePrecedence(t *testing.T) {
 	}
 	if _, problems := ImageOverrides("{not yaml"); len(problems) != 1 {
 		t.Errorf("invalid YAML problems = %v", problems)
+	}
+}
+
+// TestServerImagePinsOnlyLabelBases: the image is pinned exactly when the
+// config is generated from its labels and the reference names a tag, and a
+// spec error is reported before the Source is asked.
+func TestServerImagePinsOnlyLabelBases(t *testing.T) {
+	generated := func(s *ogxv1beta1.OGXServerSpec) { s.Storage = &ogxv1beta1.StateStorageSpec{} }
+	starter := ogxv1beta1.Distributions()["starter"]
+	for name, tc := range map[string]struct {
+		mut        func(*ogxv1beta1.OGXServerSpec)
+		want       string
+		wantPinned []string
+		wantErr    string
+	}{
+		"inactive":    {mut: nil, want: starter},
+		"override":    {mut: withOverride, want: starter},
+		"labels, tag": {mut: generated, want: starter + "@" + testDigest, wantPinned: []string{starter}},
+		"labels, digest": {mut: func(s *ogxv1beta1.OGXServerSpec) {
+			generated(s)
+			s.Distribution = ogxv1beta1.DistributionSpec{Image: ptr.To("quay.io/x/y@" + testDigest)}
+		}, want: "quay.io/x/y@" + testDigest},
+		"base ConfigMap": {mut: func(s *ogxv1beta1.OGXServerSpec) {
+			generated(s)
+			s.BaseConfig = &ogxv1beta1.ConfigMapKeyRef{Name: "base", Key: "config.yaml"}
+		}, want: starter},
+		"spec error first": {mut: func(s *ogxv1beta1.OGXServerSpec) {
+			generated(s)
+			s.Providers = &ogxv1beta1.ProvidersSpec{Inference: &ogxv1beta1.InferenceProviders{Remote: &ogxv1beta1.RemoteInferenceProviders{Custom: []ogxv1beta1.CustomProvider{{
+				Type: "remote::x", Settings: &apiextensionsv1.JSON{Raw: []byte(`"not an object"`)}}}}}}
+		}, wantErr: "settings must be a JSON object"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := &mapSource{}
+			got, err := newResolver(src, false, nil).ServerImage(context.Background(), server(tc.mut))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+			} else if err != nil || got != tc.want {
+				t.Fatalf("ServerImage = %q, %v; want %q", got, err, tc.want)
+			}
+			if diff := cmp.Diff(tc.wantPinned, src.pinned); diff != "" {
+				t.Errorf("tags pinned (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

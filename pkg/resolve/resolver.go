@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/contenthash"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
@@ -57,6 +58,29 @@ func (r *Resolver) Image(s *ogxv1beta1.OGXServer) (string, error) {
 	return r.Table.ResolveImage(&s.Spec, r.Source.ImageOverrides())
 }
 
+// ServerImage is the image the pods run: Image, pinned by the Source to a
+// digest when the base config is read from that image's labels and the
+// reference names a tag, so the pods run the bytes their config came from
+// (docs/config-generation.md, Digest pinning). The spec is checked first:
+// a spec error is reported before any registry is contacted.
+func (r *Resolver) ServerImage(ctx context.Context, s *ogxv1beta1.OGXServer) (string, error) {
+	ref, err := r.Image(s)
+	if err != nil || !pinnable(s, ref) {
+		return ref, err
+	}
+	if err := configgen.ValidateSpec(&s.Spec); err != nil {
+		return "", &UserError{Reason: ogxv1beta1.ReasonConfigGenerationFailed, Err: err}
+	}
+	return r.Source.PinnedImage(ctx, s, ref)
+}
+
+// pinnable reports whether s's config is generated from the labels of ref
+// and ref names a tag, not a digest. In the other modes the config does
+// not come from the image, so the image is run as written.
+func pinnable(s *ogxv1beta1.OGXServer, ref string) bool {
+	return s.Spec.ConfigMode() == ogxv1beta1.ConfigModeGenerated && s.Spec.BaseConfig == nil && !strings.Contains(ref, "@")
+}
+
 // Inputs resolves everything the children need; see Resolve.
 func (r *Resolver) Inputs(ctx context.Context, s *ogxv1beta1.OGXServer) (render.Inputs, error) {
 	res, err := r.Resolve(ctx, s)
@@ -79,7 +103,7 @@ func (r *Resolver) Resolve(ctx context.Context, s *ogxv1beta1.OGXServer) (Resolv
 	if in.PVCName, err = r.EffectivePVCName(s); err != nil {
 		return out, err
 	}
-	if in.Image, err = r.Image(s); err != nil {
+	if in.Image, err = r.ServerImage(ctx, s); err != nil {
 		return out, err
 	}
 	if in.RuntimeConfig, out.Generated, err = r.RuntimeConfig(ctx, s); err != nil {

@@ -27,6 +27,7 @@ type mapSource struct {
 	base       []byte
 	fail       error
 	imageBases int
+	pinned     []string // the tags PinnedImage was asked to pin
 }
 
 func lookup[T any](m map[string]*T, name string, labels func(*T) map[string]string, fail error) (*T, error) {
@@ -70,6 +71,15 @@ func (m *mapSource) HashKey() ([]byte, error)          { return []byte(testHashK
 const testHashKey = "test-hash-key"
 
 func (m *mapSource) GivenBase() ([]byte, bool) { return m.base, m.base != nil }
+
+// PinnedImage pins every tag to testDigest, recording what it was asked.
+func (m *mapSource) PinnedImage(_ context.Context, _ *ogxv1beta1.OGXServer, ref string) (string, error) {
+	m.pinned = append(m.pinned, ref)
+	return ref + "@" + testDigest, nil
+}
+
+// testDigest is the digest mapSource pins tags to.
+const testDigest = "sha256:0000000000000000000000000000000000000000000000000000000000000001"
 func (m *mapSource) ImageBase(_ context.Context, _ *ogxv1beta1.OGXServer, image func() (string, error)) (Base, error) {
 	m.imageBases++
 	img, err := image()

@@ -60,6 +60,10 @@ type Source interface {
 	// from the image's OCI labels, image resolving the server image. Its
 	// errors are reported as they are.
 	ImageBase(ctx context.Context, s *ogxv1beta1.OGXServer, image func() (string, error)) (Base, error)
+	// PinnedImage is ref, a tag whose image labels hold s's base config,
+	// pinned to a digest: ref@<digest>, the image the pods run and the
+	// labels are read from (docs/config-generation.md, Digest pinning).
+	PinnedImage(ctx context.Context, s *ogxv1beta1.OGXServer, ref string) (string, error)
 }
 
 // Base is a base config and where it came from.

@@ -41,6 +41,10 @@ type Options struct {
 	// Generator reads base configs from image labels (nil: a Generator
 	// that reads only spec.baseConfig, never a registry).
 	Generator *Generator
+	// ImageRecheckInterval is how often a pinned image tag is resolved
+	// again (Pins; 0: DefaultImageRecheckInterval, negative: never, only
+	// when the ogx.io/recheck-image annotation asks).
+	ImageRecheckInterval time.Duration
 	// ConfigGenerator replaces the whole generation pipeline (tests; nil:
 	// the shared resolver's, pkg/resolve).
 	ConfigGenerator resolve.Generator
@@ -103,6 +107,7 @@ func WithDefaults(opts Options, kube kubernetes.Interface) Options {
 	defaultIfNotPositive(&opts.CacheSyncTimeout, 2*time.Minute)
 	defaultIfNotPositive(&opts.ShutdownTimeout, 25*time.Second)
 	defaultIfZero(&opts.ClusterDomain, "cluster.local")
+	defaultIfZero(&opts.ImageRecheckInterval, DefaultImageRecheckInterval)
 	defaultIfZero(&opts.EventQPS, 5)
 	defaultIfZero(&opts.EventBurst, 100)
 	defaultIfZero(&opts.EventsClient, kube)
@@ -158,6 +163,6 @@ func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, opts Options) D
 		Kube: kube, OGX: ogx, Caches: c, Opts: opts,
 		Board:    NewOutcomeBoard(records),
 		Children: NewChildren(kube, c, opts, sink.Journal()),
-		Resolver: NewResolver(c, kube, opts, records),
+		Resolver: NewResolver(c, kube, opts, records, sink),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,9 +50,12 @@ const (
 type Generator struct {
 	oci                 *oci.Resolver
 	perNamespace, total int
+	// now is the clock of results and pins (time.Now; tests set another).
+	now func() time.Time
 
 	mu      sync.Mutex
 	done    map[string]finished    // finished resolutions, by image
+	tags    map[string]tagDigest   // the last digest each tag resolved to
 	calls   map[callKey]*baseCall  // resolutions running or waiting
 	running map[string]int         // resolutions running, by namespace
 	active  int                    // resolutions running in all
@@ -79,6 +83,18 @@ func (f finished) fresh(now time.Time) bool {
 	return age < baseResolveTTL || (f.unread > 0 && age < baseUnreadTTL)
 }
 
+// tagDigest is the digest a tag resolved to and when: Pins share one
+// resolution of a tag between all the servers that run it.
+type tagDigest struct {
+	digest string
+	at     time.Time
+}
+
+// tagKeep bounds how long a tag's digest is kept after its resolution;
+// Pins ask for results newer than a server's due time, which is never
+// older than the re-check interval.
+const tagKeep = 24 * time.Hour
+
 // baseCall is one resolution running or waiting, with the wakes of the
 // passes that joined it, by controller and server (so a pass asking again
 // is woken once), and the servers they are for.
@@ -101,7 +117,8 @@ func NewGenerator(ociResolver *oci.Resolver, perNamespace, total int) *Generator
 	if total <= 0 {
 		total = DefaultResolutions
 	}
-	return &Generator{oci: ociResolver, perNamespace: perNamespace, total: total, done: map[string]finished{},
+	return &Generator{oci: ociResolver, perNamespace: perNamespace, total: total, now: time.Now,
+		done: map[string]finished{}, tags: map[string]tagDigest{},
 		calls: map[callKey]*baseCall{}, running: map[string]int{}, waiting: map[string][]*baseCall{}}
 }
 
@@ -115,13 +132,41 @@ func (g *Generator) ociBase(ctx context.Context, ns, image string) (*oci.Result,
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if f, ok := g.done[image]; ok && f.fresh(time.Now()) {
+	if f, ok := g.done[image]; ok && f.fresh(g.now()) {
 		if f.unread > 0 {
 			f.unread--
 			g.done[image] = f
 		}
 		return f.res, f.err
 	}
+	return nil, g.startLocked(ctx, ns, image, "reading the base config from the labels of "+image)
+}
+
+// tagDigest returns the digest the tag ref resolved to, and when, if that
+// resolution was made at notBefore or later; or the error of such a
+// resolution that failed within baseResolveTTL. Otherwise it starts a
+// resolution of ref, or queues it, and returns a *DeferredError as
+// ociBase does. The resolution reads the labels too, so the pass it wakes
+// finds the base config of ref@digest at hand.
+func (g *Generator) tagDigest(ctx context.Context, ns, ref string, notBefore time.Time) (string, time.Time, error) {
+	if g.oci == nil {
+		return "", time.Time{}, &oci.UnavailableError{Image: ref, Err: errors.New("image label resolution is disabled")}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t, ok := g.tags[ref]; ok && !t.at.Before(notBefore) {
+		return t.digest, t.at, nil
+	}
+	if f, ok := g.done[ref]; ok && f.err != nil && f.fresh(g.now()) && !f.at.Before(notBefore) {
+		return "", f.at, f.err
+	}
+	return "", time.Time{}, g.startLocked(ctx, ns, ref, "resolving the digest of "+ref)
+}
+
+// startLocked starts or queues the resolution of image for namespace ns
+// unless one is under way, and returns the DeferredError whose Join wakes
+// a pass when it ends. g.mu is held.
+func (g *Generator) startLocked(ctx context.Context, ns, image, message string) *DeferredError {
 	call, ok := g.calls[callKey{ns, image}]
 	if !ok {
 		call = &baseCall{image: image, namespace: ns, ctx: context.WithoutCancel(ctx),
@@ -133,7 +178,7 @@ func (g *Generator) ociBase(ctx context.Context, ns, image string) (*oci.Result,
 		g.waiting[ns] = append(g.waiting[ns], call)
 		g.dispatch()
 	}
-	return nil, &DeferredError{Message: "reading the base config from the labels of " + image,
+	return &DeferredError{Message: message,
 		Join: func(controller, server string, wake func()) { g.join(call, controller, server, wake) }}
 }
 
@@ -180,24 +225,49 @@ func (g *Generator) dispatch() {
 	}
 }
 
-// resolve runs one resolution, keeps its result, lets the next waiting
-// ones start and wakes the passes that joined it.
-func (g *Generator) resolve(call *baseCall) {
-	res, err := g.oci.Resolve(call.ctx, call.image)
-	g.mu.Lock()
-	now := time.Now()
+// prune drops finished resolutions that may no longer be served and tag
+// digests older than tagKeep. g.mu is held.
+func (g *Generator) prune(now time.Time) {
 	for k, f := range g.done {
 		if !f.fresh(now) {
 			delete(g.done, k)
 		}
 	}
+	for k, t := range g.tags {
+		if now.Sub(t.at) > tagKeep {
+			delete(g.tags, k)
+		}
+	}
+}
+
+// keep stores f as image's result; woken passes of another namespace on
+// the same image that have not read the previous result keep their count.
+// g.mu is held.
+func (g *Generator) keep(image string, f finished) {
+	if old, ok := g.done[image]; ok {
+		f.unread += old.unread
+	}
+	g.done[image] = f
+}
+
+// resolve runs one resolution, keeps its result, lets the next waiting
+// ones start and wakes the passes that joined it.
+func (g *Generator) resolve(call *baseCall) {
+	res, err := g.oci.Resolve(call.ctx, call.image)
+	g.mu.Lock()
+	now := g.now()
+	g.prune(now)
 	// One read per server: its first woken pass reads the result, the
 	// others of the same generation find the config in the ConfigMemo.
-	unread := len(call.servers)
-	if f, ok := g.done[call.image]; ok {
-		unread += f.unread // another namespace's passes on the same image
+	f := finished{res: res, err: err, at: now, unread: len(call.servers)}
+	if err == nil && !strings.Contains(call.image, "@") {
+		// A tag: Pins pin its servers to the digest (tagDigest), and the
+		// passes this wakes read the labels of image@digest, so they find
+		// the result there too.
+		g.tags[call.image] = tagDigest{digest: res.Digest, at: now}
+		g.keep(oci.PinnedImage(call.image, res.Digest), f)
 	}
-	g.done[call.image] = finished{res: res, err: err, at: now, unread: unread}
+	g.keep(call.image, f)
 	delete(g.calls, callKey{call.namespace, call.image})
 	ns := call.namespace
 	g.active--

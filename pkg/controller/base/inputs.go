@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +14,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -25,19 +27,26 @@ type Resolver struct {
 	*resolve.Resolver
 	Memo *ConfigMemo
 	APIs *OptionalAPIs
+	Pins *Pins
 }
 
-// NewResolver builds the resolver every controller of a process shares.
-func NewResolver(c *caches.Caches, kube kubernetes.Interface, opts Options, records *record.Store) *Resolver {
+// NewResolver builds the resolver every controller of a process shares;
+// sink sends the Events of image pins.
+func NewResolver(c *caches.Caches, kube kubernetes.Interface, opts Options, records *record.Store, sink *events.Sink) *Resolver {
 	apis := &OptionalAPIs{}
 	memo := newConfigMemo(records)
-	src := &cacheSource{caches: c, kube: kube, apis: apis, bases: opts.Generator, operatorNamespace: opts.OperatorNamespace}
+	pins := NewPins(records, opts.Generator, sink, max(opts.ImageRecheckInterval, 0))
+	src := &cacheSource{caches: c, kube: kube, apis: apis, bases: opts.Generator, pins: pins, operatorNamespace: opts.OperatorNamespace}
 	return &Resolver{
 		Resolver: &resolve.Resolver{Source: src, Table: opts.Distributions, Memo: memo, Generator: opts.ConfigGenerator,
 			OperatorNamespace: opts.OperatorNamespace, ClusterDomain: opts.ClusterDomain, ServerAnyUID: opts.ServerAnyUID},
-		Memo: memo, APIs: apis,
+		Memo: memo, APIs: apis, Pins: pins,
 	}
 }
+
+// RecheckIn is how long until s's image pin is due for a re-check (0:
+// none planned); the controllers that resolve images come back then.
+func (r *Resolver) RecheckIn(s *ogxv1beta1.OGXServer) time.Duration { return r.Pins.RecheckIn(s) }
 
 // cacheSource is the controller's resolve.Source: the label-filtered
 // caches. On a cache miss of a referenced ConfigMap or Secret one live GET
@@ -48,6 +57,7 @@ type cacheSource struct {
 	kube              kubernetes.Interface
 	apis              *OptionalAPIs
 	bases             *Generator
+	pins              *Pins
 	operatorNamespace string
 }
 
@@ -163,6 +173,11 @@ func (c *cacheSource) OptionalAPIs() (monitoring, openShift bool) {
 // GivenBase: the controller has no base besides spec.baseConfig and the
 // image's labels.
 func (c *cacheSource) GivenBase() ([]byte, bool) { return nil, false }
+
+// PinnedImage pins ref to its digest (Pins).
+func (c *cacheSource) PinnedImage(ctx context.Context, s *ogxv1beta1.OGXServer, ref string) (string, error) {
+	return c.pins.Image(ctx, s, ref)
+}
 
 // ImageBase reads the base config from the image's labels (Generator); a
 // registry failure is a BaseConfigUnavailable user error, a resolution

@@ -47,7 +47,7 @@ func newResolverEnv(t *testing.T, objs []runtime.Object) *resolverEnv {
 	}
 	opts := WithDefaults(Options{OperatorNamespace: "ogx-system"}, kube)
 	kube.ClearActions()
-	return &resolverEnv{ctx: ctx, kube: kube, resolver: NewResolver(c, kube, opts, record.New())}
+	return &resolverEnv{ctx: ctx, kube: kube, resolver: NewResolver(c, kube, opts, record.New(), nil)}
 }
 
 func TestCacheSourceReferences(t *testing.T) {

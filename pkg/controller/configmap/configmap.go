@@ -43,7 +43,8 @@ func reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (work
 		return worker.Result{}, err
 	}
 	collectGenerated(ctx, d, s, current)
-	return worker.Result{}, nil
+	// A pinned image tag is re-checked when due (base.Pins).
+	return worker.Result{RequeueAfter: d.Resolver.RecheckIn(s)}, nil
 }
 
 func caBundle(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) error {

@@ -97,10 +97,12 @@ func reconcile(ctx context.Context, d *base.Deps, rb *roleBindingChild, s *ogxv1
 		return worker.Result{}, err
 	}
 	d.Events.Written(s, "Deployment", s.Name, res)
+	// A pinned image tag is re-checked when due (base.Pins).
+	next := worker.Result{RequeueAfter: d.Resolver.RecheckIn(s)}
 	if res == events.Created && onCreate != desired {
-		return worker.Result{}, handOverCreated(ctx, d, s, desired)
+		return next, handOverCreated(ctx, d, s, desired)
 	}
-	return worker.Result{}, nil
+	return next, nil
 }
 
 // createReplicas is what the create of the Deployment sends: desired, with

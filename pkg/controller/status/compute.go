@@ -35,8 +35,10 @@ type statusInputs struct {
 	image           string
 	configSource    string
 	configHash      string
-	generated       *resolve.GeneratedConfig
-	now             metav1.Time
+	// lastHandledRecheck is the recheck annotation value last answered.
+	lastHandledRecheck string
+	generated          *resolve.GeneratedConfig
+	now                metav1.Time
 }
 
 // statusResult is the computed status and how soon to look again.

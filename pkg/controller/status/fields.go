@@ -36,7 +36,8 @@ func setDistribution(in statusInputs, st *ogxv1beta1.OGXServerStatus) {
 	}
 	st.DistributionConfig.AvailableDistributions = map[string]string(in.table)
 	if in.image != "" {
-		st.ResolvedDistribution = &ogxv1beta1.ResolvedDistribution{Image: in.image, ConfigSource: in.configSource, ConfigHash: in.configHash}
+		st.ResolvedDistribution = &ogxv1beta1.ResolvedDistribution{Image: in.image, ConfigSource: in.configSource,
+			ConfigHash: in.configHash, LastHandledRecheck: in.lastHandledRecheck}
 	}
 }
 

@@ -40,6 +40,7 @@ func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) status
 	if img, err := c.d.Resolver.Image(s); err == nil {
 		in.image = img
 	}
+	in.lastHandledRecheck = c.d.Resolver.Pins.LastHandled(s)
 	switch s.Spec.ConfigMode() {
 	case ogxv1beta1.ConfigModeInactive:
 		in.configSource = "builtin"

@@ -26,6 +26,13 @@ const (
 	AnnotationAdoptNetworking = "ogx.io/adopt-networking"
 )
 
+// AnnotationRecheckImage asks for the server's image tag to be resolved to
+// its digest again now instead of when the re-check interval has passed
+// (docs/config-generation.md, Digest pinning). Any new value is one
+// request; status.resolvedDistribution.lastHandledRecheck echoes the value
+// answered, so a request is never answered twice, also across restarts.
+const AnnotationRecheckImage = "ogx.io/recheck-image"
+
 // WatchLabel must be set to "true" on every Secret and ConfigMap an OGXServer
 // references: the controller's caches only hold labelled objects.
 const WatchLabel = "ogx.io/watch"

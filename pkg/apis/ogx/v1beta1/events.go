@@ -22,6 +22,12 @@ const (
 	EventServerTLSNotConfigured  = "ServerTLSNotConfigured"
 	EventUnknownDistribution     = "UnknownDistribution"
 	EventInvalidImageOverrides   = "InvalidImageOverrides"
+	// A re-check found the server's image tag on another digest: the
+	// server rolls out to it (docs/config-generation.md, Digest pinning).
+	EventImageDigestChanged = "ImageDigestChanged"
+	// A re-check of a pinned image's tag failed; the server keeps its
+	// digest.
+	EventImageRecheckFailed = "ImageRecheckFailed"
 
 	// Legacy adoption.
 	EventAdoptionSourceNotFound = "AdoptionSourceNotFound"

@@ -123,6 +123,10 @@ type ResolvedDistribution struct {
 	// for builtin.
 	// +optional
 	ConfigHash string `json:"configHash,omitempty"`
+	// LastHandledRecheck is the value of the ogx.io/recheck-image annotation
+	// whose re-check of the image's digest was last carried out.
+	// +optional
+	LastHandledRecheck string `json:"lastHandledRecheck,omitempty"`
 }
 
 // ConfigGenerationStatus describes the generated config.yaml.

@@ -31,6 +31,9 @@ type ResolvedDistributionApplyConfiguration struct {
 	// ConfigHash is sha256:<hex> of the base or override config bytes; empty
 	// for builtin.
 	ConfigHash *string `json:"configHash,omitempty"`
+	// LastHandledRecheck is the value of the ogx.io/recheck-image annotation
+	// whose re-check of the image's digest was last carried out.
+	LastHandledRecheck *string `json:"lastHandledRecheck,omitempty"`
 }
 
 // ResolvedDistributionApplyConfiguration constructs a declarative configuration of the ResolvedDistribution type for use with
@@ -60,5 +63,13 @@ func (b *ResolvedDistributionApplyConfiguration) WithConfigSource(value string) 
 // If called multiple times, the ConfigHash field is set to the value of the last call.
 func (b *ResolvedDistributionApplyConfiguration) WithConfigHash(value string) *ResolvedDistributionApplyConfiguration {
 	b.ConfigHash = &value
+	return b
+}
+
+// WithLastHandledRecheck sets the LastHandledRecheck field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastHandledRecheck field is set to the value of the last call.
+func (b *ResolvedDistributionApplyConfiguration) WithLastHandledRecheck(value string) *ResolvedDistributionApplyConfiguration {
+	b.LastHandledRecheck = &value
 	return b
 }
