@@ -21,6 +21,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
@@ -46,8 +47,9 @@ func newResolverEnv(t *testing.T, objs []runtime.Object) *resolverEnv {
 		t.Fatal(err)
 	}
 	opts := WithDefaults(Options{OperatorNamespace: "ogx-system"}, kube)
+	records := record.New()
 	kube.ClearActions()
-	return &resolverEnv{ctx: ctx, kube: kube, resolver: NewResolver(c, kube, opts, record.New(), nil)}
+	return &resolverEnv{ctx: ctx, kube: kube, resolver: NewResolver(c, kube, opts, records, events.NewSink("test", 0, 0, nil, records))}
 }
 
 func TestCacheSourceReferences(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -207,6 +208,7 @@ func (p *Pins) adopt(ctx context.Context, s *ogxv1beta1.OGXServer, ref, digest s
 		}
 		return cur, true
 	})
+	p.events.While(s, corev1.EventTypeWarning, ogxv1beta1.EventImageRecheckFailed, "", "", false)
 	if !changed {
 		return
 	}
@@ -218,25 +220,19 @@ func (p *Pins) adopt(ctx context.Context, s *ogxv1beta1.OGXServer, ref, digest s
 	p.records.Changed(caches.Key(s.Namespace, s.Name))
 }
 
-// failed records a failed re-check; the first failure of a run sends a
-// Warning.
+// failed records a failed re-check. Its Warning is sent once while the
+// re-checks of this pin keep failing (events.Sink.While); adopt ends it.
 func (p *Pins) failed(ctx context.Context, s *ogxv1beta1.OGXServer, ref, digest string, err error, at time.Time) {
-	first := false
-	p.Update(s.UID, func(cur pin, ok bool) (pin, bool) {
-		if !ok || cur.ref != ref {
-			return cur, ok
-		}
-		first = cur.failedAt.IsZero()
-		if at.IsZero() {
-			at = p.gen.now()
-		}
-		cur.failedAt = at
-		return cur, true
-	})
-	if !first {
-		return
+	if at.IsZero() {
+		at = p.gen.now()
 	}
-	klog.FromContext(ctx).Info("Image re-check failed; the server keeps its digest", "image", ref, "digest", digest, "err", err)
-	p.events.Warn(s, ogxv1beta1.EventImageRecheckFailed,
-		fmt.Sprintf("Could not re-check image %s, so the server keeps %s (retried every %s): %v", ref, digest, recheckRetry, err))
+	p.Update(s.UID, func(cur pin, ok bool) (pin, bool) {
+		if ok && cur.ref == ref {
+			cur.failedAt = at
+		}
+		return cur, ok
+	})
+	klog.FromContext(ctx).V(2).Info("Image re-check failed; the server keeps its digest", "image", ref, "digest", digest, "err", err)
+	p.events.While(s, corev1.EventTypeWarning, ogxv1beta1.EventImageRecheckFailed, ref+"@"+digest,
+		fmt.Sprintf("Could not re-check image %s, so the server keeps %s (tried again every %s): %v", ref, digest, recheckRetry, err), true)
 }
