@@ -80,6 +80,7 @@ func (m *mapSource) PinnedImage(_ context.Context, _ *ogxv1beta1.OGXServer, ref 
 
 // testDigest is the digest mapSource pins tags to.
 const testDigest = "sha256:0000000000000000000000000000000000000000000000000000000000000001"
+
 func (m *mapSource) ImageBase(_ context.Context, _ *ogxv1beta1.OGXServer, image func() (string, error)) (Base, error) {
 	m.imageBases++
 	img, err := image()
