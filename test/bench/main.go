@@ -54,6 +54,7 @@ const (
 type options struct {
 	n, workers, unrelated int
 	probe                 string
+	distribution          string
 	idle, timeout         time.Duration
 	controller, crd, out  string
 	controllerArgs        string // extra ogx-controller flags, space-separated
@@ -85,6 +86,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.workers, "workers", 16, "concurrent clients creating OGXServers")
 	fs.IntVar(&o.unrelated, "unrelated", 0, "unrelated ConfigMaps and as many Secrets (a few KiB each, half in the bench namespace) to create before the operator starts")
 	fs.StringVar(&o.probe, "probe", "off", "server probe: off (--server-probe=false) or refuse (probes dial a loopback port where nothing listens)")
+	fs.StringVar(&o.distribution, "distribution", distributionName, "servers' distribution: name (the starter distribution by name) or oci-label (one moving tag on a loopback registry, config generated from its labels and pinned to its digest; the report counts the tag's resolutions)")
 	fs.DurationVar(&o.idle, "idle", 60*time.Second, "idle window, starting 20s after the last server is Ready, in which the operator's requests are counted")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Minute, "deadline of each wait")
 	fs.StringVar(&o.controller, "controller", "bin/ogx-controller", "the ogx-controller binary")
@@ -108,6 +110,8 @@ func parseFlags(args []string) (*options, error) {
 		return nil, errors.New("-unrelated must not be negative")
 	case o.probe != "off" && o.probe != "refuse":
 		return nil, fmt.Errorf("-probe must be off or refuse, not %q", o.probe)
+	case o.distribution != distributionName && o.distribution != distributionOCILabel:
+		return nil, fmt.Errorf("-distribution must be %s or %s, not %q", distributionName, distributionOCILabel, o.distribution)
 	case o.idle <= 0 || o.timeout <= 0:
 		return nil, errors.New("-idle and -timeout must be positive")
 	}
@@ -209,7 +213,15 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	ogxPids := maps.Clone(pids)
 	ogxPids[operatorProcess] = ctrl.Pid()
 	r.ogxCPU = newCPUWindow(ogxPids)
-	if r.ogx, err = runOGX(ctx, c.cfg, c.kube, c.ogx, o.n, o.workers, time.Now().Add(o.timeout), alive, r.ogxCPU); err != nil {
+	var img *fleetImage
+	if o.distribution == distributionOCILabel {
+		if img, err = startRegistry(); err != nil {
+			return err
+		}
+		defer img.reg.Close()
+		logf("registry on %s serving %s (%s)", img.reg.Host(), img.image, img.digest)
+	}
+	if r.ogx, err = runOGX(ctx, c.cfg, c.kube, c.ogx, o.n, o.workers, serverSpec(img), time.Now().Add(o.timeout), alive, r.ogxCPU); err != nil {
 		return err
 	}
 	if r.ogxCPU.err != nil {
@@ -222,6 +234,10 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 		return err
 	}
 	r.rssPeak, r.anonPeak, r.memFinal = sampler.finish(ctrl.Pid())
+	if img != nil {
+		r.registry = &registryFigures{}
+		r.registry.tag, r.registry.all = img.tagResolutions()
+	}
 
 	reqs, err := readAudit(cp.AuditLogPath(), controllerUser)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
@@ -58,7 +57,7 @@ type ogxResult struct {
 // their children, Deployments and status converge. cpu measures from the
 // first create until all are Ready.
 func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, ogx versioned.Interface,
-	n, workers int, deadline time.Time, alive func() error, cpu *cpuWindow,
+	n, workers int, spec ogxv1beta1.OGXServerSpec, deadline time.Time, alive func() error, cpu *cpuWindow,
 ) (ogxResult, error) {
 	res := ogxResult{perKind: map[string]time.Duration{}}
 	tr := newTracker()
@@ -73,7 +72,7 @@ func runOGX(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, 
 	}
 	cpu.start()
 	res.t0 = time.Now()
-	if err := createServers(ctx, clients, n); err != nil {
+	if err := createServers(ctx, clients, n, spec); err != nil {
 		return res, err
 	}
 	res.created = time.Since(res.t0)
@@ -166,9 +165,9 @@ func workerClients(cfg *rest.Config, workers int) ([]versioned.Interface, error)
 	return clients, nil
 }
 
-// createServers creates n starter OGXServers, each worker with its own
+// createServers creates n OGXServers of spec, each worker with its own
 // clientset.
-func createServers(ctx context.Context, clients []versioned.Interface, n int) error {
+func createServers(ctx context.Context, clients []versioned.Interface, n int, spec ogxv1beta1.OGXServerSpec) error {
 	workers := len(clients)
 	next := make(chan int, workers)
 	for i := range workers {
@@ -179,7 +178,7 @@ func createServers(ctx context.Context, clients []versioned.Interface, n int) er
 		defer func() { next <- w }()
 		s := &ogxv1beta1.OGXServer{
 			ObjectMeta: metav1.ObjectMeta{Name: serverName(i), Namespace: benchNamespace},
-			Spec:       ogxv1beta1.OGXServerSpec{Distribution: ogxv1beta1.DistributionSpec{Name: ptr.To("starter")}},
+			Spec:       *spec.DeepCopy(),
 		}
 		if _, err := clients[w].OgxV1beta1().OGXServers(benchNamespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating OGXServer %s: %w", s.Name, err)

@@ -23,6 +23,10 @@ type result struct {
 	idle             tally // operator requests in the idle window
 	idleFrom, idleTo time.Time
 
+	// registry is what the oci-label variant's registry answered over the
+	// whole run; nil in the other variant.
+	registry *registryFigures
+
 	rssPeak, anonPeak int64 // bytes
 	memFinal          memory
 
@@ -99,6 +103,9 @@ func (r *result) markdown() string {
 		row("&nbsp;&nbsp;idle "+t.verb+" "+t.resource, "%d", t.count)
 	}
 	row("&nbsp;&nbsp;idle leases (all verbs, excluded above)", "%d", idle.leases)
+	if r.registry != nil {
+		row("registry: resolutions of the servers' one tag / all requests (whole run)", "%d / %d", r.registry.tag, r.registry.all)
+	}
 	row("operator RSS peak / final, MiB", "%.0f / %.0f", mib(r.rssPeak), mib(r.memFinal.rss))
 	row("of which anonymous (heap, stacks) peak / final, MiB", "%.0f / %.0f", mib(r.anonPeak), mib(r.memFinal.anon))
 	row("of which the executable's pages, final, MiB", "%.0f", mib(r.memFinal.file))
@@ -106,12 +113,15 @@ func (r *result) markdown() string {
 }
 
 func (r *result) variant() string {
-	v := fmt.Sprintf("probe=%s, unrelated=%d, workers=%d", r.opts.probe, r.opts.unrelated, r.opts.workers)
+	v := fmt.Sprintf("probe=%s, unrelated=%d, workers=%d, distribution=%s", r.opts.probe, r.opts.unrelated, r.opts.workers, r.opts.distribution)
 	if !r.opts.raw {
 		v += ", no raw phase"
 	}
 	return v
 }
+
+// registryFigures counts the oci-label variant's registry requests.
+type registryFigures struct{ tag, all int }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
 
