@@ -213,10 +213,27 @@ func (m *Manager) watches(sources *caches.Sources) []caches.Watch {
 	return append(entries, m.status.Watches(sources)...)
 }
 
+// serverChangeMatters reports whether an update of an OGXServer can change
+// what its controllers do: a new spec (generation), the start of deletion
+// or a changed annotation that asks the controllers to act (storage and
+// networking adoption, a re-check of a pinned image tag:
+// docs/config-generation.md, Digest pinning). Status, labels and other
+// annotations cannot.
+func serverChangeMatters(o, c *ogxv1beta1.OGXServer) bool {
+	if o.Generation != c.Generation || (o.DeletionTimestamp == nil) != (c.DeletionTimestamp == nil) {
+		return true
+	}
+	for _, a := range [...]string{ogxv1beta1.AnnotationAdoptStorage, ogxv1beta1.AnnotationAdoptNetworking, ogxv1beta1.AnnotationRecheckImage} {
+		if o.Annotations[a] != c.Annotations[a] {
+			return true
+		}
+	}
+	return false
+}
+
 // serverEvents starts every controller's pass for an OGXServer on create,
-// delete and the changes that matter: spec (generation), adoption
-// annotations and the start of deletion; a status write never does. A
-// deleted server's per-UID records are dropped.
+// delete and the changes that matter (serverChangeMatters); a status write
+// never does. A deleted server's per-UID records are dropped.
 func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
@@ -230,9 +247,7 @@ func (m *Manager) serverEvents() cache.ResourceEventHandlerFuncs {
 			if o.Generation != c.Generation {
 				m.Opts.Metrics.CountServerChange()
 			}
-			if o.Generation != c.Generation || (o.DeletionTimestamp == nil) != (c.DeletionTimestamp == nil) ||
-				o.Annotations[ogxv1beta1.AnnotationAdoptStorage] != c.Annotations[ogxv1beta1.AnnotationAdoptStorage] ||
-				o.Annotations[ogxv1beta1.AnnotationAdoptNetworking] != c.Annotations[ogxv1beta1.AnnotationAdoptNetworking] {
+			if serverChangeMatters(o, c) {
 				m.enqueueAll(caches.Key(c.Namespace, c.Name))
 			}
 		},

@@ -3,6 +3,7 @@ package controller
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -55,5 +56,34 @@ func TestServerChangesCounted(t *testing.T) {
 	// The phase gauge reads the (empty) caches of this manager.
 	if got := mgr.Caches.ServerPhases(); got[metrics.PhaseUnknown] != 0 || len(got) != 6 {
 		t.Errorf("ServerPhases of empty caches = %v", got)
+	}
+}
+
+// TestServerChangeMatters: the updates that wake every controller of a
+// server, and those that must not (its own status writes).
+func TestServerChangeMatters(t *testing.T) {
+	base := controllertest.Server(sfNamespace, sfName, sfUID)
+	base.Annotations = map[string]string{"unrelated": "a"}
+	for _, tc := range []struct {
+		name   string
+		mutate func(*ogxv1beta1.OGXServer)
+		want   bool
+	}{
+		{"status only", func(s *ogxv1beta1.OGXServer) { s.Status.Phase = ogxv1beta1.PhaseReady }, false},
+		{"unrelated annotation", func(s *ogxv1beta1.OGXServer) { s.Annotations["unrelated"] = "b" }, false},
+		{"label", func(s *ogxv1beta1.OGXServer) { s.Labels = map[string]string{"team": "x"} }, false},
+		{"new generation", func(s *ogxv1beta1.OGXServer) { s.Generation++ }, true},
+		{"deletion starts", func(s *ogxv1beta1.OGXServer) { now := metav1.Now(); s.DeletionTimestamp = &now }, true},
+		{"adopt storage", func(s *ogxv1beta1.OGXServer) { s.Annotations[ogxv1beta1.AnnotationAdoptStorage] = "old" }, true},
+		{"adopt networking", func(s *ogxv1beta1.OGXServer) { s.Annotations[ogxv1beta1.AnnotationAdoptNetworking] = "old" }, true},
+		{"recheck image", func(s *ogxv1beta1.OGXServer) { s.Annotations[ogxv1beta1.AnnotationRecheckImage] = "1" }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cur := base.DeepCopy()
+			tc.mutate(cur)
+			if got := serverChangeMatters(base, cur); got != tc.want {
+				t.Errorf("serverChangeMatters = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
