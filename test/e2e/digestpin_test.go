@@ -43,15 +43,7 @@ func TestImageDigestIsPinned(t *testing.T) {
 	t.Logf("leader: %s", leader.user)
 
 	image := reg.Image(pinRepo, pinTag)
-	s := &ogxv1beta1.OGXServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "pinned", Namespace: ns},
-		Spec: ogxv1beta1.OGXServerSpec{
-			Distribution: ogxv1beta1.DistributionSpec{Image: &image},
-			Providers: &ogxv1beta1.ProvidersSpec{Inference: &ogxv1beta1.InferenceProviders{Remote: &ogxv1beta1.RemoteInferenceProviders{
-				Vllm: []ogxv1beta1.VLLMProvider{{Endpoint: "http://vllm:8000/v1"}}}}},
-		},
-	}
-	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(ctx, labelledServer(ns, "pinned", image), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := waitReady(t, ogx, ns, "pinned", 2*time.Minute)
@@ -136,6 +128,56 @@ func TestImageDigestIsPinned(t *testing.T) {
 	}
 	if note := evs[0].Note; !strings.Contains(note, digestA) || !strings.Contains(note, digestB) {
 		t.Errorf("the Event does not name both digests: %q", note)
+	}
+}
+
+// TestPinnedTagRecheckedByInterval: with --image-recheck-interval, a moved
+// tag reaches its server without anyone asking, once the interval has
+// passed, with the same Event as a requested re-check.
+func TestPinnedTagRecheckedByInterval(t *testing.T) {
+	ns := cp.CreateNamespace(t, "recheck")
+	kube, ogx := clients(t)
+	reg := ocitest.New()
+	t.Cleanup(reg.Close)
+	digestA, err := reg.Push(pinRepo, pinTag, baseConfigYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := buildController()
+	if err != nil {
+		t.Fatalf("building ogx-controller: %v", err)
+	}
+	user := replicaUsers[0]
+	startProcessWith(t, bin, user, replicaFlags(ns, user, "0", "--image-recheck-interval=3s")...)
+	image := reg.Image(pinRepo, pinTag)
+	if _, err := ogx.OgxV1beta1().OGXServers(ns).Create(t.Context(), labelledServer(ns, "interval", image), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, ogx, ns, "interval", 2*time.Minute)
+	if img := deploymentImage(t, kube, ns, "interval"); img != image+"@"+digestA {
+		t.Fatalf("Deployment image = %s, want %s", img, image+"@"+digestA)
+	}
+	digestB, err := reg.Push(pinRepo, pinTag, strings.Replace(baseConfigYAML, "image_name: starter", "image_name: starter-b", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.Poll(t, time.Minute, "the Deployment on the moved tag's digest", func(ctx context.Context) (bool, error) {
+		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "interval", metav1.GetOptions{})
+		return err == nil && d.Spec.Template.Spec.Containers[0].Image == image+"@"+digestB, err
+	})
+	waitEvent(t, kube, ns, "interval", ogxv1beta1.EventImageDigestChanged, digestB)
+}
+
+// labelledServer is an OGXServer whose config is generated from the labels
+// of image: it names the image and one provider, and no base ConfigMap.
+func labelledServer(ns, name, image string) *ogxv1beta1.OGXServer {
+	return &ogxv1beta1.OGXServer{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: ogxv1beta1.OGXServerSpec{
+			Distribution: ogxv1beta1.DistributionSpec{Image: &image},
+			Providers: &ogxv1beta1.ProvidersSpec{Inference: &ogxv1beta1.InferenceProviders{Remote: &ogxv1beta1.RemoteInferenceProviders{
+				Vllm: []ogxv1beta1.VLLMProvider{{Endpoint: "http://vllm:8000/v1"}}}}},
+		},
 	}
 }
 
