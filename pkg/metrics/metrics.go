@@ -49,6 +49,7 @@ type Metrics struct {
 	applySkipped      *prometheus.CounterVec
 	probeTotal        *prometheus.CounterVec
 	eventsTotal       *prometheus.CounterVec
+	eventsDropped     *prometheus.CounterVec
 	leader            prometheus.Gauge
 	admissionTotal    *prometheus.CounterVec
 	admissionDuration prometheus.Histogram
@@ -78,7 +79,7 @@ func New(version string) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.reconcileTotal, m.reconcileDuration, m.writesTotal, m.applySkipped, m.probeTotal,
-		m.eventsTotal, m.leader, m.admissionTotal, m.admissionDuration, m.buildInfo,
+		m.eventsTotal, m.eventsDropped, m.leader, m.admissionTotal, m.admissionDuration, m.buildInfo,
 		m.serverChanges, m.phases,
 	)
 	m.queue.register(m.registry)
@@ -127,6 +128,12 @@ func (m *Metrics) defineProcessMetrics(version string) {
 		Help: "Events recorded, by result: sent, failed (the API server refused or did not answer), " +
 			"dropped_rate (over the event rate budget) or dropped_queue (the send queue was full).",
 	}, []string{"result"})
+	m.eventsDropped = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace,
+		Name:      "events_dropped_total",
+		Help: "Events dropped by the event budget (over the rate or the send queue full), by type and reason; " +
+			"a dropped Warning is owed and sent later while its cause holds.",
+	}, []string{"type", "reason"})
 	m.leader = prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: Namespace,
 		Name:      "leader",
@@ -249,6 +256,16 @@ func (m *Metrics) CountEvent(result string) {
 		return
 	}
 	m.eventsTotal.WithLabelValues(result).Inc()
+}
+
+// CountEventDropped counts one Event of eventType (Normal, Warning) and
+// reason that the event budget dropped. Reasons are the API package's
+// constants, a fixed set, so the series stay bounded.
+func (m *Metrics) CountEventDropped(eventType, reason string) {
+	if m == nil {
+		return
+	}
+	m.eventsDropped.WithLabelValues(eventType, reason).Inc()
 }
 
 // SetLeader sets ogx_controller_leader to 1 (leading) or 0.

@@ -92,6 +92,9 @@ func TestCustomMetrics(t *testing.T) {
 	m.SetLeader(true)
 	m.ObserveAdmission("CREATE", false, 422, 3*time.Millisecond)
 	m.ObserveAdmission("UPDATE", true, 0, time.Millisecond)
+	m.CountEventDropped("Warning", "ReferenceNotFound")
+	m.CountEventDropped("Warning", "ReferenceNotFound")
+	m.CountEventDropped("Normal", "Created")
 
 	checks := []struct {
 		name   string
@@ -110,6 +113,8 @@ func TestCustomMetrics(t *testing.T) {
 		{"ogx_controller_admission_reviews_total", map[string]string{"operation": "CREATE", "allowed": "false", "code": "422"}, 1},
 		{"ogx_controller_admission_reviews_total", map[string]string{"operation": "UPDATE", "allowed": "true", "code": "0"}, 1},
 		{"ogx_controller_admission_review_duration_seconds", nil, 2},
+		{"ogx_controller_events_dropped_total", map[string]string{"type": "Warning", "reason": "ReferenceNotFound"}, 2},
+		{"ogx_controller_events_dropped_total", map[string]string{"type": "Normal", "reason": "Created"}, 1},
 	}
 	for _, c := range checks {
 		if got := value(t, m, c.name, c.labels); got != c.want {
@@ -183,6 +188,7 @@ func TestNilMetricsIsANoOp(t *testing.T) {
 	m.CountWrite("Deployment", VerbApply)
 	m.CountApplySkipped("Deployment")
 	m.CountProbe(ProbeSuccess)
+	m.CountEventDropped("Warning", "x")
 	m.SetLeader(true)
 	m.ObserveAdmission("CREATE", true, 200, time.Second)
 	m.InitController("x")

@@ -87,11 +87,14 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	}
 	// record stores the pass's outcome; the Warning eventReason of a user
 	// error is sent when this controller's cause is new and no other
-	// controller reports it at the moment.
+	// controller reports it at the moment, and is owed while any does.
 	record := func(o Outcome, eventReason string) {
 		o.Generation = s.Generation
 		if _, newCause := c.Deps.Board.RecordCause(key, s.UID, c.Name(), o); newCause && c.Deps.Events != nil {
-			c.Deps.Events.Warn(s, eventReason, o.Message)
+			board, uid := c.Deps.Board, s.UID
+			c.Deps.Events.Warn(s, eventReason, o.Message, func() bool {
+				return board.ReportsUserError(uid, o.Reason, o.Message)
+			})
 		}
 	}
 	if s.DeletionTimestamp != nil {

@@ -64,9 +64,14 @@ type Options struct {
 	// taking rate budget from the children (nil: the main client).
 	EventsClient kubernetes.Interface
 	// EventQPS and EventBurst are the Event budget: Events past it are
-	// dropped and counted.
+	// dropped and counted, and dropped Warnings are owed (docs/status.md,
+	// Events).
 	EventQPS   float64
 	EventBurst int
+	// EventBudget, when set, is the Event budget instead of one built from
+	// EventQPS and EventBurst, so its holder can change it while the
+	// controllers run (tests spend it and give it back).
+	EventBudget *events.Budget
 	// Clock is the time the status controller stamps and waits by.
 	Clock clock.PassiveClock
 	// ShutdownTimeout is how long passes in flight at shutdown keep a live
@@ -111,6 +116,9 @@ func WithDefaults(opts Options, kube kubernetes.Interface) Options {
 	defaultIfZero(&opts.EventQPS, 5)
 	defaultIfZero(&opts.EventBurst, 100)
 	defaultIfZero(&opts.EventsClient, kube)
+	if opts.EventBudget == nil {
+		opts.EventBudget = events.NewBudget(opts.EventQPS, opts.EventBurst)
+	}
 	// Without a registry client only spec.baseConfig can supply the base
 	// config; tests rely on this never touching the network.
 	defaultIfZero(&opts.Generator, NewGenerator(nil, 0, 0))
@@ -157,7 +165,7 @@ func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, opts Options) D
 		render.OwnFieldManagers(), opts.TakeoverManagers)
 	opts.Metrics.CountServersWith(c.ServerPhases)
 	records := record.New()
-	sink := events.NewSink(opts.Identity, opts.EventQPS, opts.EventBurst, opts.Metrics, records)
+	sink := events.NewSink(opts.Identity, opts.EventBudget, opts.Metrics, records)
 	return Deps{
 		Events: sink, Specs: NewSpecMemo(records), Records: records,
 		Kube: kube, OGX: ogx, Caches: c, Opts: opts,

@@ -49,7 +49,7 @@ func newResolverEnv(t *testing.T, objs []runtime.Object) *resolverEnv {
 	opts := WithDefaults(Options{OperatorNamespace: "ogx-system"}, kube)
 	records := record.New()
 	kube.ClearActions()
-	return &resolverEnv{ctx: ctx, kube: kube, resolver: NewResolver(c, kube, opts, records, events.NewSink("test", 0, 0, nil, records))}
+	return &resolverEnv{ctx: ctx, kube: kube, resolver: NewResolver(c, kube, opts, records, events.NewSink("test", nil, nil, records))}
 }
 
 func TestCacheSourceReferences(t *testing.T) {

@@ -126,6 +126,22 @@ func (b *OutcomeBoard) RecordCause(key string, uid types.UID, controller string,
 	return changed, changed && newCause
 }
 
+// ReportsUserError reports whether any controller's last outcome for uid is
+// the user error of reason with message: whether that cause still holds, so
+// a Warning about it that the Event budget dropped is still owed.
+func (b *OutcomeBoard) ReportsUserError(uid types.UID, reason, message string) bool {
+	found := false
+	b.outcomes.View(uid, func(list []recordedOutcome, _ bool) {
+		for _, r := range list {
+			if r.Class == OutcomeUserError && r.Reason == reason && r.Message == message {
+				found = true
+				return
+			}
+		}
+	})
+	return found
+}
+
 // Get returns a copy of the outcomes recorded for uid.
 func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
 	var out map[string]Outcome

@@ -44,7 +44,7 @@ func pinsOn(t *testing.T, reg *labelRegistry) *pinsEnv {
 	g := newTestGenerator(t, 0, 0)
 	g.now = e.clock
 	r := record.New()
-	e.sink = events.NewSink("test", 0, 0, nil, r)
+	e.sink = events.NewSink("test", nil, nil, r)
 	e.sink.Lead()
 	e.pins = NewPins(r, g, e.sink, testInterval)
 	return e

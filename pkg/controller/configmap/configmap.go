@@ -59,6 +59,17 @@ func caBundle(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) error 
 		func() *corev1ac.ConfigMapApplyConfiguration { return render.CABundleConfigMap(s, b.Data) })
 }
 
+// specCurrent reports, later, whether the spec of s is still the server's
+// current one: a generator warning's cause holds as long as the spec it was
+// generated from.
+func specCurrent(d *base.Deps, s *ogxv1beta1.OGXServer) func() bool {
+	namespace, name, uid, generation := s.Namespace, s.Name, s.UID, s.Generation
+	return func() bool {
+		cur, err := d.Caches.Server(namespace, name)
+		return err == nil && cur.UID == uid && cur.Generation == generation && cur.DeletionTimestamp == nil
+	}
+}
+
 // generated writes the generated config ConfigMap when it is not cached.
 func generated(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (string, error) {
 	if s.Spec.ConfigMode() != ogxv1beta1.ConfigModeGenerated {
@@ -83,7 +94,7 @@ func generated(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (stri
 		d.Events.Normal(s, ogxv1beta1.EventConfigGenerated, fmt.Sprintf("Generated ConfigMap %s with %d providers and %d resources",
 			name, g.ProviderCount, g.ResourceCount))
 		for _, w := range g.Warnings {
-			d.Events.Warn(s, ogxv1beta1.EventConfigGenerationWarning, w)
+			d.Events.Warn(s, ogxv1beta1.EventConfigGenerationWarning, w, specCurrent(d, s))
 		}
 	}
 	return name, nil

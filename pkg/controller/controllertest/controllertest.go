@@ -64,7 +64,7 @@ func Annotated(kv ...string) *ogxv1beta1.OGXServer {
 
 // ActiveSink is an event sink that queues Events (as on the leader).
 func ActiveSink() *events.Sink {
-	e := events.NewSink("test", 0, 0, nil, record.New())
+	e := events.NewSink("test", nil, nil, record.New())
 	e.Lead()
 	return e
 }

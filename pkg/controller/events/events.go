@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,24 +49,43 @@ const (
 )
 
 // Sink records events.k8s.io/v1 Events regarding OGXServers (docs/status.md,
-// Events). Its own client and token bucket drop Events past the budget, so a
-// burst never takes request budget from the children. No series: client-go's
-// series machinery would PATCH counts minutes later, a write of an idle
-// controller.
+// Events). Its own client and budget drop Events past the budget, so a
+// burst never takes request budget from the children; a Warning dropped
+// that way is owed (owed.go) and sent by a later status pass while its cause
+// lasts. No series: client-go's series machinery would PATCH counts minutes
+// later, a write of an idle controller.
 type Sink struct {
 	queue    chan *eventsv1.Event
 	instance string
 	// active is set while send runs (only on the leader); Events emitted
 	// elsewhere are dropped rather than sent late.
 	active  atomic.Bool
-	limiter *rate.Limiter
+	budget  *Budget
 	journal *Journal
 	metrics *metrics.Metrics
 	// holding is, per OGXServer and reason, the cause of a condition that
 	// holds (While), so its Event is sent once when it starts, not on every
 	// pass while it lasts.
 	holding record.Slot[map[string]string]
+	// owed are, per OGXServer, the Warnings the budget dropped whose
+	// causes may still hold.
+	owed record.Slot[map[owedKey]*owedWarning]
+	// wake asks for a status pass of a server that came to owe a Warning
+	// (OnOwed; nil: none).
+	wake func(key string)
 }
+
+// delivery is what became of an Event handed to the sink.
+type delivery int
+
+const (
+	// queued: it will be sent.
+	queued delivery = iota
+	// notLeading: the sink is not sending (not the leader, or stopped).
+	notLeading
+	// overBudget: the budget was spent or the send queue full.
+	overBudget
+)
 
 // hold records whether the condition of reason holds with cause and
 // returns whether that is new (it did not hold, or held with another cause).
@@ -91,19 +109,12 @@ func (e *Sink) hold(uid types.UID, reason, cause string, holds bool) bool {
 	return news
 }
 
-// NewSink returns a sink admitting qps Events a second with bursts of
-// burst (qps <= 0: no limit).
-func NewSink(instance string, qps float64, burst int, m *metrics.Metrics, r *record.Store) *Sink {
-	limit := rate.Inf
-	if qps > 0 {
-		limit = rate.Limit(qps)
-	}
-	if burst <= 0 {
-		burst = 1
-	}
+// NewSink returns a sink admitting Events within budget (nil: no limit)
+// and keeping its per-server values in r.
+func NewSink(instance string, budget *Budget, m *metrics.Metrics, r *record.Store) *Sink {
 	return &Sink{queue: make(chan *eventsv1.Event, eventQueueSize), instance: instance,
-		limiter: rate.NewLimiter(limit, burst), journal: NewJournal(r), metrics: m,
-		holding: record.NewSlot[map[string]string](r)}
+		budget: budget, journal: NewJournal(r), metrics: m,
+		holding: record.NewSlot[map[string]string](r), owed: record.NewSlot[map[owedKey]*owedWarning](r)}
 }
 
 // Start makes the sink accept Events at once, before any worker runs, and
@@ -157,8 +168,8 @@ func (e *Sink) send(ctx context.Context, kube kubernetes.Interface) {
 	}
 }
 
-func (e *Sink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note string) bool {
-	return e.EmitFor(corev1.ObjectReference{
+func (e *Sink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note string) delivery {
+	return e.deliver(corev1.ObjectReference{
 		APIVersion: ogxv1beta1.SchemeGroupVersion.String(), Kind: "OGXServer",
 		Namespace: s.Namespace, Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
 	}, eventType, reason, action, note)
@@ -166,15 +177,22 @@ func (e *Sink) emit(s *ogxv1beta1.OGXServer, eventType, reason, action, note str
 
 // EmitFor queues an Event regarding any object and reports whether it did:
 // it drops the Event when the sink is not sending (not the leader yet), the
-// budget is spent or the queue is full.
+// budget is spent or the queue is full. Such an Event is not owed: only
+// Warnings regarding an OGXServer are (Warn, While).
 func (e *Sink) EmitFor(regarding corev1.ObjectReference, eventType, reason, action, note string) bool {
+	return e.deliver(regarding, eventType, reason, action, note) == queued
+}
+
+// deliver queues an Event and says what became of it.
+func (e *Sink) deliver(regarding corev1.ObjectReference, eventType, reason, action, note string) delivery {
 	if !e.active.Load() {
-		return false
+		return notLeading
 	}
-	if !e.limiter.Allow() {
+	if !e.budget.allow() {
 		e.metrics.CountEvent(metrics.EventDroppedRate)
-		klog.Background().V(2).Info("Event budget spent, dropping event", "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
-		return false
+		e.metrics.CountEventDropped(eventType, reason)
+		klog.Background().V(2).Info("Event budget spent, dropping event", "type", eventType, "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
+		return overBudget
 	}
 	now := time.Now()
 	ev := &eventsv1.Event{
@@ -190,11 +208,12 @@ func (e *Sink) EmitFor(regarding corev1.ObjectReference, eventType, reason, acti
 	}
 	select {
 	case e.queue <- ev:
-		return true
+		return queued
 	default:
 		e.metrics.CountEvent(metrics.EventDroppedQueue)
-		klog.Background().V(2).Info("Event queue full, dropping event", "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
-		return false
+		e.metrics.CountEventDropped(eventType, reason)
+		klog.Background().V(2).Info("Event queue full, dropping event", "type", eventType, "reason", reason, "regarding", regarding.Namespace+"/"+regarding.Name)
+		return overBudget
 	}
 }
 
@@ -249,16 +268,38 @@ func (e *Sink) While(s *ogxv1beta1.OGXServer, eventType, reason, cause, note str
 	if !e.hold(s.UID, reason, cause, holds) {
 		return
 	}
-	if !e.emit(s, eventType, reason, "Reconcile", note) {
-		// Not sent (not leading yet, budget spent): the next pass tries
-		// again instead of the Event being lost while the cause holds.
-		e.hold(s.UID, reason, "", false)
+	if eventType == corev1.EventTypeWarning {
+		// A Warning the budget drops stays held and is owed while the
+		// condition holds with this cause.
+		uid := s.UID
+		persists := func() bool { return e.holds(uid, reason, cause) }
+		if e.warn(s, reason, cause, note, persists) != notLeading {
+			return
+		}
+	} else if e.emit(s, eventType, reason, "Reconcile", note) == queued {
+		return
 	}
+	// Not sent: the next pass of the caller tries again instead of the
+	// Event being lost while the cause holds.
+	e.hold(s.UID, reason, "", false)
 }
 
-// Warn records a Warning regarding an OGXServer.
-func (e *Sink) Warn(s *ogxv1beta1.OGXServer, reason, note string) {
-	e.emit(s, corev1.EventTypeWarning, reason, "Reconcile", note)
+// holds reports whether the condition of reason holds with cause (While).
+func (e *Sink) holds(uid types.UID, reason, cause string) bool {
+	held := false
+	e.holding.View(uid, func(m map[string]string, _ bool) {
+		prev, ok := m[reason]
+		held = ok && prev == cause
+	})
+	return held
+}
+
+// Warn records a Warning regarding an OGXServer. When the budget drops it,
+// it is owed, keyed by its reason and note (its cause), and a later status
+// pass sends it while persists reports that the cause still holds (nil:
+// not owed, lost when dropped).
+func (e *Sink) Warn(s *ogxv1beta1.OGXServer, reason, note string, persists func() bool) {
+	e.warn(s, reason, note, note, persists)
 }
 
 // Normal records a Normal event regarding an OGXServer.

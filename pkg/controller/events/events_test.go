@@ -13,7 +13,7 @@ import (
 // when it starts and when its note changes, not again while it holds; once
 // it stops holding it is sent again if it comes back.
 func TestHeldWarningOncePerTransition(t *testing.T) {
-	e := NewSink("test", 0, 0, nil, record.New())
+	e := NewSink("test", nil, nil, record.New())
 	steps := []struct {
 		note  string
 		holds bool
@@ -39,7 +39,7 @@ func TestHeldWarningOncePerTransition(t *testing.T) {
 // TestHeldWarningNotSentIsRetried: a warning the sink could not send (not
 // leading yet, budget spent) is not marked held, so a later pass sends it.
 func TestHeldWarningNotSentIsRetried(t *testing.T) {
-	e := NewSink("test", 0, 0, nil, record.New())
+	e := NewSink("test", nil, nil, record.New())
 	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
 	e.WarnWhile(s, "EmptyCABundle", "no certificates", true)
 	if held, ok := e.holding.Get(s.UID); len(e.queue) != 0 || ok {

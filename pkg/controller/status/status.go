@@ -16,6 +16,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/probe"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
@@ -57,6 +58,9 @@ func NewController(d *base.Deps, controllers []string) *Controller {
 	// Status is computed again when a server's record changes: an
 	// outcome, a generated config, a journaled write.
 	d.Records.AddHandler(c.Enqueue)
+	// A Warning the Event budget dropped is sent by a later status pass
+	// (settleWarnings), which nothing else may start on an idle server.
+	d.Events.OnOwed(func(key string) { c.Queue().AddAfter(key, events.OwedRetry) })
 	return c
 }
 
@@ -114,7 +118,22 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 			return worker.Result{}, err
 		}
 	}
+	requeue := c.settleWarnings(s, res.requeueAfter)
 	c.d.Events.Flush(s, s.Status.Phase, res.status.Phase)
 	c.healthEvent(s.Status.Conditions, res.status.Conditions, s)
-	return worker.Result{RequeueAfter: res.requeueAfter}, nil
+	return worker.Result{RequeueAfter: requeue}, nil
+}
+
+// settleWarnings sends the Warnings the Event budget dropped whose causes
+// still hold (events.Sink.Settle) and returns when the pass runs again:
+// requeue, or sooner while a Warning is still owed. A server that owes
+// nothing keeps requeue, so an idle server gains no pass and no write.
+func (c *Controller) settleWarnings(s *ogxv1beta1.OGXServer, requeue time.Duration) time.Duration {
+	if !c.d.Events.Settle(s) {
+		return requeue
+	}
+	if requeue <= 0 || requeue > events.OwedRetry {
+		return events.OwedRetry
+	}
+	return requeue
 }

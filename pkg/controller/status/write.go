@@ -119,6 +119,21 @@ func (c *Controller) write(ctx context.Context, s *ogxv1beta1.OGXServer, st ogxv
 	return nil
 }
 
+// healthFailing reports, later, whether the status of s still says the
+// probe fails: while it does, a HealthCheckFailed Warning the budget dropped
+// is owed. It reads our last write when the cache has not caught up.
+func (c *Controller) healthFailing(s *ogxv1beta1.OGXServer) func() bool {
+	namespace, name, uid := s.Namespace, s.Name, s.UID
+	return func() bool {
+		cached, err := c.d.Caches.Server(namespace, name)
+		if err != nil || cached.UID != uid {
+			return false
+		}
+		cur := apimeta.FindStatusCondition(c.latest(cached).Status.Conditions, ogxv1beta1.ConditionHealthCheck)
+		return cur != nil && cur.Status == metav1.ConditionFalse && cur.Reason == ogxv1beta1.ReasonHealthCheckFailed
+	}
+}
+
 // healthEvent records HealthCheckPassed or HealthCheckFailed when the
 // HealthCheck condition flips between True and False.
 func (c *Controller) healthEvent(before, after []metav1.Condition, s *ogxv1beta1.OGXServer) {
@@ -132,7 +147,7 @@ func (c *Controller) healthEvent(before, after []metav1.Condition, s *ogxv1beta1
 		c.d.Events.Normal(s, ogxv1beta1.ReasonHealthCheckPassed, cur.Message)
 	case metav1.ConditionFalse:
 		if cur.Reason == ogxv1beta1.ReasonHealthCheckFailed {
-			c.d.Events.Warn(s, ogxv1beta1.ReasonHealthCheckFailed, cur.Message)
+			c.d.Events.Warn(s, ogxv1beta1.ReasonHealthCheckFailed, cur.Message, c.healthFailing(s))
 		}
 	}
 }
