@@ -108,15 +108,7 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 		return nil
 	}
 	if o, ok := in.outcomes[base.ControllerConfigMap]; ok && o.Class == base.OutcomeUserError {
-		// Each cause keeps its own reason (an invalid spec, a missing or
-		// unlabelled reference, a CA bundle problem, a conflict on a child
-		// of the configmap controller); only a failure of generation itself
-		// is ConfigGenerationFailed.
-		reason := o.Reason
-		if reason == "" {
-			reason = ogxv1beta1.ReasonConfigGenerationFailed
-		}
-		cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, reason, o.Message)
+		cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, configGeneratedReason(o.Reason), o.Message)
 		return old
 	}
 	g := in.generated
@@ -134,6 +126,22 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 	cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionTrue, ogxv1beta1.ReasonConfigGenerationSucceeded,
 		fmt.Sprintf("Generated config.yaml with %d providers and %d resources", g.ProviderCount, g.ResourceCount))
 	return cg
+}
+
+// configGeneratedReason maps the reason of the configmap controller's user
+// error to one ConfigGenerated may carry (docs/status.md, Reasons by
+// condition). Clients match ConfigGenerated on its three documented False
+// reasons, so a missing base ConfigMap, an invalid spec, a CA bundle
+// problem or a conflict on the generated ConfigMap all read
+// ConfigGenerationFailed with the precise cause in the message; Ready and
+// Stalled keep the specific reason (ReferenceNotFound, ...). Only an
+// image-label failure keeps its own reason, which tells the user to set
+// spec.baseConfig.
+func configGeneratedReason(reported string) string {
+	if reported == ogxv1beta1.ReasonBaseConfigUnavailable {
+		return reported
+	}
+	return ogxv1beta1.ReasonConfigGenerationFailed
 }
 
 // expectedReplicas is the replica count the rollout must reach. With
