@@ -223,7 +223,12 @@ func serviceReady(in statusInputs, cs *conditionSet) {
 }
 
 // healthCheck sets HealthCheck, the probe's verdict; it never gates Ready.
-// Before the first probe the current condition stays.
+// The condition is always present (docs/status.md, Conditions). Before the
+// first probe of a server with available replicas an earlier verdict stays
+// (a restart must not flap it); without one it is False DeploymentNotReady
+// "Not probed yet": the probe runs in the background and its result
+// enqueues the next pass, so a new server's first status would otherwise
+// lack the condition.
 func healthCheck(in statusInputs, cs *conditionSet) {
 	d := in.deployment
 	switch {
@@ -232,11 +237,20 @@ func healthCheck(in statusInputs, cs *conditionSet) {
 	case d == nil || d.Status.AvailableReplicas == 0:
 		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentNotReady, "Deployment not ready")
 	case in.probe == nil:
+		if c := apimeta.FindStatusCondition(cs.conds, ogxv1beta1.ConditionHealthCheck); c == nil || !probeVerdict(c.Reason) {
+			cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentNotReady, "Not probed yet")
+		}
 	case in.probe.Healthy:
 		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionTrue, ogxv1beta1.ReasonHealthCheckPassed, "Health check passed")
 	default:
 		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonHealthCheckFailed, in.probe.HealthMessage)
 	}
+}
+
+// probeVerdict: a HealthCheck reason a probe result set, as opposed to one
+// set without probing.
+func probeVerdict(reason string) bool {
+	return reason == ogxv1beta1.ReasonHealthCheckPassed || reason == ogxv1beta1.ReasonHealthCheckFailed
 }
 
 // adoptedConditions sets StorageAdopted and NetworkingAdopted to what the

@@ -176,6 +176,25 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 				return st
 			}()},
 		},
+		{
+			// A new server whose pods are available at its first status: the
+			// probe has just started in the background, and HealthCheck is
+			// still present (always, docs/status.md).
+			name: "first status, not probed yet: False DeploymentNotReady",
+			in:   scInputs(probeOn),
+			want: statusResult{requeueAfter: 30 * time.Second, status: base(ogxv1beta1.PhaseReady, 1, scDeployReady(scNow),
+				scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Not probed yet", scNow),
+				scReadyAvailable("1/1 replicas available", scNow))},
+		},
+		{
+			name: "probe switched on, not probed yet: Disabled is no verdict to keep",
+			in:   scInputs(probeOn, scWithStatus(scReadyStatus())),
+			want: statusResult{requeueAfter: 30 * time.Second, status: func() ogxv1beta1.OGXServerStatus {
+				st := scReadyStatus()
+				st.Conditions[3] = scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Not probed yet", scNow)
+				return st
+			}()},
+		},
 	})
 }
 
