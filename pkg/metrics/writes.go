@@ -93,7 +93,7 @@ func writtenKinds() map[string]string {
 		"servicemonitors": "ServiceMonitor", "prometheusrules": "PrometheusRule",
 		"ogxservers": "OGXServer", "llamastackdistributions": "LlamaStackDistribution",
 		"validatingwebhookconfigurations": "ValidatingWebhookConfiguration",
-		"customresourcedefinitions": "CustomResourceDefinition",
+		"customresourcedefinitions":       "CustomResourceDefinition",
 	}
 }
 
