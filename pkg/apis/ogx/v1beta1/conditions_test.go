@@ -1,9 +1,13 @@
 package v1beta1
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -107,5 +111,57 @@ func TestTerminalReasonsMatchTheDocs(t *testing.T) {
 	}
 	if !slices.Equal(documented, TerminalReasons()) {
 		t.Errorf("docs' terminal reasons %v, TerminalReasons() %v", documented, TerminalReasons())
+	}
+}
+
+// TestEventReasonsDocumented: docs/status.md's Events section names every
+// Event reason: each Event* constant of events.go (read from the source, so
+// a new constant cannot be missed), and the condition reasons Events reuse
+// for the same cause.
+func TestEventReasonsDocumented(t *testing.T) {
+	data, err := os.ReadFile(statusDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, m := range backticked.FindAllStringSubmatch(docSection(t, string(data), "## Events"), -1) {
+		documented[m[1]] = true
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "events.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			for i, name := range spec.(*ast.ValueSpec).Names {
+				if lit, ok := spec.(*ast.ValueSpec).Values[i].(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Event") {
+					v, _ := strconv.Unquote(lit.Value)
+					reasons = append(reasons, v)
+				}
+			}
+		}
+	}
+	if len(reasons) < 10 {
+		t.Fatalf("found %d Event constants in events.go: the parse went wrong", len(reasons))
+	}
+	// Condition reasons an Event reuses: a child controller's user error
+	// (AdoptionConfigInvalid is sent as AdoptionInvalid; DeploymentFailed
+	// is read from the Deployment, no controller's error), and the adoption
+	// and health flips.
+	for _, r := range TerminalReasons() {
+		if r != ReasonAdoptionConfigInvalid && r != ReasonDeploymentFailed {
+			reasons = append(reasons, r)
+		}
+	}
+	reasons = append(reasons, ReasonStorageAdopted, ReasonNetworkingAdopted, ReasonHealthCheckPassed, ReasonHealthCheckFailed)
+	for _, r := range reasons {
+		if !documented[r] {
+			t.Errorf("Event reason %s is not in docs/status.md, Events", r)
+		}
 	}
 }
