@@ -727,6 +727,19 @@ spec:
 		t.Errorf("--fetch-base output differs from --base with the image pinned:\n%s", cmp.Diff(want, string(fetched.stdout)))
 	}
 
+	// spec.baseConfig naming a ConfigMap the input lacks: the labels stand
+	// in, and the warning says so in a whole sentence.
+	withRef := strings.Replace(input, "  storage: {}\n", "  storage: {}\n  baseConfig:\n    name: base\n    key: config.yaml\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "ref.yaml"), []byte(withRef), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	standIn := runRenderIn(t, dir, []string{"-f", "ref.yaml", "--fetch-base", "--only=config"}, nil)
+	wantWarning := "warning: ConfigMap default/base of spec.baseConfig is not in the input; " +
+		"using the image's OCI labels instead (the controller would report the ConfigMap as not found)\n"
+	if standIn.code != exitOK || !strings.Contains(string(standIn.stderr), wantWarning) {
+		t.Errorf("exit %d, stderr %q; want the warning %q", standIn.code, standIn.stderr, wantWarning)
+	}
+
 	// A registry failure is E7 with exit 1.
 	srv.Close()
 	failed := runRenderIn(t, dir, []string{"-f", "input.yaml", "--fetch-base", "--only=config"}, nil)

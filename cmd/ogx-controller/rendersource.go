@@ -132,7 +132,7 @@ func (f *fileSource) ImageBase(ctx context.Context, s *ogxv1beta1.OGXServer, ima
 		return resolve.Base{}, failedf("no base config: pass --base, set spec.baseConfig and include its ConfigMap in the input, or pass --fetch-base")
 	}
 	if ref != nil {
-		f.warn("ConfigMap %s/%s of spec.baseConfig is not in the input; using the image's OCI labels, which the controller would not", s.Namespace, ref.Name)
+		f.warn("ConfigMap %s/%s of spec.baseConfig is not in the input; using the image's OCI labels instead (the controller would report the ConfigMap as not found)", s.Namespace, ref.Name)
 	}
 	img, err := image()
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -30,9 +29,6 @@ const (
 
 	// ValidatePath is the URL path of the OGXServer validating webhook.
 	ValidatePath = "/validate-ogx-io-v1beta1-ogxserver"
-
-	// HealthPath answers 200 "ok" while the handler runs.
-	HealthPath = "/healthz"
 
 	// MaxRequestBytes bounds an AdmissionReview request body. The API server
 	// never sends objects above its own 3 MiB request limit (etcd's default
@@ -114,18 +110,16 @@ const DefaultBodyTimeout = 5 * time.Second
 //   - POST ValidatePath: an admission.k8s.io/v1 AdmissionReview for an
 //     ogx.io/v1beta1 OGXServer, answered as docs/admission.md (Request
 //     handling, Denials) describes;
-//   - HealthPath: 200 "ok";
 //
-// and 404 for every other path. The handler makes no API calls; it logs with
-// the logger of the request context (klog.FromContext).
+// and 404 for every other path, /healthz included: the admission port is
+// reachable by the API server and whatever else the network allows, so it
+// carries the webhook and nothing else; liveness and readiness live on the
+// health listener (--health-probe-bind-address). The handler makes no API
+// calls; it logs with the logger of the request context (klog.FromContext).
 func NewHandler(opts HandlerOptions) http.Handler {
 	h := newHandler(opts)
 	mux := http.NewServeMux()
 	mux.HandleFunc(ValidatePath, h.serveValidate)
-	mux.HandleFunc(HealthPath, func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(w, "ok")
-	})
 	mux.HandleFunc("/", http.NotFound)
 	return mux
 }

@@ -209,19 +209,20 @@ func TestHandlerAcceptsJSONWithParameters(t *testing.T) {
 	}
 }
 
-func TestHandlerHealthz(t *testing.T) {
+// TestHandlerServesOnlyTheWebhook: the admission port carries the webhook
+// path alone; health is served by the health listener, so a probe pointed at
+// the webhook port must fail loudly rather than pass against the wrong
+// server.
+func TestHandlerServesOnlyTheWebhook(t *testing.T) {
 	h := NewHandler(HandlerOptions{})
-	for _, method := range []string{http.MethodGet, http.MethodHead} {
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest(method, HealthPath, nil))
-		if w.Code != http.StatusOK {
-			t.Errorf("%s /healthz = %d", method, w.Code)
+	for _, path := range []string{"/healthz", "/readyz", "/livez", "/", "/metrics"} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(method, path, nil))
+			if w.Code != http.StatusNotFound {
+				t.Errorf("%s %s = %d, want 404", method, path, w.Code)
+			}
 		}
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, HealthPath, nil))
-	if w.Body.String() != "ok" {
-		t.Errorf("/healthz body = %q", w.Body)
 	}
 }
 

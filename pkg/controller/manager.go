@@ -43,6 +43,11 @@ type Manager struct {
 	// hashKeyDeleted tells keepHashKey that the hash-key Secret was
 	// deleted (one pending signal is enough).
 	hashKeyDeleted chan struct{}
+	// operatorConfigChanged tells watchOperatorConfig that the operator
+	// ConfigMap changed (one pending signal is enough).
+	operatorConfigChanged chan struct{}
+	// overridesCause is the image-overrides problem last logged.
+	overridesCause lastCause
 }
 
 // NewManager builds the caches and controllers; nothing runs until Start and
@@ -56,7 +61,7 @@ func NewManager(kube kubernetes.Interface, ogx versioned.Interface, opts base.Op
 // controller, which reads their outcomes. A new child controller is one
 // more entry here (docs/architecture.md, Adding a child kind).
 func newManager(deps base.Deps) (*Manager, error) {
-	m := &Manager{Deps: deps, hashKeyDeleted: make(chan struct{}, 1)}
+	m := &Manager{Deps: deps, hashKeyDeleted: make(chan struct{}, 1), operatorConfigChanged: make(chan struct{}, 1)}
 	d := &m.Deps
 	m.configMap = configmap.NewController(d)
 	m.pvc = pvc.NewController(d)
@@ -88,12 +93,14 @@ func newManager(deps base.Deps) (*Manager, error) {
 // Start starts the informers and waits for them to sync. Every replica does
 // this, leader or not, so a follower that takes over has warm caches.
 func (m *Manager) Start(ctx context.Context) error {
+	go m.watchOperatorConfig(ctx)
 	m.Caches.Start(ctx)
 	if err := m.Caches.WaitForSync(ctx, m.Opts.CacheSyncTimeout); err != nil {
 		return err
 	}
 	// The handlers have seen the initial lists too, so what they do on a
-	// first sight (report bad image overrides, enqueue) happened before Run.
+	// first sight (enqueue) happened before Run; bad image overrides are
+	// checked by watchOperatorConfig, and again by Run.
 	syncCtx, cancel := context.WithTimeout(ctx, m.Opts.CacheSyncTimeout)
 	defer cancel()
 	if !cache.WaitForCacheSync(syncCtx.Done(), m.handlersSynced...) {
@@ -120,7 +127,7 @@ func (m *Manager) Run(ctx context.Context) {
 	// The operator ConfigMap's informer reported bad image overrides when
 	// it first saw them, possibly before this replica led: check again.
 	if cm, err := m.Caches.OperatorConfigMap.ConfigMaps(m.Opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
-		m.checkImageOverrides(cm)
+		m.checkImageOverrides(ctx, cm)
 	}
 	go m.watchOptionalAPIs(ctx, m.Opts.DiscoveryInterval)
 	go m.ensureOperatorConfigMap(ctx)

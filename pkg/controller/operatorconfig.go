@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,16 +42,23 @@ func (m *Manager) ensureOperatorConfigMap(ctx context.Context) {
 	}, 30*time.Second)
 }
 
-// operatorConfigEvents: invalid image overrides are reported on the
-// operator ConfigMap itself, once per content change, and its image
-// overrides affect every OGXServer.
+// operatorConfigEvents: image overrides that cannot be used are reported
+// on the operator ConfigMap itself, once per content change, and its image
+// overrides affect every OGXServer. Handlers have no context to log with,
+// so they only signal watchOperatorConfig.
 func (m *Manager) operatorConfigEvents() []cache.ResourceEventHandler {
+	changed := func() {
+		select {
+		case m.operatorConfigChanged <- struct{}{}:
+		default:
+		}
+	}
 	return []cache.ResourceEventHandler{
 		cache.ResourceEventHandlerFuncs{
-			AddFunc: func(obj any) { m.checkImageOverrides(obj) },
+			AddFunc: func(any) { changed() },
 			UpdateFunc: func(old, cur any) {
 				if caches.DataOrLabelsChanged(old, cur) {
-					m.checkImageOverrides(cur)
+					changed()
 				}
 			},
 		},
@@ -58,21 +66,60 @@ func (m *Manager) operatorConfigEvents() []cache.ResourceEventHandler {
 	}
 }
 
-// checkImageOverrides emits InvalidImageOverrides when the operator
-// ConfigMap's image-overrides cannot be used (invalid YAML, or an entry that
-// is not an image reference; such entries are ignored).
-func (m *Manager) checkImageOverrides(obj any) {
-	cm, ok := obj.(*corev1.ConfigMap)
-	if !ok {
-		return
+// watchOperatorConfig checks the operator ConfigMap's image overrides
+// whenever its informer reports a change, until ctx is done. Every replica
+// runs it, so each logs the problems; only the leader's Events are sent.
+func (m *Manager) watchOperatorConfig(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.operatorConfigChanged:
+			if cm, err := m.Caches.OperatorConfigMap.ConfigMaps(m.Opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
+				m.checkImageOverrides(ctx, cm)
+			}
+		}
 	}
-	_, problems := resolve.ImageOverrides(cm.Data[render.ImageOverridesKey])
+}
+
+// checkImageOverrides reports the operator ConfigMap's image-overrides
+// entries that cannot be used: invalid YAML, an entry that is not an image
+// reference, or one naming no distribution (all of them ignored). The
+// problems are logged once per distinct set, however often this runs (each
+// content change, and again when the replica starts leading), and named in
+// an InvalidImageOverrides Event each time it runs.
+func (m *Manager) checkImageOverrides(ctx context.Context, cm *corev1.ConfigMap) {
+	overrides, problems := resolve.ImageOverrides(cm.Data[render.ImageOverridesKey])
+	problems = append(problems, m.Resolver.Table.UnknownOverrides(overrides)...)
+	if m.overridesCause.changed(strings.Join(problems, "; ")) {
+		klog.FromContext(ctx).Info("Ignoring image overrides that cannot be used", "configMap", klog.KObj(cm), "problems", problems)
+	}
 	if len(problems) == 0 {
 		return
 	}
 	m.Events.EmitFor(corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name,
 		UID: cm.UID, ResourceVersion: cm.ResourceVersion}, corev1.EventTypeWarning, ogxv1beta1.EventInvalidImageOverrides, "Reconcile",
 		strings.Join(problems, "; "))
+}
+
+// lastCause is the cause last logged about something the process has one
+// of (the operator ConfigMap), so that it is logged once per cause; the
+// per-server counterpart is base.CauseLog.
+type lastCause struct {
+	mu    sync.Mutex
+	cause string
+}
+
+// changed records cause and reports whether it is new and not empty; an
+// empty cause (fixed) lets the same cause be logged again if it returns.
+func (l *lastCause) changed(cause string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cause == cause {
+		return false
+	}
+	l.cause = cause
+	return cause != ""
 }
 
 // allServers maps an object whose change concerns every server (the

@@ -5,11 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -122,5 +124,42 @@ func TestCauseEventsOncePerCause(t *testing.T) {
 				t.Errorf("Events (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestUnknownImageOverridesReported: an image-overrides entry naming no
+// distribution is named in the InvalidImageOverrides Event and logged once,
+// however often the ConfigMap is checked (each content change and each
+// start of leading), and again after it was fixed and comes back.
+func TestUnknownImageOverridesReported(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: render.OperatorConfigMapName, Namespace: sfOperator,
+		Labels: map[string]string{ogxv1beta1.WatchLabel: "true"}},
+		Data: map[string]string{render.ImageOverridesKey: "startr: quay.io/example/starter:1"}}
+	events := kubefake.NewClientset()
+	e := newSFEnv(t, base.Options{EventsClient: events, EventQPS: 100, EventBurst: 100}, []runtime.Object{cm})
+	go e.m.Run(e.ctx)
+	controllertest.Eventually(t, "an InvalidImageOverrides Event naming startr", func() (bool, string) {
+		list, err := events.EventsV1().Events(sfOperator).List(e.ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, ev := range list.Items {
+			if ev.Reason == "InvalidImageOverrides" && strings.Contains(ev.Note, "image-overrides[startr]") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d Events, none InvalidImageOverrides naming startr", len(list.Items))
+	})
+
+	var logged []string
+	ctx := klog.NewContext(e.ctx, funcr.New(func(_, args string) { logged = append(logged, args) }, funcr.Options{}))
+	m := &Manager{Deps: e.m.Deps}
+	fixed := cm.DeepCopy()
+	fixed.Data = nil
+	for _, c := range []*corev1.ConfigMap{cm, cm, cm, fixed, fixed, cm} {
+		m.checkImageOverrides(ctx, c)
+	}
+	if len(logged) != 2 || !strings.Contains(logged[0], "startr") {
+		t.Errorf("logged %q; want the unknown name once, and once more after the fix was undone", logged)
 	}
 }

@@ -105,8 +105,8 @@ func (m *Metrics) defineControllerMetrics() {
 	m.writesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace,
 		Name:      "writes_total",
-		Help:      "Write requests sent to the API server, by resource (with its subresource) and verb (create, update, apply, patch or delete).",
-	}, []string{"resource", "verb"})
+		Help:      "Write requests sent to the API server, by object kind (with its subresource) and verb (create, update, apply, patch or delete).",
+	}, []string{"kind", "verb"})
 	m.applySkipped = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace,
 		Name:      "apply_skipped_total",
@@ -212,14 +212,14 @@ func (m *Metrics) ObserveReconcile(controller, result string, d time.Duration) {
 	m.reconcileDuration.WithLabelValues(controller).Observe(d.Seconds())
 }
 
-// CountWrite counts one write request on resource (e.g. "deployments",
-// "ogxservers/status") with one of the Verb constants. WrapTransport calls
-// it for every write a client sends.
-func (m *Metrics) CountWrite(resource, verb string) {
+// CountWrite counts one write request on an object of kind (e.g.
+// "Deployment", "OGXServer/status") with one of the Verb constants.
+// WrapTransport calls it for every write a client sends.
+func (m *Metrics) CountWrite(kind, verb string) {
 	if m == nil {
 		return
 	}
-	m.writesTotal.WithLabelValues(resource, verb).Inc()
+	m.writesTotal.WithLabelValues(kind, verb).Inc()
 }
 
 // CountApplySkipped counts one apply of an object of kind that was skipped

@@ -85,8 +85,8 @@ func TestCustomMetrics(t *testing.T) {
 	m.ObserveReconcile("deployment", ResultSuccess, 20*time.Millisecond)
 	m.ObserveReconcile("deployment", ResultSuccess, 30*time.Millisecond)
 	m.ObserveReconcile("deployment", ResultError, time.Second)
-	m.CountWrite("deployments", VerbApply)
-	m.CountWrite("services", VerbDelete)
+	m.CountWrite("Deployment", VerbApply)
+	m.CountWrite("Service", VerbDelete)
 	m.CountApplySkipped("ConfigMap")
 	m.CountProbe(ProbeFailure)
 	m.SetLeader(true)
@@ -105,8 +105,8 @@ func TestCustomMetrics(t *testing.T) {
 		{"ogx_controller_reconcile_total", map[string]string{"controller": "deployment", "result": "success"}, 2},
 		{"ogx_controller_reconcile_total", map[string]string{"controller": "deployment", "result": "error"}, 1},
 		{"ogx_controller_reconcile_duration_seconds", map[string]string{"controller": "deployment"}, 3},
-		{"ogx_controller_writes_total", map[string]string{"resource": "deployments", "verb": "apply"}, 1},
-		{"ogx_controller_writes_total", map[string]string{"resource": "services", "verb": "delete"}, 1},
+		{"ogx_controller_writes_total", map[string]string{"kind": "Deployment", "verb": "apply"}, 1},
+		{"ogx_controller_writes_total", map[string]string{"kind": "Service", "verb": "delete"}, 1},
 		{"ogx_controller_apply_skipped_total", map[string]string{"kind": "ConfigMap"}, 1},
 		{"ogx_controller_server_probe_total", map[string]string{"result": "failure"}, 1},
 		{"ogx_controller_leader", nil, 1},

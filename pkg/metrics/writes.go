@@ -6,7 +6,7 @@ import (
 )
 
 // WrapTransport returns rt counting every write request it carries in
-// ogx_controller_writes_total, by resource and verb. Counting at the
+// ogx_controller_writes_total, by kind and verb. Counting at the
 // transport, not at each call site, means no write of the process can be
 // missed: child applies, status, PVC creates, adoption and hand-over
 // patches, retention deletes, Events, Lease renewals (the one write of an
@@ -20,7 +20,7 @@ func (m *Metrics) WrapTransport(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		if verb := writeVerb(req); verb != "" {
 			if resource := resourceOf(req.URL.Path); !strings.HasSuffix(resource, "reviews") {
-				m.CountWrite(resource, verb)
+				m.CountWrite(kindOf(resource), verb)
 			}
 		}
 		return rt.RoundTrip(req)
@@ -76,4 +76,40 @@ func resourceOf(path string) string {
 	default:
 		return parts[0] + "/" + parts[2]
 	}
+}
+
+// writtenKinds names the kind of each resource the process writes, so that
+// writes_total{kind} reads like apply_skipped_total{kind} and the two can
+// be compared series by series (docs/operations-monitoring.md). The
+// transport sees only a URL path and a discovery lookup per request would
+// cost more than the write it counts, hence a fixed table.
+func writtenKinds() map[string]string {
+	return map[string]string{
+		"configmaps": "ConfigMap", "secrets": "Secret", "services": "Service", "serviceaccounts": "ServiceAccount",
+		"persistentvolumeclaims": "PersistentVolumeClaim", "namespaces": "Namespace", "pods": "Pod",
+		"events": "Event", "leases": "Lease", "deployments": "Deployment", "rolebindings": "RoleBinding",
+		"networkpolicies": "NetworkPolicy", "horizontalpodautoscalers": "HorizontalPodAutoscaler",
+		"poddisruptionbudgets": "PodDisruptionBudget", "ingresses": "Ingress",
+		"servicemonitors": "ServiceMonitor", "prometheusrules": "PrometheusRule",
+		"ogxservers": "OGXServer", "llamastackdistributions": "LlamaStackDistribution",
+		"validatingwebhookconfigurations": "ValidatingWebhookConfiguration",
+		"customresourcedefinitions":       "CustomResourceDefinition",
+	}
+}
+
+// kindOf turns a resource from resourceOf into the kind label:
+// "deployments" gives "Deployment", "ogxservers/status" gives
+// "OGXServer/status" (a status write is not a spec write). A resource
+// missing from writtenKinds keeps its plural name rather than vanish into
+// one bucket, so a new kind of write still shows which it is.
+func kindOf(resource string) string {
+	name, sub, hasSub := strings.Cut(resource, "/")
+	kind, ok := writtenKinds()[name]
+	if !ok {
+		return resource
+	}
+	if hasSub {
+		return kind + "/" + sub
+	}
+	return kind
 }

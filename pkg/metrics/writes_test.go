@@ -32,18 +32,44 @@ func TestWrapTransportCountsEveryWrite(t *testing.T) {
 	send(http.MethodGet, "/api/v1/namespaces/ns/pods", "")
 	send(http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews", "application/json")
 	send(http.MethodPost, "/apis/authorization.k8s.io/v1/subjectaccessreviews", "application/json")
-	for _, c := range []struct{ resource, verb string }{
-		{"deployments", VerbApply}, {"deployments", VerbPatch}, {"ogxservers/status", VerbApply},
-		{"persistentvolumeclaims", VerbCreate}, {"events", VerbCreate}, {"leases", VerbUpdate},
-		{"configmaps", VerbDelete}, {"namespaces", VerbCreate},
+	send(http.MethodPost, "/apis/example.io/v1/namespaces/ns/widgets", "application/json")
+	for _, c := range []struct{ kind, verb string }{
+		{"Deployment", VerbApply}, {"Deployment", VerbPatch}, {"OGXServer/status", VerbApply},
+		{"PersistentVolumeClaim", VerbCreate}, {"Event", VerbCreate}, {"Lease", VerbUpdate},
+		{"ConfigMap", VerbDelete}, {"Namespace", VerbCreate}, {"widgets", VerbCreate},
 	} {
-		if got := value(t, m, "ogx_controller_writes_total", map[string]string{"resource": c.resource, "verb": c.verb}); got != 1 {
-			t.Errorf("writes_total{%s,%s} = %v, want 1", c.resource, c.verb, got)
+		if got := value(t, m, "ogx_controller_writes_total", map[string]string{"kind": c.kind, "verb": c.verb}); got != 1 {
+			t.Errorf("writes_total{%s,%s} = %v, want 1", c.kind, c.verb, got)
 		}
 	}
-	for _, r := range []string{"pods", "tokenreviews", "subjectaccessreviews"} {
-		if got := find(t, m, "ogx_controller_writes_total", map[string]string{"resource": r}); got != nil {
-			t.Errorf("%s counted as a write", r)
+	for _, k := range []string{"Pod", "pods", "tokenreviews", "subjectaccessreviews"} {
+		if got := find(t, m, "ogx_controller_writes_total", map[string]string{"kind": k}); got != nil {
+			t.Errorf("%s counted as a write", k)
+		}
+	}
+	// The labels are exactly kind and verb (docs/operations-monitoring.md,
+	// the controller's metrics): dashboards and alerts select on them.
+	for _, metric := range gather(t, m)["ogx_controller_writes_total"].GetMetric() {
+		var names []string
+		for _, lp := range metric.GetLabel() {
+			names = append(names, lp.GetName())
+		}
+		if len(names) != 2 || names[0] != "kind" || names[1] != "verb" {
+			t.Errorf("writes_total labels %v, want [kind verb]", names)
+		}
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	for resource, want := range map[string]string{
+		"deployments":       "Deployment",
+		"ogxservers/status": "OGXServer/status",
+		"deployments/scale": "Deployment/scale",
+		"widgets":           "widgets",
+		"other":             "other",
+	} {
+		if got := kindOf(resource); got != want {
+			t.Errorf("kindOf(%s) = %q, want %q", resource, got, want)
 		}
 	}
 }

@@ -60,6 +60,21 @@ func ImageOverrides(data string) (overrides map[string]string, problems []string
 	return overrides, problems
 }
 
+// UnknownOverrides returns a problem for each override naming no
+// distribution of t, sorted by name. Such an entry never applies (only a
+// distribution.name of the table is resolved through the overrides), so it
+// is most likely a typo the operator's owner wants to hear about.
+func (t DistributionTable) UnknownOverrides(overrides map[string]string) []string {
+	var problems []string
+	for n := range overrides {
+		if _, ok := t[n]; !ok {
+			problems = append(problems, fmt.Sprintf("%s[%s]: no distribution is named %q; the entry is ignored", render.ImageOverridesKey, n, n))
+		}
+	}
+	sort.Strings(problems)
+	return problems
+}
+
 // ResolveImage picks the server image (docs/controllers.md, Image resolution):
 // an explicit image verbatim; a distribution name through the overrides, then
 // the table.

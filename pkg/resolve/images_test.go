@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,5 +94,20 @@ func TestServerImagePinsOnlyLabelBases(t *testing.T) {
 				t.Errorf("tags pinned (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestUnknownOverrides: an override naming no distribution of the table is
+// reported by name (it can never apply); known names are not.
+func TestUnknownOverrides(t *testing.T) {
+	table := NewDistributionTable(func(string) string { return "" })
+	got := table.UnknownOverrides(map[string]string{"starter": "quay.io/x/y:1", "startr": "quay.io/x/y:1", "zzz": "a/b:c"})
+	want := []string{`image-overrides[startr]: no distribution is named "startr"; the entry is ignored`,
+		`image-overrides[zzz]: no distribution is named "zzz"; the entry is ignored`}
+	if !slices.Equal(got, want) {
+		t.Errorf("UnknownOverrides = %q, want %q", got, want)
+	}
+	if got := table.UnknownOverrides(nil); got != nil {
+		t.Errorf("UnknownOverrides(nil) = %q", got)
 	}
 }

@@ -180,29 +180,29 @@ func TestAlertWritesWhileIdle(t *testing.T) {
 	until := 100 * time.Minute
 	t.Run("a write loop with no OGXServer change", func(t *testing.T) {
 		expectFiring(t, "OGXControllerWritesWhileIdle", `load 30s
-			`+writes+`{job="ogx-controller",resource="deployments",verb="apply"} 0+1x200
-			`+writes+`{job="ogx-controller",resource="leases",verb="update"}     0+1x200
+			`+writes+`{job="ogx-controller",kind="Deployment",verb="apply"} 0+1x200
+			`+writes+`{job="ogx-controller",kind="Lease",verb="update"}     0+1x200
 			`+changes+`{job="ogx-controller"} 3x200`,
 			map[time.Duration]int{10 * time.Minute: 0, 60 * time.Minute: 1, until: 1})
 	})
 	t.Run("only Lease renewals and Events", func(t *testing.T) {
 		expectFiring(t, "OGXControllerWritesWhileIdle", `load 30s
-			`+writes+`{job="ogx-controller",resource="leases",verb="update"} 0+1x200
-			`+writes+`{job="ogx-controller",resource="events",verb="create"} 0+1x200
-			`+writes+`{job="ogx-controller",resource="deployments",verb="apply"} 7x200
+			`+writes+`{job="ogx-controller",kind="Lease",verb="update"} 0+1x200
+			`+writes+`{job="ogx-controller",kind="Event",verb="create"} 0+1x200
+			`+writes+`{job="ogx-controller",kind="Deployment",verb="apply"} 7x200
 			`+changes+`{job="ogx-controller"} 3x200`,
 			map[time.Duration]int{60 * time.Minute: 0, until: 0})
 	})
 	t.Run("writes that follow OGXServer changes", func(t *testing.T) {
 		expectFiring(t, "OGXControllerWritesWhileIdle", `load 30s
-			`+writes+`{job="ogx-controller",resource="deployments",verb="apply"} 0+1x200
+			`+writes+`{job="ogx-controller",kind="Deployment",verb="apply"} 0+1x200
 			`+changes+`{job="ogx-controller"} 0+1x200`,
 			map[time.Duration]int{60 * time.Minute: 0, until: 0})
 	})
 	t.Run("a rollout that settles after a change", func(t *testing.T) {
 		// One spec change, then 10 minutes of status writes, then quiet.
 		expectFiring(t, "OGXControllerWritesWhileIdle", `load 30s
-			`+writes+`{job="ogx-controller",resource="ogxservers/status",verb="apply"} 0+1x20 20x180
+			`+writes+`{job="ogx-controller",kind="OGXServer/status",verb="apply"} 0+1x20 20x180
 			`+changes+`{job="ogx-controller"} 0 1x199`,
 			map[time.Duration]int{20 * time.Minute: 0, 40 * time.Minute: 0, 60 * time.Minute: 0, until: 0})
 	})

@@ -99,7 +99,10 @@ type Deps struct {
 	Owned []OwnedSource
 	// Records is the per-server record the stores above keep values in.
 	Records *record.Store
-	Opts    Options
+	// Causes keeps problems found on every pass from being logged on
+	// every pass.
+	Causes CauseLog
+	Opts   Options
 }
 
 // WithDefaults fills the options a caller left unset; Events go through
@@ -167,7 +170,7 @@ func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, opts Options) D
 	records := record.New()
 	sink := events.NewSink(opts.Identity, opts.EventBudget, opts.Metrics, records)
 	return Deps{
-		Events: sink, Specs: NewSpecMemo(records), Records: records,
+		Events: sink, Specs: NewSpecMemo(records), Records: records, Causes: NewCauseLog(records),
 		Kube: kube, OGX: ogx, Caches: c, Opts: opts,
 		Board:    NewOutcomeBoard(records),
 		Children: NewChildren(kube, c, opts, sink.Journal()),

@@ -7,9 +7,11 @@ package configmap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/klog/v2"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
@@ -17,6 +19,7 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
+	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
 // NewController builds the configmap controller on d: it keeps the CA
@@ -50,6 +53,7 @@ func reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (work
 func caBundle(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) error {
 	name := render.CABundleName(s.Name)
 	b, err := d.Resolver.CABundle(ctx, s)
+	logCABundleProblems(ctx, d.Causes, s, b, err)
 	if err != nil {
 		return err
 	}
@@ -98,4 +102,35 @@ func generated(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (stri
 		}
 	}
 	return name, nil
+}
+
+// caBundleTopic is the CauseLog topic of a server's CA bundle problems.
+const caBundleTopic = "ca-bundle"
+
+// logCABundleProblems logs what is wrong with a server's CA bundle sources
+// once per cause: a referenced key missing or not PEM (a user error, which
+// every retry finds again and the worker logs only at V(1)), or keys of
+// odh-trusted-ca-bundle skipped as invalid (which fail nothing and would
+// otherwise go unreported). Transient errors are not CA problems and leave
+// the recorded cause alone.
+func logCABundleProblems(ctx context.Context, causes base.CauseLog, s *ogxv1beta1.OGXServer, b resolve.CABundle, err error) {
+	var cause string
+	switch {
+	case err != nil && !resolve.IsUserError(err):
+		return
+	case err != nil:
+		cause = err.Error()
+	case len(b.Warnings) > 0:
+		cause = errors.Join(b.Warnings...).Error()
+	}
+	if !causes.Changed(s.UID, caBundleTopic, cause) {
+		return
+	}
+	logger := klog.FromContext(ctx)
+	if err != nil {
+		logger.Info("CA bundle cannot be assembled; the server keeps its current bundle until this is fixed", "err", err)
+		return
+	}
+	logger.Info("Skipped invalid keys of the trusted CA bundle ConfigMap", "ogxserver", klog.KObj(s),
+		"configMap", render.TrustedCABundleConfigMap, "problems", b.Warnings)
 }

@@ -108,15 +108,7 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 		return nil
 	}
 	if o, ok := in.outcomes[base.ControllerConfigMap]; ok && o.Class == base.OutcomeUserError {
-		// Each cause keeps its own reason (an invalid spec, a missing or
-		// unlabelled reference, a CA bundle problem, a conflict on a child
-		// of the configmap controller); only a failure of generation itself
-		// is ConfigGenerationFailed.
-		reason := o.Reason
-		if reason == "" {
-			reason = ogxv1beta1.ReasonConfigGenerationFailed
-		}
-		cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, reason, o.Message)
+		cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionFalse, configGeneratedReason(o.Reason), o.Message)
 		return old
 	}
 	g := in.generated
@@ -134,6 +126,22 @@ func configGenerated(in statusInputs, cs *conditionSet) *ogxv1beta1.ConfigGenera
 	cs.set(ogxv1beta1.ConditionConfigGenerated, metav1.ConditionTrue, ogxv1beta1.ReasonConfigGenerationSucceeded,
 		fmt.Sprintf("Generated config.yaml with %d providers and %d resources", g.ProviderCount, g.ResourceCount))
 	return cg
+}
+
+// configGeneratedReason maps the reason of the configmap controller's user
+// error to one ConfigGenerated may carry (docs/status.md, Reasons by
+// condition). Clients match ConfigGenerated on its three documented False
+// reasons, so a missing base ConfigMap, an invalid spec, a CA bundle
+// problem or a conflict on the generated ConfigMap all read
+// ConfigGenerationFailed with the precise cause in the message; Ready and
+// Stalled keep the specific reason (ReferenceNotFound, ...). Only an
+// image-label failure keeps its own reason, which tells the user to set
+// spec.baseConfig.
+func configGeneratedReason(reported string) string {
+	if reported == ogxv1beta1.ReasonBaseConfigUnavailable {
+		return reported
+	}
+	return ogxv1beta1.ReasonConfigGenerationFailed
 }
 
 // expectedReplicas is the replica count the rollout must reach. With
@@ -215,7 +223,12 @@ func serviceReady(in statusInputs, cs *conditionSet) {
 }
 
 // healthCheck sets HealthCheck, the probe's verdict; it never gates Ready.
-// Before the first probe the current condition stays.
+// The condition is always present (docs/status.md, Conditions). Before the
+// first probe of a server with available replicas an earlier verdict stays
+// (a restart must not flap it); without one it is False DeploymentNotReady
+// "Not probed yet": the probe runs in the background and its result
+// enqueues the next pass, so a new server's first status would otherwise
+// lack the condition.
 func healthCheck(in statusInputs, cs *conditionSet) {
 	d := in.deployment
 	switch {
@@ -224,11 +237,20 @@ func healthCheck(in statusInputs, cs *conditionSet) {
 	case d == nil || d.Status.AvailableReplicas == 0:
 		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentNotReady, "Deployment not ready")
 	case in.probe == nil:
+		if c := apimeta.FindStatusCondition(cs.conds, ogxv1beta1.ConditionHealthCheck); c == nil || !probeVerdict(c.Reason) {
+			cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonDeploymentNotReady, "Not probed yet")
+		}
 	case in.probe.Healthy:
 		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionTrue, ogxv1beta1.ReasonHealthCheckPassed, "Health check passed")
 	default:
 		cs.set(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, ogxv1beta1.ReasonHealthCheckFailed, in.probe.HealthMessage)
 	}
+}
+
+// probeVerdict: a HealthCheck reason a probe result set, as opposed to one
+// set without probing.
+func probeVerdict(reason string) bool {
+	return reason == ogxv1beta1.ReasonHealthCheckPassed || reason == ogxv1beta1.ReasonHealthCheckFailed
 }
 
 // adoptedConditions sets StorageAdopted and NetworkingAdopted to what the

@@ -176,19 +176,43 @@ func TestStatusComputeHealthCheck(t *testing.T) {
 				return st
 			}()},
 		},
+		{
+			// A new server whose pods are available at its first status: the
+			// probe has just started in the background, and HealthCheck is
+			// still present (always, docs/status.md).
+			name: "first status, not probed yet: False DeploymentNotReady",
+			in:   scInputs(probeOn),
+			want: statusResult{requeueAfter: 30 * time.Second, status: base(ogxv1beta1.PhaseReady, 1, scDeployReady(scNow),
+				scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Not probed yet", scNow),
+				scReadyAvailable("1/1 replicas available", scNow))},
+		},
+		{
+			name: "probe switched on, not probed yet: Disabled is no verdict to keep",
+			in:   scInputs(probeOn, scWithStatus(scReadyStatus())),
+			want: statusResult{requeueAfter: 30 * time.Second, status: func() ogxv1beta1.OGXServerStatus {
+				st := scReadyStatus()
+				st.Conditions[3] = scCond(ogxv1beta1.ConditionHealthCheck, metav1.ConditionFalse, "DeploymentNotReady", "Not probed yet", scNow)
+				return st
+			}()},
+		},
 	})
 }
 
-// TestConfigGeneratedReasonPerCause: ConfigGenerated names the cause the
-// configmap controller reported, not ConfigGenerationFailed for all of them.
+// TestConfigGeneratedReasonPerCause: ConfigGenerated carries only its
+// documented reasons: BaseConfigUnavailable for an image-label failure and
+// ConfigGenerationFailed for every other cause the configmap controller
+// reports (a missing base ConfigMap included); the cause's own reason stays
+// on Ready and Stalled.
 func TestConfigGeneratedReasonPerCause(t *testing.T) {
 	for _, tc := range []struct{ reported, want string }{
 		{ogxv1beta1.ReasonConfigGenerationFailed, ogxv1beta1.ReasonConfigGenerationFailed},
 		{ogxv1beta1.ReasonBaseConfigUnavailable, ogxv1beta1.ReasonBaseConfigUnavailable},
-		{ogxv1beta1.ReasonInvalidCABundle, ogxv1beta1.ReasonInvalidCABundle},
-		{ogxv1beta1.ReasonReferenceNotWatched, ogxv1beta1.ReasonReferenceNotWatched},
-		{ogxv1beta1.ReasonInvalidSpec, ogxv1beta1.ReasonInvalidSpec},
-		{ogxv1beta1.ReasonChildConflict, ogxv1beta1.ReasonChildConflict},
+		{ogxv1beta1.ReasonReferenceNotFound, ogxv1beta1.ReasonConfigGenerationFailed},
+		{ogxv1beta1.ReasonInvalidCABundle, ogxv1beta1.ReasonConfigGenerationFailed},
+		{ogxv1beta1.ReasonReferenceNotWatched, ogxv1beta1.ReasonConfigGenerationFailed},
+		{ogxv1beta1.ReasonInvalidSpec, ogxv1beta1.ReasonConfigGenerationFailed},
+		{ogxv1beta1.ReasonChildConflict, ogxv1beta1.ReasonConfigGenerationFailed},
+		{ogxv1beta1.ReasonApplyFailed, ogxv1beta1.ReasonConfigGenerationFailed},
 		{"", ogxv1beta1.ReasonConfigGenerationFailed},
 	} {
 		s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ns", Generation: 1}}
@@ -200,7 +224,7 @@ func TestConfigGeneratedReasonPerCause(t *testing.T) {
 		cs := newConditionSet(nil, 1, metav1.Now())
 		configGenerated(in, cs)
 		c := apimeta.FindStatusCondition(cs.conds, ogxv1beta1.ConditionConfigGenerated)
-		if c == nil || c.Reason != tc.want || c.Status != metav1.ConditionFalse {
+		if c == nil || c.Reason != tc.want || c.Status != metav1.ConditionFalse || c.Message != "m" {
 			t.Errorf("reported %q: condition %+v, want False with reason %s", tc.reported, c, tc.want)
 		}
 	}

@@ -96,3 +96,39 @@ const (
 const (
 	ReasonAnnotationsValid = "AnnotationsValid"
 )
+
+// TerminalReasons lists the reasons of user errors (docs/status.md,
+// Terminal reasons), in the order of that table. Any of them can be the
+// reason of Ready and Stalled.
+func TerminalReasons() []string {
+	return []string{ReasonInvalidSpec, ReasonReferenceNotFound, ReasonReferenceNotWatched,
+		ReasonBaseConfigUnavailable, ReasonConfigGenerationFailed, ReasonInvalidCABundle, ReasonChildConflict,
+		ReasonApplyFailed, ReasonAdoptionConfigInvalid, ReasonDeploymentFailed}
+}
+
+// ConditionReasons maps each condition type to every reason it can carry,
+// whatever its status (docs/status.md, Reasons by condition). Clients
+// switch on these values, so the status controller may set no other: its
+// tests check every reason it emits against this map, and a test of this
+// package checks the map against the documentation's table. A new reason
+// therefore has to be added here and documented in the same change.
+func ConditionReasons() map[string][]string {
+	return map[string][]string{
+		ConditionConfigGenerated: {ReasonConfigGenerationSucceeded, ReasonConfigGenerationInactive,
+			ReasonConfigGenerationFailed, ReasonBaseConfigUnavailable},
+		ConditionDeploymentReady: {ReasonDeploymentReady, ReasonDeploymentPending, ReasonDeploymentProgressing,
+			ReasonDeploymentFailed},
+		ConditionStorageReady: {ReasonStorageReady, ReasonStoragePending, ReasonStorageFailed},
+		ConditionServiceReady: {ReasonServiceReady, ReasonServicePending, ReasonServiceFailed},
+		ConditionHealthCheck: {ReasonHealthCheckPassed, ReasonHealthCheckFailed, ReasonDeploymentNotReady,
+			ReasonHealthCheckDisabled},
+		ConditionReady: append([]string{ReasonAvailable, ReasonScaledToZero, ReasonDeploymentPending,
+			ReasonDeploymentProgressing, ReasonAdoptionInProgress, ReasonTerminating, ReasonReconciling},
+			TerminalReasons()...),
+		ConditionReconciling:           {ReasonProgressing, ReasonAdoptionInProgress, ReasonRetryingAfterError},
+		ConditionStalled:               TerminalReasons(),
+		ConditionStorageAdopted:        {ReasonStorageAdopted, ReasonAdoptionInProgress},
+		ConditionNetworkingAdopted:     {ReasonNetworkingAdopted, ReasonAdoptionAnnotationRemoved},
+		ConditionAdoptionConfigInvalid: {ReasonAdoptionConfigInvalid, ReasonAnnotationsValid},
+	}
+}
