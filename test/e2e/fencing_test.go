@@ -141,15 +141,7 @@ func exited(t *testing.T, p *process, within time.Duration) int {
 // generatedServer is an OGXServer in generated mode whose base config comes
 // from the labels of an image on reg, so that its passes wait on reg.
 func generatedServer(ns, name string, reg *gatedRegistry) *ogxv1beta1.OGXServer {
-	image := reg.host() + "/ogx/distribution:v1"
-	return &ogxv1beta1.OGXServer{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: ogxv1beta1.OGXServerSpec{
-			Distribution: ogxv1beta1.DistributionSpec{Image: &image},
-			Providers: &ogxv1beta1.ProvidersSpec{Inference: &ogxv1beta1.InferenceProviders{Remote: &ogxv1beta1.RemoteInferenceProviders{
-				Vllm: []ogxv1beta1.VLLMProvider{{Endpoint: "http://vllm:8000/v1"}}}}},
-		},
-	}
+	return labelledServer(ns, name, reg.host()+"/ogx/distribution:v1")
 }
 
 // TestGracefulShutdownDoesNotWaitForARegistry: SIGTERM reaches the leader
