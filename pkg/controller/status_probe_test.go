@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -49,8 +50,20 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	s := controllertest.Server(sfNamespace, sfName, sfUID)
 	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 	e := newSFEnv(t, base.Options{Clock: clock, ProbeEnabled: true, ProbeInterval: time.Minute, Prober: prober}, nil, s)
+	e.m.Events.Lead()
 	e.syncChildren(sfKey)
 	e.makeAvailable(sfName)
+	// health is the HealthCheck Events queued since the last call: one per
+	// verdict that changes the condition, the first one included.
+	health := func() []string {
+		var out []string
+		for _, ev := range controllertest.DrainEvents(e.m.Events) {
+			if strings.Contains(ev, " HealthCheck") {
+				out = append(out, ev)
+			}
+		}
+		return out
+	}
 
 	// A pass starts a due probe in the background and reports the last
 	// result; the pass after the probe reports its result.
@@ -81,6 +94,9 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	}
 
 	got := check("503", metav1.ConditionFalse, "HealthCheckFailed", "GET /v1/health returned HTTP 503")
+	if evs := health(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning HealthCheckFailed: ") {
+		t.Errorf("after the first probe failed: HealthCheck Events %q, want one HealthCheckFailed Warning", evs)
+	}
 	if got.Status.Version.ServerVersion != "0.9.0" {
 		t.Errorf("serverVersion = %q, want 0.9.0", got.Status.Version.ServerVersion)
 	}
@@ -108,11 +124,17 @@ func TestProbeHTTPHealthCheckFollowsProbe(t *testing.T) {
 	if n := prober.probes.Load() - before; n != 0 {
 		t.Errorf("probed %d times within the interval", n)
 	}
+	if evs := health(); len(evs) != 0 {
+		t.Errorf("an unchanged verdict sent HealthCheck Events %q", evs)
+	}
 
 	// After the interval: 200 → True; the version is kept when /v1/version fails.
 	srv.Version.Store("")
 	clock.SetTime(clock.Now().Add(time.Minute))
 	got = check("200", metav1.ConditionTrue, "HealthCheckPassed", "Health check passed")
+	if evs := health(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Normal HealthCheckPassed: ") {
+		t.Errorf("after the probe passed: HealthCheck Events %q, want one HealthCheckPassed", evs)
+	}
 	if got.Status.Version.ServerVersion != "0.9.0" {
 		t.Errorf("serverVersion after a failed /v1/version = %q, want 0.9.0 kept", got.Status.Version.ServerVersion)
 	}

@@ -134,20 +134,20 @@ func (c *Controller) healthFailing(s *ogxv1beta1.OGXServer) func() bool {
 	}
 }
 
-// healthEvent records HealthCheckPassed or HealthCheckFailed when the
-// HealthCheck condition flips between True and False.
+// healthEvent records HealthCheckPassed when the HealthCheck condition
+// becomes True, and HealthCheckFailed when its reason becomes
+// HealthCheckFailed: a verdict of the probe, whatever the condition said
+// before (absent, "Not probed yet", Deployment not ready or disabled), so a
+// server unhealthy from its first probe gets its Warning too.
 func (c *Controller) healthEvent(before, after []metav1.Condition, s *ogxv1beta1.OGXServer) {
 	old := apimeta.FindStatusCondition(before, ogxv1beta1.ConditionHealthCheck)
 	cur := apimeta.FindStatusCondition(after, ogxv1beta1.ConditionHealthCheck)
-	if cur == nil || (old != nil && old.Status == cur.Status) {
-		return
-	}
-	switch cur.Status {
-	case metav1.ConditionTrue:
+	switch {
+	case cur == nil:
+	case cur.Status == metav1.ConditionTrue && (old == nil || old.Status != metav1.ConditionTrue):
 		c.d.Events.Normal(s, ogxv1beta1.ReasonHealthCheckPassed, cur.Message)
-	case metav1.ConditionFalse:
-		if cur.Reason == ogxv1beta1.ReasonHealthCheckFailed {
-			c.d.Events.Warn(s, ogxv1beta1.ReasonHealthCheckFailed, cur.Message, c.healthFailing(s))
-		}
+	case cur.Status == metav1.ConditionFalse && cur.Reason == ogxv1beta1.ReasonHealthCheckFailed &&
+		(old == nil || old.Status != metav1.ConditionFalse || old.Reason != ogxv1beta1.ReasonHealthCheckFailed):
+		c.d.Events.Warn(s, ogxv1beta1.ReasonHealthCheckFailed, cur.Message, c.healthFailing(s))
 	}
 }
