@@ -25,7 +25,6 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/status"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/worker"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
-	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // Manager owns the caches and every controller of one process.
@@ -93,19 +92,27 @@ func newManager(deps base.Deps) (*Manager, error) {
 // Start starts the informers and waits for them to sync. Every replica does
 // this, leader or not, so a follower that takes over has warm caches.
 func (m *Manager) Start(ctx context.Context) error {
-	go m.watchOperatorConfig(ctx)
 	m.Caches.Start(ctx)
 	if err := m.Caches.WaitForSync(ctx, m.Opts.CacheSyncTimeout); err != nil {
 		return err
 	}
 	// The handlers have seen the initial lists too, so what they do on a
-	// first sight (enqueue) happened before Run; bad image overrides are
-	// checked by watchOperatorConfig, and again by Run.
+	// first sight (enqueue) happened before Run.
 	syncCtx, cancel := context.WithTimeout(ctx, m.Opts.CacheSyncTimeout)
 	defer cancel()
 	if !cache.WaitForCacheSync(syncCtx.Done(), m.handlersSynced...) {
 		return fmt.Errorf("event handlers did not see the initial lists within %s", m.Opts.CacheSyncTimeout)
 	}
+	// The operator ConfigMap's first sight is checked here, before Run can
+	// start (its Event is dropped: not leading yet; Run checks again), so
+	// a new leader reports bad image overrides once; later changes are
+	// checked by watchOperatorConfig.
+	select {
+	case <-m.operatorConfigChanged:
+		m.checkOperatorConfig(ctx)
+	default:
+	}
+	go m.watchOperatorConfig(ctx)
 	m.Resolver.APIs.Discover(m.Kube.Discovery())
 	m.monitoring.SetAPIServed(ctx, m.Resolver.APIs.Monitoring.Load())
 	return nil
@@ -126,9 +133,7 @@ func (m *Manager) Run(ctx context.Context) {
 	m.Events.Start(events, m.Opts.EventsClient)
 	// The operator ConfigMap's informer reported bad image overrides when
 	// it first saw them, possibly before this replica led: check again.
-	if cm, err := m.Caches.OperatorConfigMap.ConfigMaps(m.Opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
-		m.checkImageOverrides(ctx, cm)
-	}
+	m.checkOperatorConfig(ctx)
 	go m.watchOptionalAPIs(ctx, m.Opts.DiscoveryInterval)
 	go m.ensureOperatorConfigMap(ctx)
 	// The first pass of a server with Secret-backed variables needs the key.

@@ -75,10 +75,16 @@ func (m *Manager) watchOperatorConfig(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-m.operatorConfigChanged:
-			if cm, err := m.Caches.OperatorConfigMap.ConfigMaps(m.Opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
-				m.checkImageOverrides(ctx, cm)
-			}
+			m.checkOperatorConfig(ctx)
 		}
+	}
+}
+
+// checkOperatorConfig checks the cached operator ConfigMap's image
+// overrides, if it exists.
+func (m *Manager) checkOperatorConfig(ctx context.Context) {
+	if cm, err := m.Caches.OperatorConfigMap.ConfigMaps(m.Opts.OperatorNamespace).Get(render.OperatorConfigMapName); err == nil {
+		m.checkImageOverrides(ctx, cm)
 	}
 }
 

@@ -45,7 +45,7 @@ func (e *Sink) warn(s *ogxv1beta1.OGXServer, reason, cause, note string, persist
 	k := owedKey{reason: reason, cause: cause}
 	switch {
 	case d == queued:
-		e.pay(s.UID, k, nil)
+		e.pay(s.UID, k)
 	case d == overBudget && persists != nil:
 		e.owe(s, k, &owedWarning{note: note, persists: persists})
 	}
@@ -69,14 +69,39 @@ func (e *Sink) owe(s *ogxv1beta1.OGXServer, k owedKey, w *owedWarning) {
 	}
 }
 
-// pay forgets the Warning owed for k, only if it is still w (nil: any), so
-// a newer debt of the same cause recorded meanwhile stays.
-func (e *Sink) pay(uid types.UID, k owedKey, w *owedWarning) {
+// pay forgets the Warning owed for k: the cause was just reported.
+func (e *Sink) pay(uid types.UID, k owedKey) {
+	e.owed.Update(uid, func(m map[owedKey]*owedWarning, _ bool) (map[owedKey]*owedWarning, bool) {
+		delete(m, k)
+		return m, len(m) > 0
+	})
+}
+
+// claim forgets the Warning owed for k if it is still w, and reports
+// whether it was.
+func (e *Sink) claim(uid types.UID, k owedKey, w *owedWarning) bool {
+	claimed := false
 	e.owed.Update(uid, func(m map[owedKey]*owedWarning, ok bool) (map[owedKey]*owedWarning, bool) {
-		if cur, found := m[k]; found && (w == nil || cur == w) {
+		if cur, found := m[k]; found && cur == w {
 			delete(m, k)
+			claimed = true
 		}
 		return m, len(m) > 0
+	})
+	return claimed
+}
+
+// oweAgain puts back a claimed debt whose retry the budget dropped, unless
+// a newer one of the same cause was recorded meanwhile.
+func (e *Sink) oweAgain(uid types.UID, k owedKey, w *owedWarning) {
+	e.owed.Update(uid, func(m map[owedKey]*owedWarning, _ bool) (map[owedKey]*owedWarning, bool) {
+		if m == nil {
+			m = map[owedKey]*owedWarning{}
+		}
+		if _, found := m[k]; !found {
+			m[k] = w
+		}
+		return m, true
 	})
 }
 
@@ -103,11 +128,14 @@ func (e *Sink) Settle(s *ogxv1beta1.OGXServer) bool {
 		}
 	})
 	for _, d := range debts {
-		// persists may read the record: asked outside its lock.
-		if d.w.persists() && e.emit(s, corev1.EventTypeWarning, d.key.reason, "Reconcile", d.w.note) != queued {
+		// Claimed before it is sent, so a debt is sent by one pass only;
+		// persists may read the record, so it is asked outside its lock.
+		if !e.claim(s.UID, d.key, d.w) || !d.w.persists() {
 			continue
 		}
-		e.pay(s.UID, d.key, d.w)
+		if e.emit(s, corev1.EventTypeWarning, d.key.reason, "Reconcile", d.w.note) != queued {
+			e.oweAgain(s.UID, d.key, d.w)
+		}
 	}
 	return e.Owes(s.UID)
 }

@@ -107,6 +107,12 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	in := c.gather(ctx, s)
 	res := computeStatus(in)
 	if res.wait {
+		// A child controller has not reported yet; its report starts the
+		// next pass. An owed Warning is not settled on partial outcomes,
+		// but is not left without a pass either.
+		if c.d.Events.Owes(s.UID) {
+			return worker.Result{RequeueAfter: events.OwedRetry}, nil
+		}
 		return worker.Result{}, nil
 	}
 	// An unchanged status is not written; the journal is flushed either way.
