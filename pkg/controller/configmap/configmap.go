@@ -32,9 +32,11 @@ func NewController(d *base.Deps) *base.Controller {
 }
 
 // watched: the generated ConfigMap's pass starts on owned and
-// referenced ConfigMaps and on referenced Secrets, its generation's inputs.
+// referenced ConfigMaps and on referenced Secrets, its generation's inputs,
+// and on an unlabelled odh-trusted-ca-bundle, which the CA bundle pass
+// reports (logCABundleProblems).
 func watched(w *caches.Sources) []*caches.Source {
-	return []*caches.Source{w.ConfigMaps, w.Secrets}
+	return []*caches.Source{w.ConfigMaps, w.Secrets, w.TrustedBundles}
 }
 
 func reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (worker.Result, error) {
