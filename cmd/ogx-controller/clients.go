@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -41,6 +42,9 @@ type clients struct {
 	kube   kubernetes.Interface
 	ogx    versioned.Interface
 	events kubernetes.Interface
+	// metadata lists and watches object metadata only: the caches' watch
+	// of odh-trusted-ca-bundle ConfigMaps whatever their labels.
+	metadata metadata.Interface
 	// lease carries only the Lease's requests, which must never be
 	// refused by the fence they refresh; a client of its own, so neither a
 	// burst of controller requests nor a flood of metrics requests waits
@@ -82,6 +86,9 @@ func newClients(o *options, m *metrics.Metrics, identity string, f *fence.Fence)
 		return nil, err
 	}
 	if c.ogx, err = versioned.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	if c.metadata, err = metadata.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
 	// Events get a client of their own: its rate limiter never delays a

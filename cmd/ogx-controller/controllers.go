@@ -42,6 +42,7 @@ func newManager(o *options, c *clients, m *metrics.Metrics, identity string) (*c
 		Identity:             identity,
 		Metrics:              m,
 		EventsClient:         c.events,
+		Metadata:             c.metadata,
 		EventQPS:             o.eventQPS,
 		EventBurst:           o.eventBurst,
 		ShutdownTimeout:      o.shutdownTimeout,

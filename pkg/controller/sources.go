@@ -19,7 +19,16 @@ func (m *Manager) scopeSources(sc *caches.Scope) *caches.Sources {
 	for _, k := range m.Owned {
 		owned[k.Kind] = &caches.Source{Informer: sc.ChildInformer(k.Kind), Keys: caches.ByOwner, Observe: k.Observe}
 	}
+	var trusted *caches.Source
+	if sc.TrustedBundles != nil {
+		// An odh-trusted-ca-bundle without the watch label: created,
+		// deleted, or labelled in or out. Only its servers' CA bundle
+		// report reads it; a labelled one's events come from ConfigMaps.
+		trusted = &caches.Source{Informer: sc.TrustedBundles, Keys: m.unwatchedTrustedBundleServers,
+			Changed: caches.WatchLabelChanged}
+	}
 	return &caches.Sources{
+		TrustedBundles:  trusted,
 		Owned:           owned,
 		Deployments:     &caches.Source{Informer: f.Apps().V1().Deployments().Informer(), Keys: caches.ByOwner, Observe: ch.Deployments.Observe},
 		ServiceAccounts: &caches.Source{Informer: f.Core().V1().ServiceAccounts().Informer(), Keys: caches.ByOwner, Observe: ch.ServiceAccounts.Observe},
@@ -61,6 +70,18 @@ func (m *Manager) pvcOwners(o metav1.Object) []string {
 func (m *Manager) configMapOwners(o metav1.Object) []string {
 	if k, ok := caches.OwnerKey(o); ok {
 		return []string{k}
+	}
+	return m.referencing(caches.IndexConfigMaps, o)
+}
+
+// unwatchedTrustedBundleServers maps the metadata of an odh-trusted-ca-bundle
+// ConfigMap to the servers of its namespace (every server reads it, through
+// the reference index), on events where it lacks the watch label: the
+// events of a labelled one already come from the watched ConfigMaps. An
+// update that labels it (cur labelled) needs no pass of its own either.
+func (m *Manager) unwatchedTrustedBundleServers(o metav1.Object) []string {
+	if caches.Watched(o) {
+		return nil
 	}
 	return m.referencing(caches.IndexConfigMaps, o)
 }

@@ -92,6 +92,17 @@ func TestEventKeys(t *testing.T) {
 		{"a referenced name in another namespace", m.configMapOwners, cm(named("team-b", "override", nil)), nil},
 		{"unreferenced ConfigMap", m.configMapOwners, cm(named(sfNamespace, "unrelated", nil)), nil},
 
+		// Trusted-bundle metadata: the servers of its namespace while it
+		// lacks the watch label; a labelled one's events come from the
+		// watched ConfigMaps.
+		{"unlabelled trusted CA bundle", m.unwatchedTrustedBundleServers, &metav1.PartialObjectMetadata{
+			ObjectMeta: named(sfNamespace, render.TrustedCABundleConfigMap, map[string]string{ogxv1beta1.WatchLabel: "false"})},
+			[]string{"team-a/demo", "team-a/other", "team-a/plain"}},
+		{"labelled trusted CA bundle", m.unwatchedTrustedBundleServers, &metav1.PartialObjectMetadata{
+			ObjectMeta: named(sfNamespace, render.TrustedCABundleConfigMap, map[string]string{ogxv1beta1.WatchLabel: "true"})}, nil},
+		{"unlabelled trusted CA bundle of a namespace without servers", m.unwatchedTrustedBundleServers, &metav1.PartialObjectMetadata{
+			ObjectMeta: named("team-c", render.TrustedCABundleConfigMap, nil)}, nil},
+
 		// Watched Secrets: every server referencing it.
 		{"referenced Secret", m.secretOwners, &corev1.Secret{ObjectMeta: named(sfNamespace, "client-key", nil)}, []string{"team-a/demo"}},
 		{"a Secret named like a referenced ConfigMap", m.secretOwners, &corev1.Secret{ObjectMeta: named(sfNamespace, "override", nil)}, nil},
@@ -200,7 +211,7 @@ func TestMergeWatches(t *testing.T) {
 // docs/controllers.md (Enqueue rules): per source, the controllers enqueued
 // in order, and whether the applier's hook observes it.
 func TestDeclaredWatches(t *testing.T) {
-	e := newSFEnv(t, base.Options{}, nil)
+	e := newSFEnv(t, base.Options{Metadata: controllertest.MetadataClient(t)}, nil)
 	m := e.m
 	queues := map[string]*worker.Runner{"status": m.status.Runner}
 	for _, c := range m.childControllers {
@@ -213,7 +224,7 @@ func TestDeclaredWatches(t *testing.T) {
 		sources.AdoptedPVCs: "adopted PVC", sources.AdoptedServices: "adopted Service",
 		sources.AdoptedIngresses: "adopted Ingress", sources.Owned["NetworkPolicy"]: "NetworkPolicy", sources.Ingresses: "Ingress",
 		sources.Owned["HorizontalPodAutoscaler"]: "HPA", sources.Owned["PodDisruptionBudget"]: "PDB",
-		sources.ConfigMaps: "ConfigMap", sources.Secrets: "Secret"}
+		sources.ConfigMaps: "ConfigMap", sources.Secrets: "Secret", sources.TrustedBundles: "trusted bundle"}
 	got := map[string][]string{}
 	for i, entry := range m.watches(sources) {
 		key := fmt.Sprintf("probe/%d", i)
@@ -231,6 +242,7 @@ func TestDeclaredWatches(t *testing.T) {
 		"adopted Ingress": {"ingress"}, "NetworkPolicy": {"networkpolicy"},
 		"Ingress": {"ingress", "status"}, "HPA": {"hpa"}, "PDB": {"pdb"},
 		"ConfigMap": {"configmap", "deployment", "status"}, "Secret": {"configmap", "deployment", "monitoring", "status"},
+		"trusted bundle": {"configmap"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("controllers per source (-want +got):\n%s", d)

@@ -17,6 +17,12 @@ type CABundle struct {
 	Explicit bool
 	// Warnings are problems with auto-detected keys, which are skipped.
 	Warnings []error
+	// NotWatched says why the namespace's odh-trusted-ca-bundle, which
+	// exists, is not part of the bundle: it lacks the watch label. Empty
+	// otherwise. The render command gets it through Warn as well; the
+	// controller, which has no Warn, logs it per server (configmap
+	// controller).
+	NotWatched string
 }
 
 // CABundle assembles the bundle from spec.tls.trust.caCertificates (in spec
@@ -50,8 +56,9 @@ func (r *Resolver) CABundle(ctx context.Context, s *ogxv1beta1.OGXServer) (CABun
 	case err == nil:
 		sources = append(sources, TrustedCABundleSources(cm.Data)...)
 	case errors.Is(err, ErrNotWatched):
-		r.warn("ConfigMap %s/%s lacks label %s=true: the controller does not see it, so it is not part of the CA bundle",
+		out.NotWatched = fmt.Sprintf("ConfigMap %s/%s lacks label %s=true: the controller does not see it, so it is not part of the CA bundle",
 			s.Namespace, render.TrustedCABundleConfigMap, ogxv1beta1.WatchLabel)
+		r.warn("%s", out.NotWatched)
 	}
 	if len(sources) == 0 {
 		return out, nil

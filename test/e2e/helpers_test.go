@@ -13,6 +13,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
@@ -94,6 +95,7 @@ func startController(t *testing.T, ns string, adjust ...func(*base.Options)) *ru
 		OperatorNamespace: ns,
 		OperatorVersion:   "e2e",
 		ProbeEnabled:      false,
+		Metadata:          metadata.NewForConfigOrDie(cfg),
 	}
 	for _, a := range adjust {
 		a(&opts)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/utils/clock"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
@@ -60,6 +61,11 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Identity names this process in Events (the leader-election identity).
 	Identity string
+	// Metadata watches the metadata of odh-trusted-ca-bundle ConfigMaps,
+	// labelled or not, so that one lacking ogx.io/watch=true is reported
+	// rather than silently left out of the CA bundle
+	// (caches.Caches.WatchTrustedBundles; nil: not reported).
+	Metadata metadata.Interface
 	// EventsClient sends Events; a client of its own keeps Events from
 	// taking rate budget from the children (nil: the main client).
 	EventsClient kubernetes.Interface
@@ -166,6 +172,7 @@ func NewDeps(kube kubernetes.Interface, ogx versioned.Interface, opts Options) D
 	opts = WithDefaults(opts, kube)
 	c := caches.NewCaches(kube, ogx, opts.WatchNamespaces, opts.OperatorNamespace,
 		render.OwnFieldManagers(), opts.TakeoverManagers)
+	c.WatchTrustedBundles(opts.Metadata)
 	opts.Metrics.CountServersWith(c.ServerPhases)
 	records := record.New()
 	sink := events.NewSink(opts.Identity, opts.EventBudget, opts.Metrics, records)

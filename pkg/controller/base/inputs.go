@@ -100,12 +100,20 @@ func notFoundAs[T any](obj *T, err error) (*T, error) {
 }
 
 // CachedConfigMap and CachedSecret report an unwatched namespace as
-// resolve.ErrNotFound.
+// resolve.ErrNotFound. An odh-trusted-ca-bundle the watched cache lacks is
+// resolve.ErrNotWatched when the trusted-bundle metadata cache holds it
+// unlabelled (caches.Caches.WatchTrustedBundles): it is read on every pass,
+// so the two are told apart without a live read.
 func (c *cacheSource) CachedConfigMap(ns, name string) (*corev1.ConfigMap, error) {
-	if sc := c.caches.For(ns); sc != nil {
-		return notFoundAs(sc.ConfigMaps.ConfigMaps(ns).Get(name))
+	sc := c.caches.For(ns)
+	if sc == nil {
+		return nil, resolve.ErrNotFound
 	}
-	return nil, resolve.ErrNotFound
+	cm, err := notFoundAs(sc.ConfigMaps.ConfigMaps(ns).Get(name))
+	if errors.Is(err, resolve.ErrNotFound) && name == render.TrustedCABundleConfigMap && sc.HasUnwatchedTrustedBundle(ns) {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %w", ns, name, resolve.ErrNotWatched)
+	}
+	return cm, err
 }
 
 func (c *cacheSource) CachedSecret(ns, name string) (*corev1.Secret, error) {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -56,6 +57,11 @@ type Scope struct {
 	PVCs           corelisters.PersistentVolumeClaimLister
 	ConfigMaps     corelisters.ConfigMapLister
 	Secrets        corelisters.SecretLister
+	// TrustedBundleFactory and TrustedBundles watch the metadata of the
+	// namespace's odh-trusted-ca-bundle whatever its labels
+	// (WatchTrustedBundles); nil without a metadata client.
+	TrustedBundleFactory metadatainformer.SharedInformerFactory
+	TrustedBundles       cache.SharedIndexInformer
 
 	// informers are every informer of the scope, which WaitForSync awaits.
 	informers []cache.SharedIndexInformer
@@ -223,6 +229,9 @@ func (c *Caches) Start(ctx context.Context) {
 		s.WatchedFactory.Start(ctx.Done())
 		s.AdoptedFactory.Start(ctx.Done())
 		s.PodFactory.Start(ctx.Done())
+		if s.TrustedBundleFactory != nil {
+			s.TrustedBundleFactory.Start(ctx.Done())
+		}
 	})
 	c.OperatorFactory.Start(ctx.Done())
 	c.HashKeyFactory.Start(ctx.Done())

@@ -31,15 +31,22 @@ type Source struct {
 type Sources struct {
 	Deployments, ServiceAccounts, Services, PVCs, Pods, AdoptedPVCs,
 	AdoptedServices, AdoptedIngresses, Ingresses, ConfigMaps, Secrets *Source
-	Owned map[string]*Source
+	// TrustedBundles are the unlabelled odh-trusted-ca-bundle ConfigMaps
+	// (Caches.WatchTrustedBundles); nil when the scope has no such watch.
+	TrustedBundles *Source
+	Owned          map[string]*Source
 }
 
 // Ordered lists the sources in the order their handlers are registered: a
 // fixed order (the owned kinds sorted by kind), so registration does not
-// depend on how entries were collected.
+// depend on how entries were collected. Absent optional sources are left
+// out.
 func (w *Sources) Ordered() []*Source {
 	out := []*Source{w.Deployments, w.ServiceAccounts, w.Services, w.PVCs, w.Pods,
 		w.AdoptedPVCs, w.AdoptedServices, w.AdoptedIngresses, w.Ingresses, w.ConfigMaps, w.Secrets}
+	if w.TrustedBundles != nil {
+		out = append(out, w.TrustedBundles)
+	}
 	for _, kind := range slices.Sorted(maps.Keys(w.Owned)) {
 		out = append(out, w.Owned[kind])
 	}
@@ -53,11 +60,14 @@ type Watch struct {
 	Enqueue func(string)
 }
 
-// WatchesOf gives each source the same enqueue.
+// WatchesOf gives each source the same enqueue; a nil source (an optional
+// watch the scope lacks, such as Sources.TrustedBundles) is skipped.
 func WatchesOf(enqueue func(string), sources ...*Source) []Watch {
-	entries := make([]Watch, len(sources))
-	for i, s := range sources {
-		entries[i] = Watch{Source: s, Enqueue: enqueue}
+	entries := make([]Watch, 0, len(sources))
+	for _, s := range sources {
+		if s != nil {
+			entries = append(entries, Watch{Source: s, Enqueue: enqueue})
+		}
 	}
 	return entries
 }

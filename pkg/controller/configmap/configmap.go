@@ -32,9 +32,11 @@ func NewController(d *base.Deps) *base.Controller {
 }
 
 // watched: the generated ConfigMap's pass starts on owned and
-// referenced ConfigMaps and on referenced Secrets, its generation's inputs.
+// referenced ConfigMaps and on referenced Secrets, its generation's inputs,
+// and on an unlabelled odh-trusted-ca-bundle, which the CA bundle pass
+// reports (logCABundleProblems).
 func watched(w *caches.Sources) []*caches.Source {
-	return []*caches.Source{w.ConfigMaps, w.Secrets}
+	return []*caches.Source{w.ConfigMaps, w.Secrets, w.TrustedBundles}
 }
 
 func reconcile(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (worker.Result, error) {
@@ -54,6 +56,7 @@ func caBundle(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) error 
 	name := render.CABundleName(s.Name)
 	b, err := d.Resolver.CABundle(ctx, s)
 	logCABundleProblems(ctx, d.Causes, s, b, err)
+	logTrustedBundleNotWatched(ctx, d.Causes, s, b, err)
 	if err != nil {
 		return err
 	}
@@ -104,8 +107,14 @@ func generated(ctx context.Context, d *base.Deps, s *ogxv1beta1.OGXServer) (stri
 	return name, nil
 }
 
-// caBundleTopic is the CauseLog topic of a server's CA bundle problems.
-const caBundleTopic = "ca-bundle"
+// caBundleTopic is the CauseLog topic of a server's CA bundle problems;
+// trustedBundleTopic that of an odh-trusted-ca-bundle left out for lacking
+// the watch label, apart so that it is neither hidden by nor hides an
+// error of spec.tls.trust.
+const (
+	caBundleTopic      = "ca-bundle"
+	trustedBundleTopic = "trusted-ca-bundle-not-watched"
+)
 
 // logCABundleProblems logs what is wrong with a server's CA bundle sources
 // once per cause: a referenced key missing or not PEM (a user error, which
@@ -133,4 +142,22 @@ func logCABundleProblems(ctx context.Context, causes base.CauseLog, s *ogxv1beta
 	}
 	logger.Info("Skipped invalid keys of the trusted CA bundle ConfigMap", "ogxserver", klog.KObj(s),
 		"configMap", render.TrustedCABundleConfigMap, "problems", b.Warnings)
+}
+
+// logTrustedBundleNotWatched logs, once per server until it is fixed and
+// again if it comes back, that the namespace's odh-trusted-ca-bundle lacks
+// the watch label and so is not part of the server's CA bundle: nothing
+// fails, so without this the missing CAs would go unexplained. A failed
+// assembly that stopped before the trusted bundle was looked up (any error
+// but an invalid bundle) says nothing about it and leaves the recorded
+// cause alone.
+func logTrustedBundleNotWatched(ctx context.Context, causes base.CauseLog, s *ogxv1beta1.OGXServer, b resolve.CABundle, err error) {
+	if err != nil && b.NotWatched == "" {
+		return
+	}
+	if !causes.Changed(s.UID, trustedBundleTopic, b.NotWatched) {
+		return
+	}
+	klog.FromContext(ctx).Info("Trusted CA bundle ConfigMap not watched; add the label to include it", "ogxserver", klog.KObj(s),
+		"configMap", render.TrustedCABundleConfigMap, "label", ogxv1beta1.WatchLabel+"=true", "problem", b.NotWatched)
 }
