@@ -73,23 +73,43 @@ func TestImageDigestIsPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPodOn(t, kube, ns, "pinned", onA, first)
+	// The status of the new pod may still be written; from the hand-over
+	// on, nothing may be.
+	framework.Poll(t, time.Minute, "the new pod available", func(ctx context.Context) (bool, error) {
+		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "pinned", metav1.GetOptions{})
+		return err == nil && d.Status.AvailableReplicas == 1 && d.Status.Replicas == 1, err
+	})
+	waitReady(t, ogx, ns, "pinned", time.Minute)
+	observe(2 * time.Second)
+	handover := time.Now()
 
 	// The leader stops; the follower takes over; a fresh replica starts and
 	// takes over in turn: two hand-overs, each with a cold cache.
 	fresh := failover(t, kube, ns, leader, follower)
-	fresh = failover(t, kube, ns, follower, fresh)
+	last := fresh
+	failover(t, kube, ns, follower, fresh)
 	framework.Poll(t, 30*time.Second, "the last leader to be ready", func(context.Context) (bool, error) {
-		return readyz(fresh.health) == http.StatusOK, nil
+		return readyz(last.health) == http.StatusOK, nil
 	})
-	// A new leader's first passes run as soon as its caches sync; give them
-	// time to write if they were going to.
-	observe(5 * time.Second)
+	// A new leader's first passes run as soon as its caches sync: wait for
+	// its log to show the server's status pass, then give the passes it
+	// starts time to write if they were going to.
+	framework.Poll(t, 30*time.Second, "the last leader's first status pass", func(context.Context) (bool, error) {
+		return strings.Contains(last.output(), `"Pass finished" controller="status" ogxserver="`+ns+`/pinned"`), nil
+	})
+	observe(3 * time.Second)
 	if img := deploymentImage(t, kube, ns, "pinned"); img != onA {
 		t.Errorf("after restart and failover the Deployment image = %s, want %s", img, onA)
 	}
+	// After the tag moved no child and no generated ConfigMap is written;
+	// after the hand-over nothing of the namespace but Leases is, not even
+	// status.
 	for _, user := range replicaUsers {
 		for _, e := range auditWrites(t, user) {
-			if e.Namespace() == ns && (e.Resource() == "deployments" || e.Resource() == "configmaps") && e.StageTimestamp.After(moved) {
+			if e.Namespace() != ns || e.Resource() == "leases" {
+				continue
+			}
+			if e.StageTimestamp.After(handover) || (e.StageTimestamp.After(moved) && !strings.HasPrefix(e.Resource(), "ogxservers") && e.Resource() != "events") {
 				t.Errorf("%s wrote after the tag moved, before a re-check was asked for: %s", user, e)
 			}
 		}
@@ -166,6 +186,11 @@ func TestPinnedTagRecheckedByInterval(t *testing.T) {
 		return err == nil && d.Spec.Template.Spec.Containers[0].Image == image+"@"+digestB, err
 	})
 	waitEvent(t, kube, ns, "interval", ogxv1beta1.EventImageDigestChanged, digestB)
+	// Later re-checks find the same digest: no second Event.
+	observe(4 * time.Second)
+	if evs := eventsOf(t, kube, ns, "interval", ogxv1beta1.EventImageDigestChanged); len(evs) != 1 || evs[0].Series != nil {
+		t.Errorf("ImageDigestChanged Events = %q, want exactly one", notes(evs))
+	}
 }
 
 // labelledServer is an OGXServer whose config is generated from the labels
