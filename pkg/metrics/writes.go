@@ -17,10 +17,11 @@ func (m *Metrics) WrapTransport(rt http.RoundTripper) http.RoundTripper {
 	if m == nil {
 		return rt
 	}
+	kinds := writtenKinds() // built once per transport, not per request
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		if verb := writeVerb(req); verb != "" {
 			if resource := resourceOf(req.URL.Path); !strings.HasSuffix(resource, "reviews") {
-				m.CountWrite(kindOf(resource), verb)
+				m.CountWrite(kindOf(kinds, resource), verb)
 			}
 		}
 		return rt.RoundTrip(req)
@@ -97,14 +98,15 @@ func writtenKinds() map[string]string {
 	}
 }
 
-// kindOf turns a resource from resourceOf into the kind label:
+// kindOf turns a resource from resourceOf into the kind label, by kinds
+// (writtenKinds):
 // "deployments" gives "Deployment", "ogxservers/status" gives
 // "OGXServer/status" (a status write is not a spec write). A resource
 // missing from writtenKinds keeps its plural name rather than vanish into
 // one bucket, so a new kind of write still shows which it is.
-func kindOf(resource string) string {
+func kindOf(kinds map[string]string, resource string) string {
 	name, sub, hasSub := strings.Cut(resource, "/")
-	kind, ok := writtenKinds()[name]
+	kind, ok := kinds[name]
 	if !ok {
 		return resource
 	}

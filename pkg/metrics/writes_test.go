@@ -68,7 +68,7 @@ func TestKindOf(t *testing.T) {
 		"widgets":           "widgets",
 		"other":             "other",
 	} {
-		if got := kindOf(resource); got != want {
+		if got := kindOf(writtenKinds(), resource); got != want {
 			t.Errorf("kindOf(%s) = %q, want %q", resource, got, want)
 		}
 	}

@@ -36,8 +36,9 @@ func TestHeldWarningOncePerTransition(t *testing.T) {
 	}
 }
 
-// TestHeldWarningNotSentIsRetried: a warning the sink could not send (not
-// leading yet, budget spent) is not marked held, so a later pass sends it.
+// TestHeldWarningNotSentIsRetried: a warning the sink could not send
+// because it is not leading yet is not marked held, so a later pass sends
+// it. (One the budget dropped is held and owed instead: owed_test.go.)
 func TestHeldWarningNotSentIsRetried(t *testing.T) {
 	e := NewSink("test", nil, nil, record.New())
 	s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
