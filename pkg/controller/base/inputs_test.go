@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/metadata"
 	clienttesting "k8s.io/client-go/testing"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -38,8 +39,18 @@ type resolverEnv struct {
 
 func newResolverEnv(t *testing.T, objs []runtime.Object) *resolverEnv {
 	t.Helper()
-	kube := kubefake.NewClientset(objs...)
+	return startResolverEnv(t, kubefake.NewClientset(objs...), nil)
+}
+
+// startResolverEnv starts caches over kube (and, with md, the metadata-only
+// watch of the trusted bundle), waits for them and returns a resolver on
+// them, with the fakes' actions cleared.
+func startResolverEnv(t *testing.T, kube *kubefake.Clientset, md metadata.Interface) *resolverEnv {
+	t.Helper()
 	c := caches.NewCaches(kube, ogxfake.NewSimpleClientset(), nil, "ogx-system", nil, nil)
+	if md != nil {
+		c.WatchTrustedBundles(md)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	c.Start(ctx)

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,10 +19,6 @@ import (
 	metadatafake "k8s.io/client-go/metadata/fake"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
-	"github.com/ogx-k8s/ogx-controller/pkg/controller/record"
-	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 	"github.com/ogx-k8s/ogx-controller/pkg/testcerts"
@@ -46,19 +41,9 @@ func trustedBundleEnv(t *testing.T, cm *corev1.ConfigMap) (*kubefake.Clientset, 
 		t.Fatal(err)
 	}
 	md := metadatafake.NewSimpleMetadataClient(scheme, metaObjs...)
-	c := caches.NewCaches(kube, ogxfake.NewSimpleClientset(), nil, "ogx-system", nil, nil)
-	c.WatchTrustedBundles(md)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	c.Start(ctx)
-	if err := c.WaitForSync(ctx, 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	opts := WithDefaults(Options{OperatorNamespace: "ogx-system"}, kube)
-	records := record.New()
-	kube.ClearActions()
+	env := startResolverEnv(t, kube, md)
 	md.ClearActions()
-	return kube, md, NewResolver(c, kube, opts, records, events.NewSink("test", nil, nil, records))
+	return kube, md, env.resolver
 }
 
 func TestCacheSourceTrustedBundle(t *testing.T) {
