@@ -86,6 +86,24 @@ func TestHelpExitsZero(t *testing.T) {
 	if code := dispatch([]string{"frobnicate"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "commands:") {
 		t.Errorf("unknown command: exit %d: %s", code, errOut.String())
 	}
+	// The top-level help lists the commands, not the controller's flags.
+	for _, flag := range []string{"-h", "--help"} {
+		out.Reset()
+		if code := dispatch([]string{flag}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "commands:") || strings.Contains(out.String(), "-kubeconfig") {
+			t.Errorf("%s: exit %d, output %q, want the command list", flag, code, out.String())
+		}
+	}
+}
+
+// TestVersionFlagExitsZero: --version and -version print the build version
+// and exit 0, as the version command does.
+func TestVersionFlagExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
+		var out, errOut bytes.Buffer
+		if code := dispatch(args, &out, &errOut); code != 0 || strings.TrimSpace(out.String()) != version {
+			t.Errorf("%v: exit %d, output %q (stderr %q), want %q", args, code, out.String(), errOut.String(), version)
+		}
+	}
 }
 
 // TestEffectiveFlagsAreLogged: the start-up line lists every flag of ours

@@ -4,7 +4,8 @@
 //	ogx-controller [run] [flags]         run the controller (the default)
 //	ogx-controller migrate -f llsd.yaml  print the OGXServer for a LlamaStackDistribution
 //	ogx-controller render -f server.yaml print every child object of an OGXServer, offline
-//	ogx-controller version               print the build version
+//	ogx-controller version | --version   print the build version
+//	ogx-controller help | --help         list the commands
 package main
 
 import (
@@ -26,7 +27,15 @@ func main() {
 // dispatch runs a subcommand and returns the process exit code.
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	cmd := "run"
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+	switch {
+	case len(args) == 0:
+	case args[0] == "--version" || args[0] == "-version":
+		// What users of other operators' binaries type first.
+		cmd, args = "version", args[1:]
+	case args[0] == "--help" || args[0] == "-help" || args[0] == "-h":
+		// The commands first; `help run` lists the controller's flags.
+		cmd, args = "help", args[1:]
+	case args[0] != "" && args[0][0] != '-':
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
