@@ -27,16 +27,7 @@ func TestInstallPathsNameTheRelease(t *testing.T) {
 		t.Fatal("Makefile: no VERSION ?= line")
 	}
 	tag := "v" + string(m[1])
-	files := []string{"manager/manager.yaml", "../release/ogx-controller.yaml", "../charts/ogx-controller/values.yaml"}
-	csvs, err := filepath.Glob("../bundle/manifests/*.clusterserviceversion.yaml")
-	if err != nil || len(csvs) != 1 {
-		t.Fatalf("want one CSV in bundle/manifests, got %v (%v)", csvs, err)
-	}
-	for _, f := range append(files, csvs...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, data := range installFiles(t, "manager/manager.yaml", "../release/ogx-controller.yaml", "../charts/ogx-controller/values.yaml") {
 		refs := operatorImage.FindAllSubmatch(data, -1)
 		if len(refs) == 0 && f != "../charts/ogx-controller/values.yaml" {
 			t.Errorf("%s names no operator image", f)
@@ -60,4 +51,23 @@ func TestInstallPathsNameTheRelease(t *testing.T) {
 			t.Errorf("%s: %s, want %s", f, got, tag)
 		}
 	}
+}
+
+// installFiles reads files and the bundle's one CSV, the operator's
+// manifests in every install path, by path.
+func installFiles(t *testing.T, files ...string) map[string][]byte {
+	t.Helper()
+	csvs, err := filepath.Glob("../bundle/manifests/*.clusterserviceversion.yaml")
+	if err != nil || len(csvs) != 1 {
+		t.Fatalf("want one CSV in bundle/manifests, got %v (%v)", csvs, err)
+	}
+	out := map[string][]byte{}
+	for _, f := range append(files, csvs...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = data
+	}
+	return out
 }

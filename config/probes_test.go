@@ -1,8 +1,6 @@
 package config_test
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 )
@@ -18,17 +16,8 @@ var probeField = regexp.MustCompile(`(?m)^\s+(path|port): (\S+)$`)
 // alone (pkg/admission answers 404 to everything else), so a probe aimed at
 // it would restart a healthy controller forever.
 func TestProbesUseTheHealthListener(t *testing.T) {
-	files := []string{"manager/manager.yaml", "../release/ogx-controller.yaml",
-		"../charts/ogx-controller/templates/deployment.yaml"}
-	csvs, err := filepath.Glob("../bundle/manifests/*.clusterserviceversion.yaml")
-	if err != nil || len(csvs) != 1 {
-		t.Fatalf("want one CSV in bundle/manifests, got %v (%v)", csvs, err)
-	}
-	for _, f := range append(files, csvs...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, data := range installFiles(t, "manager/manager.yaml", "../release/ogx-controller.yaml",
+		"../charts/ogx-controller/templates/deployment.yaml") {
 		paths := map[string]bool{}
 		for _, block := range httpGetProbe.FindAll(data, -1) {
 			fields := map[string]string{}
