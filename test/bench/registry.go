@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 
+	"k8s.io/utils/ptr"
+
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci/ocitest"
-	"k8s.io/utils/ptr"
 )
 
 // Distribution variants of the servers the bench creates (-distribution).
@@ -24,21 +25,6 @@ const (
 // benchRepo and benchTag are the image every oci-label server names.
 const benchRepo, benchTag = "ogx/distribution-starter", "latest"
 
-// benchBaseConfig is the base config the image's labels carry.
-const benchBaseConfig = `version: 2
-image_name: starter
-apis:
-  - inference
-providers:
-  inference:
-    - provider_id: base-vllm
-      provider_type: remote::vllm
-      config:
-        base_url: http://base:8000
-server:
-  port: 8321
-`
-
 // fleetImage is the registry of the oci-label variant and the image the
 // servers name.
 type fleetImage struct {
@@ -50,7 +36,7 @@ type fleetImage struct {
 // startRegistry starts the loopback registry and pushes the image.
 func startRegistry() (*fleetImage, error) {
 	reg := ocitest.New()
-	d, err := reg.Push(benchRepo, benchTag, benchBaseConfig)
+	d, err := reg.Push(benchRepo, benchTag, ocitest.StarterBase)
 	if err != nil {
 		reg.Close()
 		return nil, fmt.Errorf("pushing the bench image: %w", err)

@@ -10,23 +10,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/configgen/oci/ocitest"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
-const baseConfigYAML = `version: 2
-image_name: starter
-apis:
-  - inference
-  - files
-providers:
-  inference:
-    - provider_id: base-vllm
-      provider_type: remote::vllm
-      config:
-        base_url: http://base:8000
-server:
-  port: 8321
-`
+// baseConfigYAML is the base config of every generated-mode test.
+const baseConfigYAML = ocitest.StarterBase
 
 // TestGeneratedConfig: a declarative OGXServer gets a generated, immutable,
 // hashed ConfigMap that the Deployment mounts; secrets reach the pod only as

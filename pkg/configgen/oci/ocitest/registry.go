@@ -30,6 +30,24 @@ const (
 	configType   = "application/vnd.oci.image.config.v1+json"
 )
 
+// StarterBase is a small base config of the starter shape (inference and
+// files APIs, one remote vLLM provider) for the images tests and the bench
+// push: what a distribution's labels would carry.
+const StarterBase = `version: 2
+image_name: starter
+apis:
+  - inference
+  - files
+providers:
+  inference:
+    - provider_id: base-vllm
+      provider_type: remote::vllm
+      config:
+        base_url: http://base:8000
+server:
+  port: 8321
+`
+
 // Registry is the loopback registry. Its zero value is not usable; use
 // New. All methods are safe for concurrent use with the requests it serves.
 type Registry struct {
