@@ -76,12 +76,22 @@ fuzz:
 
 ## verify: generated code and CRDs are current, the code is formatted and
 ## vetted, and packages import downward only (test/layering).
-verify: verify-release verify-overlays verify-bundle verify-api-reference verify-chart verify-monitoring
+verify: verify-release verify-overlays verify-bundle verify-api-reference verify-chart verify-monitoring verify-controller-deps
 	hack/verify-codegen.sh
 	$(GO) test ./test/layering/ -count=1
 	@bad=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^pkg/generated/')); \
 	  if [ -n "$$bad" ]; then echo "gofmt needed: $$bad"; exit 1; fi
 	$(GO) vet ./...
+
+## verify-controller-deps: the controller binary links none of the API
+## server's schema machinery (structural schemas, CEL, pruning: package
+## k8s.io/apiextensions-apiserver/pkg/apiserver/...). Only the offline
+## commands of kubectl-ogx (render --validate, migrate) need it; every
+## controller replica would otherwise carry it (docs/cli.md).
+.PHONY: verify-controller-deps
+verify-controller-deps:
+	@bad=$$($(GO) list -deps ./cmd/ogx-controller | grep apiextensions-apiserver/pkg/apiserver); \
+	  if [ -n "$$bad" ]; then echo "cmd/ogx-controller depends on the API server's schema packages (keep them in cmd/kubectl-ogx):" >&2; echo "$$bad" >&2; exit 1; fi
 
 codegen:
 	hack/update-codegen.sh
