@@ -350,3 +350,9 @@ func loopbackOnly(addr string) error {
 	}
 	return fmt.Errorf("%q is not a loopback address: the profiling endpoints are unauthenticated; use 127.0.0.1:PORT, or 0 to disable", addr)
 }
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string     { return fmt.Sprint(*s) }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

@@ -75,8 +75,7 @@ func TestFlagChecks(t *testing.T) {
 // TestHelpExitsZero: -h, --help and help COMMAND exit 0 for every command;
 // an unknown command exits 2 with the command list.
 func TestHelpExitsZero(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"--help"}, {"run", "-h"}, {"migrate", "-h"}, {"render", "-h"},
-		{"help"}, {"help", "run"}, {"help", "migrate"}, {"help", "render"}} {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"run", "-h"}, {"help"}, {"help", "run"}} {
 		var out, errOut bytes.Buffer
 		if code := dispatch(args, &out, &errOut); code != 0 {
 			t.Errorf("%v: exit %d: %s", args, code, errOut.String())
@@ -91,6 +90,22 @@ func TestHelpExitsZero(t *testing.T) {
 		out.Reset()
 		if code := dispatch([]string{flag}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "commands:") || strings.Contains(out.String(), "-kubeconfig") {
 			t.Errorf("%s: exit %d, output %q, want the command list", flag, code, out.String())
+		}
+	}
+}
+
+// TestOfflineCommandsMoved: render and migrate, now commands of the kubectl
+// plugin, exit 2 with one line naming their new home, whatever follows them.
+func TestOfflineCommandsMoved(t *testing.T) {
+	for _, args := range [][]string{{"render", "-f", "x.yaml"}, {"migrate"}, {"migrate", "-h"}, {"help", "render"}} {
+		var out, errOut bytes.Buffer
+		code := dispatch(args, &out, &errOut)
+		want := "run kubectl ogx " + args[len(args)-1]
+		if args[0] != "help" {
+			want = "run kubectl ogx " + args[0]
+		}
+		if code != 2 || out.Len() != 0 || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q", args, code, out.String(), errOut.String(), want)
 		}
 	}
 }

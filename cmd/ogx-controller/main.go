@@ -2,10 +2,12 @@
 // OGXServer's children to its spec and reports status.
 //
 //	ogx-controller [run] [flags]         run the controller (the default)
-//	ogx-controller migrate -f llsd.yaml  print the OGXServer for a LlamaStackDistribution
-//	ogx-controller render -f server.yaml print every child object of an OGXServer, offline
 //	ogx-controller version | --version   print the build version
 //	ogx-controller help | --help         list the commands
+//
+// The offline commands render and migrate live in the kubectl plugin
+// (cmd/kubectl-ogx, docs/cli.md): they need the API server's schema and CEL
+// code, which every controller replica would otherwise load for nothing.
 package main
 
 import (
@@ -52,10 +54,11 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		ctx, stop := signalContext()
 		defer stop()
 		return runController(ctx, args, stderr)
-	case "migrate":
-		return runMigrate(args, os.Stdin, stdout, stderr)
-	case "render":
-		return runRender(args, os.Stdin, stdout, stderr)
+	case "migrate", "render":
+		// Scripts written for the binary that carried them get one line
+		// naming the new home, not the command list.
+		fmt.Fprintf(stderr, "ogx-controller: %s has moved to the kubectl plugin: run kubectl ogx %s (docs/cli.md)\n", cmd, cmd)
+		return 2
 	}
 	fmt.Fprintf(stderr, "unknown command %q\n%s", cmd, usage)
 	return 2
@@ -66,10 +69,10 @@ const usage = `usage: ogx-controller [command] [flags]
 
 commands:
   run       run the controller (the default)
-  migrate   print the OGXServer for a LlamaStackDistribution (-f FILE)
-  render    print every child object of an OGXServer, offline (-f FILE)
   version   print the build version
-  help      this list; help COMMAND lists the command's flags
+  help      this list; help run lists the controller's flags
+
+render and migrate are commands of the kubectl plugin: kubectl ogx --help.
 `
 
 // signalContext is cancelled on the first SIGTERM or SIGINT; a second signal

@@ -113,7 +113,7 @@ func (r *renderRun) decodeDocuments(docs []renderDocument) (renderInputs, error)
 			}
 			in.servers = append(in.servers, s)
 		case gvk.Group == llsdv1alpha1.GroupName && gvk.Kind == "LlamaStackDistribution":
-			return in, usageErr("LlamaStackDistribution %s: use ogx-controller migrate first", id)
+			return in, usageErr("LlamaStackDistribution %s: use kubectl ogx migrate first", id)
 		case gvk.Group == "" && gvk.Version == "v1" && gvk.Kind == "ConfigMap":
 			cm := &corev1.ConfigMap{}
 			if err := json.Unmarshal(d.json, cm); err != nil {

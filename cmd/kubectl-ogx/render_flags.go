@@ -12,10 +12,10 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// The flags of `ogx-controller render` and the checks that refuse a run
+// The flags of `kubectl ogx render` and the checks that refuse a run
 // before anything is read.
 
-// renderOptions are the parsed flags of `ogx-controller render`.
+// renderOptions are the parsed flags of `kubectl ogx render`.
 type renderOptions struct {
 	files             stringList
 	base              string
@@ -39,7 +39,7 @@ var newRenderOCIResolver = oci.NewResolver
 
 func (r *renderRun) parseFlags(args []string) error {
 	o := &r.opts
-	fs := flag.NewFlagSet("ogx-controller render", flag.ContinueOnError)
+	fs := flag.NewFlagSet("kubectl ogx render", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(&o.files, "f", "multi-document YAML file with one OGXServer and optional ConfigMaps and Secrets (- for stdin); repeatable")
 	fs.StringVar(&o.base, "base", "", "base config.yaml file (- for stdin); takes precedence over spec.baseConfig")
@@ -84,7 +84,7 @@ func (r *renderRun) parseFlags(args []string) error {
 
 // check refuses arguments and flag combinations render cannot run with.
 func (o *renderOptions) check(args []string) error {
-	const usage = "usage: ogx-controller render -f FILE [-f FILE ...] [--base FILE|-] [--only all|config] [flags]"
+	const usage = "usage: kubectl ogx render -f FILE [-f FILE ...] [--base FILE|-] [--only all|config] [flags]"
 	if len(args) > 0 {
 		return usageErr("unexpected arguments %q; %s", args, usage)
 	}

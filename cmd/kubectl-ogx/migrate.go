@@ -42,7 +42,7 @@ const (
 	legacyVersion = "v1alpha1"
 )
 
-// runMigrate is `ogx-controller migrate -f llsd.yaml [--name N]`: it prints
+// runMigrate is `kubectl ogx migrate -f llsd.yaml [--name N]`: it prints
 // the OGXServer equivalent to one LlamaStackDistribution, with adoption
 // annotations, and a warning on stderr for every field it cannot carry over.
 // The input is read as the API server reads it, with the legacy CRD's
@@ -51,13 +51,13 @@ const (
 // field a warning. The output carries
 // the input's namespace, or none.
 func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("ogx-controller migrate", flag.ContinueOnError)
+	fs := flag.NewFlagSet("kubectl ogx migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var files stringList
 	fs.Var(&files, "f", "file with the LlamaStackDistribution (- for stdin); repeatable")
 	name := fs.String("name", "", "name of the OGXServer (default <legacy name>-ogx)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ogx-controller migrate -f FILE [--name NAME]")
+		fmt.Fprintln(fs.Output(), "usage: kubectl ogx migrate -f FILE [--name NAME]")
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), "exit codes: 0 printed, 1 internal failure, 2 usage, 3 invalid input or output")
 	}
@@ -68,7 +68,7 @@ func runMigrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if len(files) == 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "error: usage: ogx-controller migrate -f FILE [--name NAME]")
+		fmt.Fprintln(stderr, "error: usage: kubectl ogx migrate -f FILE [--name NAME]")
 		return exitUsage
 	}
 	d, err := oneLegacyDocument(files, stdin)

@@ -88,7 +88,7 @@ func validateAsAPIServer(obj map[string]any) error {
 	return &validationErr{msgs: msgs}
 }
 
-// runRender is `ogx-controller render` (docs/cli.md, render): it prints every
+// runRender is `kubectl ogx render` (docs/cli.md, render): it prints every
 // child object the controllers would converge for one OGXServer, computed
 // offline by the controllers' own render and generation functions. stdout
 // receives output only on success.

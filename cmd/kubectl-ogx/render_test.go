@@ -176,7 +176,7 @@ func TestRenderExitCodes(t *testing.T) {
 		"hash-collision":          {exitFailed, "hash collision"},
 		"validate-rejects":        {exitValidation, "error: spec.distribution.name"},
 		"validate-schema":         {exitValidation, "error: spec.workload.autoscaling: Invalid value: maxReplicas must be greater than or equal to minReplicas"},
-		"llsd-input":              {exitUsage, "use ogx-controller migrate first"},
+		"llsd-input":              {exitUsage, "use kubectl ogx migrate first"},
 		"two-servers":             {exitUsage, "found 2 OGXServers"},
 		"bad-yaml":                {exitUsage, "error: "},
 		"unsupported-kind":        {exitUsage, "unsupported kind \"Deployment\""},
@@ -789,7 +789,7 @@ func TestRenderDeterminismAcrossInputOrder(t *testing.T) {
 // TestRenderDispatch checks the subcommand is wired into main.
 func TestRenderDispatch(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := dispatch([]string{"render", "--only=bogus", "-f", "x"}, &out, &errb); code != exitUsage {
+	if code := dispatch(t.Context(), []string{"render", "--only=bogus", "-f", "x"}, streams{in: strings.NewReader(""), out: &out, err: &errb}); code != exitUsage {
 		t.Errorf("dispatch render: exit %d, stderr %s", code, errb.String())
 	}
 }
