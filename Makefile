@@ -35,6 +35,9 @@ $(BIN)/etcd: $(TOOLS_DEPS)
 	cd test/tools && $(GO) build -o $@ go.etcd.io/etcd/server/v3
 $(BIN)/kube-%: $(TOOLS_DEPS)
 	cd test/tools && $(GO) build -ldflags "$(K8S_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-$*
+# kubectl runs kubectl-ogx as a plugin in test/e2e (plugin_test.go).
+$(BIN)/kubectl: $(TOOLS_DEPS)
+	cd test/tools && $(GO) build -ldflags "$(K8S_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kubectl
 $(BIN)/kwok: $(TOOLS_DEPS)
 	cd test/tools && $(GO) build -o $@ sigs.k8s.io/kwok/cmd/kwok
 # kwok refuses to start without stage definitions; its module ships them.
@@ -45,7 +48,7 @@ $(BIN)/kwok-stages.yaml: $(TOOLS_DEPS)
 	    case $$f in */kustomization.yaml) continue;; esac; echo '---'; cat $$f; done > $@.tmp && mv $@.tmp $@
 
 ## test: unit and integration tests (builds the control plane first if needed).
-test: tools $(BIN)/ogx-controller
+test: tools $(BIN)/ogx-controller $(BIN)/kubectl $(BIN)/kubectl-ogx
 	$(GO) test ./... -count=1 -timeout 30m
 	$(MAKE) test-chart
 	$(MAKE) test-bundle-e2e
@@ -133,16 +136,23 @@ bench: tools $(BIN)/ogx-controller
 $(BIN)/ogx-controller: FORCE
 	$(GO) build -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" \
 	  -o $@ ./cmd/ogx-controller
+# The kubectl plugin (docs/cli.md): render, migrate, status. On PATH,
+# kubectl runs it for kubectl ogx.
+$(BIN)/kubectl-ogx: FORCE
+	$(GO) build -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" \
+	  -o $@ ./cmd/kubectl-ogx
 $(BIN)/localcluster: FORCE
 	$(GO) build -o $@ ./hack/localcluster
 
 # Short and relative names for the files in bin/: make ogx-controller,
 # make kwok-stages, make bin/kwok-stages.yaml.
-.PHONY: ogx-controller localcluster kwok-stages FORCE
+.PHONY: ogx-controller kubectl-ogx kubectl localcluster kwok-stages FORCE
 ogx-controller: $(BIN)/ogx-controller
+kubectl-ogx: $(BIN)/kubectl-ogx
+kubectl: $(BIN)/kubectl
 localcluster: $(BIN)/localcluster
 kwok-stages: $(BIN)/kwok-stages.yaml
-BIN_FILES := etcd kube-apiserver kube-controller-manager kube-scheduler kwok kwok-stages.yaml ogx-controller localcluster
+BIN_FILES := etcd kube-apiserver kube-controller-manager kube-scheduler kwok kwok-stages.yaml ogx-controller kubectl-ogx kubectl localcluster
 $(addprefix bin/,$(BIN_FILES)): bin/%: $(BIN)/%
 	@:
 FORCE:

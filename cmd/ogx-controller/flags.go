@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-
-	"k8s.io/klog/v2"
+	logsapi "k8s.io/component-base/logs/api/v1"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/webhookcerts"
@@ -50,6 +49,8 @@ type options struct {
 	gcPercent         int
 	// effective is every flag's name and value, for the start-up log.
 	effective []any
+	// logging is -v, -vmodule and --log-format (logging.go).
+	logging *logsapi.LoggingConfiguration
 	// warnings are problems parsing tolerated, logged at start-up.
 	warnings                []string
 	clusterDomain           string
@@ -89,9 +90,8 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	o.defineClientFlags(fs, getenv)
 	o.defineListenerFlags(fs)
 	watch := o.defineControllerFlags(fs, getenv)
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	klogFlags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
+	o.logging = logsapi.NewLoggingConfiguration()
+	defineLoggingFlags(fs, o.logging)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func parseFlags(args []string, getenv func(string) string, readFile func(string)
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	o.effective = effectiveFlags(fs, klogFlags, map[string]string{
+	o.effective = effectiveFlags(fs, map[string]string{
 		"leader-elect":              strconv.FormatBool(o.leaderElect),
 		"operator-namespace":        o.operatorNamespace,
 		"leader-election-namespace": o.leaderElectionNS,
@@ -275,14 +275,14 @@ func (o *options) validate() error {
 	return nil
 }
 
-// effectiveFlags lists every flag but klog's with the value the process runs
-// with, for the start-up log line: resolved holds the values settled after
+// effectiveFlags lists every flag but -v and -vmodule with the value the
+// process runs with, for the start-up log line: resolved holds the values settled after
 // parsing (defaults that depend on other flags or the environment). No flag
 // carries a secret: credentials come from files.
-func effectiveFlags(fs, klogFlags *flag.FlagSet, resolved map[string]string) []any {
+func effectiveFlags(fs *flag.FlagSet, resolved map[string]string) []any {
 	var out []any
 	fs.VisitAll(func(f *flag.Flag) {
-		if klogFlags.Lookup(f.Name) != nil {
+		if isVerbosityFlag(f.Name) {
 			return
 		}
 		v, ok := resolved[f.Name]

@@ -27,10 +27,15 @@ func runController(ctx context.Context, args []string, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
+	if err == nil {
+		// Before the first log line, so every line has the chosen format.
+		err = applyLogging(o.logging, stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ogx-controller:", err)
 		return 2
 	}
+	defer klog.Flush()
 	logger := klog.FromContext(ctx)
 	ctx = klog.NewContext(ctx, logger)
 	logger.Info("Starting ogx-controller", append([]any{"version", o.operatorVersion}, o.effective...)...)
