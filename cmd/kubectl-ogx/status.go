@@ -377,11 +377,12 @@ func printStatus(st *serverStatus, now time.Time) string {
 		w = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "  TYPE\tSTATUS\tREASON\tAGE\tMESSAGE")
 		for _, c := range s.Status.Conditions {
-			stale := ""
+			msg := oneLine(c.Message)
 			if c.ObservedGeneration != s.Generation {
-				stale = fmt.Sprintf(" (generation %d)", c.ObservedGeneration)
+				// Written for an older spec: not yet news about this one.
+				msg = strings.TrimSpace(fmt.Sprintf("%s (observed generation %d)", msg, c.ObservedGeneration))
 			}
-			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, age(c.LastTransitionTime.Time), oneLine(c.Message)+stale)
+			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, age(c.LastTransitionTime.Time), msg)
 		}
 		_ = w.Flush()
 	}
@@ -413,7 +414,16 @@ func printStatus(st *serverStatus, now time.Time) string {
 		}
 		_ = w.Flush()
 	}
-	return b.String()
+	return trimLines(b.String())
+}
+
+// trimLines drops the spaces tabwriter leaves after an empty last column.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // eventCount is how often an Event happened.
