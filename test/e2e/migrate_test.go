@@ -32,7 +32,7 @@ spec:
 
 // TestMigratedInstallKeepsServing migrates a running legacy install with
 // storage and no replicas the way a user would: the legacy file through
-// the real `ogx-controller migrate`, the output applied as is. The new
+// the real `kubectl ogx migrate`, the output applied as is. The new
 // server must run pods on the legacy claim, not scale to 0 (migrate once
 // turned the absent replicas into 0, and adoption scaled the legacy
 // workload down too: an outage).
@@ -43,7 +43,7 @@ func TestMigratedInstallKeepsServing(t *testing.T) {
 	legacyInstall(t, ns, "legacy")
 	startController(t, ns)
 
-	bin, err := buildController()
+	bin, err := buildPlugin()
 	if err != nil {
 		t.Fatal(err)
 	}
