@@ -29,7 +29,7 @@ enforces. The rules are listed by their messages, as the API server reports
 them. The admission webhook adds the checks in docs/admission.md.
 
 The legacy LlamaStackDistribution API is documented for migration only:
-ogx-controller reads it offline in ` + "`ogx-controller migrate`" + ` (docs/migration.md)
+ogx-controller reads it offline in ` + "`kubectl ogx migrate`" + ` (docs/migration.md)
 and does not reconcile it.
 `
 

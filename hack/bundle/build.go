@@ -232,7 +232,7 @@ func ownedCRDs(ogx, legacy *apiextensionsv1.CustomResourceDefinition) ([]crdDesc
 	if err != nil {
 		return nil, err
 	}
-	legacyDesc.Description = "The llama-stack operator's API, kept for migration: ogx-controller does not reconcile it; `ogx-controller migrate` converts one into an OGXServer, which then adopts its storage and networking."
+	legacyDesc.Description = "The llama-stack operator's API, kept for migration: ogx-controller does not reconcile it; `kubectl ogx migrate` converts one into an OGXServer, which then adopts its storage and networking."
 	return []crdDescription{*ogxDesc, *legacyDesc}, nil
 }
 

@@ -5,6 +5,6 @@
 // The validator is a pure function of the object and the built-in
 // distribution registry: it makes no API calls, so it is deterministic, fast
 // and safe to run anywhere. This server, the controller's own re-validation
-// on every pass and `ogx-controller render --validate` all call the same
+// on every pass and `kubectl ogx render --validate` all call the same
 // validation.Validate, so they can never disagree.
 package admission

@@ -6,7 +6,7 @@
 // The package is pure: no clock, no environment, no network. The only I/O of
 // the pipeline, resolving the base config, is done by the caller (a ConfigMap
 // key, or the image's OCI labels through package oci), so the controllers,
-// admission, the tests and `ogx-controller render` all run the same code and
+// admission, the tests and `kubectl ogx render` all run the same code and
 // get byte-identical output.
 //
 // Callers run ModeOf, then ValidateSpec (no I/O, so spec errors surface

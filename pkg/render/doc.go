@@ -4,6 +4,6 @@
 //
 // Render functions take no clock, randomness or cluster access: equal
 // arguments give byte-identical JSON. The child controllers, the unit tests
-// and the `ogx-controller render` command all call them, so what the
+// and the `kubectl ogx render` command all call them, so what the
 // controllers converge to is exactly what `render` prints.
 package render

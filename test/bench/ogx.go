@@ -22,7 +22,7 @@ import (
 const benchNamespace = "bench"
 
 // Kinds the tracker counts. childKinds are the children a minimal starter
-// server gets (see `ogx-controller render`); "all children" is when the last
+// server gets (see `kubectl ogx render`); "all children" is when the last
 // of them reaches n. Generated ConfigMaps are counted too, but a server
 // without providers, resources, storage or TLS has none (config mode
 // inactive), so they are not part of "all children".
