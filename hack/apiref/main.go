@@ -29,8 +29,8 @@ enforces. The rules are listed by their messages, as the API server reports
 them. The admission webhook adds the checks in docs/admission.md.
 
 The legacy LlamaStackDistribution API is documented for migration only:
-ogx-controller reads it offline in ` + "`kubectl ogx migrate`" + ` (docs/migration.md)
-and does not reconcile it.
+` + "`kubectl ogx migrate`" + ` reads it offline (docs/migration.md), and
+ogx-controller does not reconcile it.
 `
 
 func main() {
