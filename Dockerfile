@@ -6,10 +6,10 @@ WORKDIR /src
 # Module downloads are cached in their own layer.
 COPY go.mod go.sum ./
 RUN go mod download
-COPY cmd/ cmd/
+# The controller alone: the offline commands, which embed the CRDs
+# (config/crd), are the kubectl plugin's (cmd/kubectl-ogx, docs/cli.md).
+COPY cmd/ogx-controller/ cmd/ogx-controller/
 COPY pkg/ pkg/
-# The CRDs are embedded for the offline commands (config/crd/crd.go).
-COPY config/crd/ config/crd/
 ARG VERSION=dev
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
     -ldflags "-s -w -X main.version=${VERSION}" \
