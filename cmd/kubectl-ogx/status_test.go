@@ -47,9 +47,11 @@ func readyServer() *ogxv1beta1.OGXServer {
 			ObservedGeneration: 3,
 			Phase:              ogxv1beta1.PhaseReady,
 			Conditions: []metav1.Condition{
-				{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Ready", Message: "1 of 1 replicas\navailable", ObservedGeneration: 3, LastTransitionTime: ago(90 * time.Minute)},
-				{Type: "Reconciling", Status: metav1.ConditionFalse, Reason: "Ready", ObservedGeneration: 3, LastTransitionTime: ago(90 * time.Minute)},
-				{Type: "Stalled", Status: metav1.ConditionFalse, Reason: "Ready", ObservedGeneration: 2, LastTransitionTime: ago(2 * time.Hour)},
+				{Type: "DeploymentReady", Status: metav1.ConditionTrue, Reason: "DeploymentReady", Message: "Deployment is ready", ObservedGeneration: 3, LastTransitionTime: ago(90 * time.Minute)},
+				// Written for the previous generation, without a message.
+				{Type: "ServiceReady", Status: metav1.ConditionTrue, Reason: "ServiceReady", ObservedGeneration: 2, LastTransitionTime: ago(2 * time.Hour)},
+				{Type: "HealthCheck", Status: metav1.ConditionUnknown, Reason: "HealthCheckDisabled", Message: "The server probe is disabled", ObservedGeneration: 3, LastTransitionTime: ago(2 * time.Hour)},
+				{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Available", Message: "1/1 replicas\navailable", ObservedGeneration: 3, LastTransitionTime: ago(90 * time.Minute)},
 			},
 			ServiceURL:           "http://llama-service.team-a.svc.cluster.local:8321",
 			Version:              ogxv1beta1.VersionInfo{OperatorVersion: "v0.1.0", ServerVersion: "0.3.1"},

@@ -92,7 +92,6 @@ func TestKubectlOGXStatus(t *testing.T) {
 	for _, want := range []string{
 		`(?m)^Namespace: +` + regexp.QuoteMeta(ns) + `$`,
 		`(?m)^Phase: +Ready$`,
-		`(?m)^  Ready +True `, `(?m)^  Reconciling +False `, `(?m)^  Stalled +False `,
 		`(?m)^  Deployment +plugged +yes +1/1$`, `(?m)^  Service +plugged-service +yes `,
 		`(?m)^  Normal +PhaseChanged .*Ready`,
 		`(?m)^Image: +` + regexp.QuoteMeta(s.Status.ResolvedDistribution.Image) + `$`,
@@ -100,6 +99,16 @@ func TestKubectlOGXStatus(t *testing.T) {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("the output does not match %s", want)
 		}
+	}
+	// Every condition, with its status and reason, one row each.
+	for _, c := range s.Status.Conditions {
+		row := `(?m)^  ` + regexp.QuoteMeta(c.Type) + ` +` + string(c.Status) + ` +` + regexp.QuoteMeta(c.Reason) + ` `
+		if !regexp.MustCompile(row).MatchString(out) {
+			t.Errorf("no row for condition %s=%s (%s)", c.Type, c.Status, c.Reason)
+		}
+	}
+	if len(s.Status.Conditions) < 2 {
+		t.Errorf("the Ready server has conditions %v, want Ready and the children's", s.Status.Conditions)
 	}
 
 	// A server that does not exist: exit 1 and one error line.
