@@ -60,8 +60,8 @@ func TestStampWritesEveryPlace(t *testing.T) {
 		t.Errorf("VERSION = %q", got)
 	}
 	want := map[string][]string{
-		"config/manager/manager.yaml":      {"image: ghcr.io/ogx-k8s/ogx-controller:v2.3.4-rc.1"},
-		"charts/ogx-controller/Chart.yaml": {"version: 2.3.4-rc.1", "appVersion: v2.3.4-rc.1"},
+		"config/manager/manager.yaml":       {"image: ghcr.io/ogx-k8s/ogx-controller:v2.3.4-rc.1"},
+		"charts/ogx-controller/Chart.yaml":  {"version: 2.3.4-rc.1", "appVersion: v2.3.4-rc.1"},
 		"charts/ogx-controller/values.yaml": {"  tag: v2.3.4-rc.1"},
 	}
 	for _, f := range files {
