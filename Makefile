@@ -205,13 +205,14 @@ verify-overlays: $(KUSTOMIZE)
 ## bundle.Dockerfile packages it; test/bundle validates it with OLM's library.
 BUNDLE_VERSION ?= $(VERSION)
 BUNDLE_CHANNEL ?= alpha
-BUNDLE_ARGS = -release release/ogx-controller.yaml -crds config/crd/bases -samples config/samples \
+BUNDLE_ARGS = -release release/ogx-controller.yaml -crds config/crd/bases -samples config/samples -changelog CHANGELOG.md \
 	-version $(BUNDLE_VERSION) -channel $(BUNDLE_CHANNEL)
 .PHONY: bundle verify-bundle test-bundle test-bundle-e2e
 bundle:
 	$(GO) run ./hack/bundle $(BUNDLE_ARGS) -out bundle
-## verify-bundle: fails when bundle/ is stale.
-verify-bundle:
+## verify-bundle: fails when bundle/ is stale or OLM's validators (with the
+## catalog's rules) reject it.
+verify-bundle: test-bundle
 	@tmp=$$(mktemp -d); $(GO) run ./hack/bundle $(BUNDLE_ARGS) -out $$tmp && \
 	  if ! diff -ru bundle $$tmp; then echo "bundle/ is stale: run make bundle" >&2; rm -rf $$tmp; exit 1; fi; rm -rf $$tmp
 ## test-bundle: OLM's own validation of bundle/ (a separate module, test/bundle).
