@@ -225,15 +225,27 @@ test-bundle:
 test-bundle-e2e: tools
 	cd test/bundle/e2e && $(GO) vet ./... && $(GO) test ./... -count=1 -timeout 15m
 
-## api-reference: docs/api-reference.md from the API types (hack/apiref).
+## api-reference: docs/api-reference.md from the API types in pkg/apis, by
+## crd-ref-docs (pinned in hack/tools/crdrefdocs, a module of its own) with the
+## configuration and templates in hack/api-reference.
+CRD_REF_DOCS := $(BIN)/crd-ref-docs
+$(CRD_REF_DOCS): hack/tools/crdrefdocs/go.mod hack/tools/crdrefdocs/go.sum
+	cd hack/tools/crdrefdocs && $(GO) build -o $@ github.com/elastic/crd-ref-docs
+# api-reference-to writes the reference to the file $(1). crd-ref-docs only
+# warns, and exits 0, when it leaves a type out (for example at --max-depth),
+# so any warning fails the target.
+define api-reference-to
+log=$$($(CRD_REF_DOCS) $(API_REF_ARGS) --output-path=$(1) 2>&1) && [ -z "$$log" ] || { echo "$$log" >&2; echo "crd-ref-docs failed or warned" >&2; exit 1; }
+endef
+API_REF_ARGS := --source-path=pkg/apis --config=hack/api-reference/config.yaml --renderer=markdown \
+	--templates-dir=hack/api-reference/templates --max-depth=30 --log-level=WARN
 .PHONY: api-reference verify-api-reference
-API_REF_ARGS = -out docs/api-reference.md
-api-reference:
-	$(GO) run ./hack/apiref $(API_REF_ARGS)
+api-reference: $(CRD_REF_DOCS)
+	@$(call api-reference-to,docs/api-reference.md)
 ## verify-api-reference: fails when docs/api-reference.md is stale.
-verify-api-reference:
-	@tmp=$$(mktemp); $(GO) run ./hack/apiref -out $$tmp && \
-	  if ! diff -u docs/api-reference.md $$tmp; then echo "docs/api-reference.md is stale: run make api-reference" >&2; rm -f $$tmp; exit 1; fi; rm -f $$tmp
+verify-api-reference: $(CRD_REF_DOCS)
+	@tmp=$$(mktemp); trap 'rm -f $$tmp' EXIT; $(call api-reference-to,$$tmp); \
+	  if ! diff -u docs/api-reference.md $$tmp; then echo "docs/api-reference.md is stale: run make api-reference" >&2; exit 1; fi
 
 ## Helm chart (charts/ogx-controller, docs/install-helm.md). Its tests live in
 ## the module test/chart so the product module does not depend on Helm.
