@@ -17,8 +17,8 @@ import (
 
 // options are the generator's inputs.
 type options struct {
-	release, crds, samples string
-	version, channel       string
+	release, crds, samples, changelog string
+	version, channel                  string
 }
 
 const (
@@ -165,7 +165,15 @@ func buildCSV(o options, rel *manifests, ogx, legacy *apiextensionsv1.CustomReso
 	if err != nil {
 		return nil, err
 	}
-	return &clusterServiceVersion{
+	releases, err := readReleases(o.changelog)
+	if err != nil {
+		return nil, err
+	}
+	replaces, date, err := upgradeGraph(releases, o.version)
+	if err != nil {
+		return nil, err
+	}
+	csv := &clusterServiceVersion{
 		APIVersion: "operators.coreos.com/v1alpha1",
 		Kind:       "ClusterServiceVersion",
 		Metadata: metav1.ObjectMeta{
@@ -179,10 +187,20 @@ func buildCSV(o options, rel *manifests, ogx, legacy *apiextensionsv1.CustomReso
 				"repository":     repository,
 				"operators.operatorframework.io/internal-objects": string(internal),
 				"operatorframework.io/suggested-namespace":        d.Namespace,
+				// Any earlier release upgrades to this one in one step,
+				// not only the one it replaces.
+				"olm.skipRange": "<" + o.version,
 			},
 		},
 		Spec: newCSVSpec(o, inst, owned, image),
-	}, nil
+	}
+	if replaces != "" {
+		csv.Spec.Replaces = packageName + ".v" + replaces
+	}
+	if date != "" {
+		csv.Metadata.Annotations["createdAt"] = date
+	}
+	return csv, nil
 }
 
 // installParts are the parts of the release's install that the CSV's
@@ -247,6 +265,8 @@ func newCSVSpec(o options, inst *installParts, owned []crdDescription, image str
 		MinKubeVersion: minKubeVersion,
 		Maturity:       o.channel,
 		Provider:       appLink{Name: "ogx-k8s", URL: repository},
+		Maintainers:    csvMaintainers,
+		Icon:           csvIcon(),
 		Links:          []appLink{{Name: "Source and documentation", URL: repository}},
 		Keywords:       []string{"ogx", "llama-stack", "llm", "inference", "ai"},
 		// --watch-namespaces takes any set of namespaces, or none for

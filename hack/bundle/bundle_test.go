@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -109,16 +113,21 @@ func TestFirstSentence(t *testing.T) {
 // the checked-in bundle is compared byte for byte by make verify; this
 // checks the properties that matter without the files.
 func TestBuildFromRelease(t *testing.T) {
+	changelog := filepath.Join(t.TempDir(), "CHANGELOG.md")
+	if err := os.WriteFile(changelog, []byte("## [1.2.3] - 2026-12-01\n## [1.1.0] - 2026-11-01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	files, err := build(options{
 		release: "../../release/ogx-controller.yaml", crds: "../../config/crd/bases",
-		samples: "../../config/samples", version: "1.2.3", channel: "stable",
+		samples: "../../config/samples", changelog: changelog, version: "1.2.3", channel: "stable",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	csv := string(files["manifests/ogx-controller.clusterserviceversion.yaml"])
 	for _, want := range []string{"name: ogx-controller.v1.2.3", "version: 1.2.3", "ogx-sample", "ogx-replicated",
-		"--admission-cert-management=external", "generateName: vogxserver.kb.io"} {
+		"--admission-cert-management=external", "generateName: vogxserver.kb.io",
+		"replaces: ogx-controller.v1.1.0", "olm.skipRange: <1.2.3", "createdAt: \"2026-12-01\"", "mediatype: image/svg+xml"} {
 		if !strings.Contains(csv, want) {
 			t.Errorf("CSV lacks %q", want)
 		}
@@ -133,5 +142,49 @@ func TestBuildFromRelease(t *testing.T) {
 		if _, ok := files[f]; !ok {
 			t.Errorf("bundle lacks %s", f)
 		}
+	}
+}
+
+// TestUpgradeGraph: a release replaces the next lower version in
+// CHANGELOG.md, whatever the order of the sections, and a version without a
+// section is refused.
+func TestUpgradeGraph(t *testing.T) {
+	releases := []release{{"0.2.0", ""}, {"0.1.0", "2026-12-01"}, {"0.1.1", "2026-12-10"}, {"1.0.0-rc.1", ""}}
+	sortReleases(releases)
+	for _, tc := range []struct {
+		version, replaces, date, err string
+	}{
+		{"0.1.0", "", "2026-12-01", ""},
+		{"0.1.1", "0.1.0", "2026-12-10", ""},
+		{"0.2.0", "0.1.1", "", ""},
+		{"1.0.0-rc.1", "0.2.0", "", ""},
+		{"0.3.0", "", "", "no section for 0.3.0"},
+	} {
+		replaces, date, err := upgradeGraph(releases, tc.version)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.version, err, tc.err)
+			}
+			continue
+		}
+		if d := cmp.Diff([]string{tc.replaces, tc.date}, []string{replaces, date}); err != nil || d != "" {
+			t.Errorf("%s: err %v, (-want +got):\n%s", tc.version, err, d)
+		}
+	}
+}
+
+// TestReadReleases reads the repository's own CHANGELOG.md: every heading
+// is a semantic version.
+func TestReadReleases(t *testing.T) {
+	rs, err := readReleases("../../CHANGELOG.md")
+	if err != nil || len(rs) == 0 {
+		t.Fatalf("releases %v, err %v", rs, err)
+	}
+	bad := filepath.Join(t.TempDir(), "CHANGELOG.md")
+	if err := os.WriteFile(bad, []byte("## [one] - unreleased\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readReleases(bad); err == nil || !strings.Contains(err.Error(), "not a semantic version") {
+		t.Errorf("got %v", err)
 	}
 }

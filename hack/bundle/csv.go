@@ -29,6 +29,8 @@ type csvSpec struct {
 	Maturity                  string              `json:"maturity"`
 	Provider                  appLink             `json:"provider"`
 	Maintainers               []maintainer        `json:"maintainers"`
+	Icon                      []icon              `json:"icon"`
+	Replaces                  string              `json:"replaces,omitempty"`
 	Links                     []appLink           `json:"links"`
 	Keywords                  []string            `json:"keywords"`
 	InstallModes              []installMode       `json:"installModes"`
@@ -41,6 +43,11 @@ type csvSpec struct {
 type appLink struct {
 	Name string `json:"name"`
 	URL  string `json:"url,omitempty"`
+}
+
+type icon struct {
+	Base64Data string `json:"base64data"`
+	MediaType  string `json:"mediatype"`
 }
 
 type maintainer struct {

@@ -13,7 +13,7 @@
 // with OLM's own validation library.
 //
 //	bundle -release release/ogx-controller.yaml -crds config/crd/bases \
-//	  -samples config/samples -version 0.1.0 -out bundle
+//	  -samples config/samples -changelog CHANGELOG.md -version 0.1.0 -out bundle
 package main
 
 import (
@@ -30,6 +30,7 @@ func main() {
 	flag.StringVar(&o.crds, "crds", "config/crd/bases", "directory of the generated CRDs (for the legacy LlamaStackDistribution)")
 	flag.StringVar(&o.samples, "samples", "config/samples", "directory of the example OGXServers (alm-examples)")
 	flag.StringVar(&o.version, "version", "0.1.0", "the bundle's semantic version (the CSV is ogx-controller.v<version>)")
+	flag.StringVar(&o.changelog, "changelog", "CHANGELOG.md", "the release history; its headings give the upgrade graph (spec.replaces, olm.skipRange)")
 	flag.StringVar(&o.channel, "channel", "alpha", "the OLM channel the bundle is published to")
 	out := flag.String("out", "bundle", "output directory; its manifests/ and metadata/ are replaced")
 	flag.Parse()

@@ -1,12 +1,15 @@
 package bundle
 
 import (
+	"encoding/base64"
+	"net/mail"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/blang/semver/v4"
 	"github.com/operator-framework/api/pkg/manifests"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"github.com/operator-framework/api/pkg/validation"
@@ -24,6 +27,8 @@ var bundleDir = filepath.Join(root, "bundle")
 var allowedWarnings = []struct{ pattern, why string }{
 	{`Kind=LlamaStackDistribution: provided API should have an example annotation`,
 		"the legacy API is listed in operators.operatorframework.io/internal-objects: nothing reconciles it, so the console offers no example of it"},
+	{`checking APIs against Kubernetes version : 1\.37$`,
+		"OperatorHubValidator says which version it checked the APIs against (the one we pass it); it is a notice, not a finding"},
 }
 
 func TestBundlePassesOLMValidation(t *testing.T) {
@@ -37,8 +42,13 @@ func TestBundlePassesOLMValidation(t *testing.T) {
 	if got := len(b.V1CRDs); got != 2 {
 		t.Errorf("bundle has %d v1 CRDs, want 2 (OGXServer and LlamaStackDistribution)", got)
 	}
-	validators := append(validation.DefaultBundleValidators, validation.ObjectValidator)
-	results := validators.Validate(b.ObjectsToValidate()...)
+	// OperatorHubValidator holds the rules a catalog applies before it
+	// lists an operator: icon, maintainers, links, description, semantic
+	// version in the CSV name, categories and capabilities from the known
+	// lists, APIs still served by the Kubernetes version we test on.
+	validators := append(validation.DefaultBundleValidators, validation.ObjectValidator, validation.OperatorHubValidator)
+	objs := append(b.ObjectsToValidate(), map[string]string{"k8s-version": "1.37"})
+	results := validators.Validate(objs...)
 	checked := 0
 	for _, r := range results {
 		for _, e := range r.Errors {
@@ -203,5 +213,45 @@ func TestDockerfileLabelsMatchAnnotations(t *testing.T) {
 		if !strings.Contains(string(df), "COPY bundle/"+dir+" /"+dir+"/") {
 			t.Errorf("bundle.Dockerfile does not copy bundle/%s to /%s/", dir, dir)
 		}
+	}
+}
+
+// TestCSVIsCatalogReady: what a catalog shows and needs beyond what OLM's
+// validators check: someone to contact, an icon that decodes, the image the
+// operator runs listed in relatedImages (disconnected mirroring copies only
+// those), and an upgrade graph that OLM can parse.
+func TestCSVIsCatalogReady(t *testing.T) {
+	csv := readCSV(t)
+	if len(csv.Spec.Maintainers) == 0 {
+		t.Error("no maintainers")
+	}
+	for _, m := range csv.Spec.Maintainers {
+		if _, err := mail.ParseAddress(m.Email); err != nil || m.Name == "" {
+			t.Errorf("maintainer %+v: name empty or email invalid (%v)", m, err)
+		}
+	}
+	if len(csv.Spec.Icon) != 1 || csv.Spec.Icon[0].MediaType != "image/svg+xml" {
+		t.Fatalf("icon = %+v, want one image/svg+xml", csv.Spec.Icon)
+	}
+	svg, err := base64.StdEncoding.DecodeString(csv.Spec.Icon[0].Data)
+	if err != nil || !strings.HasPrefix(string(svg), "<svg") {
+		t.Errorf("icon does not decode to an SVG document: %v", err)
+	}
+	if len(csv.Spec.Description) < 200 || csv.Annotations["description"] == "" {
+		t.Error("the long or the short description is missing")
+	}
+	image := csv.Annotations["containerImage"]
+	listed := false
+	for _, r := range csv.Spec.RelatedImages {
+		listed = listed || r.Image == image
+	}
+	if image == "" || !listed {
+		t.Errorf("containerImage %q is not in relatedImages %+v", image, csv.Spec.RelatedImages)
+	}
+	if _, err := semver.ParseRange(csv.Annotations["olm.skipRange"]); err != nil {
+		t.Errorf("olm.skipRange %q: %v", csv.Annotations["olm.skipRange"], err)
+	}
+	if r := csv.Spec.Replaces; r != "" && !strings.HasPrefix(r, "ogx-controller.v") {
+		t.Errorf("replaces %q names another package", r)
 	}
 }

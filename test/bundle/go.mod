@@ -3,6 +3,7 @@ module github.com/ogx-k8s/ogx-controller/test/bundle
 go 1.26.0
 
 require (
+	github.com/blang/semver/v4 v4.0.0
 	github.com/operator-framework/api v0.9.1
 	sigs.k8s.io/yaml v1.2.0
 )
@@ -13,7 +14,6 @@ require (
 	github.com/asaskevich/govalidator v0.0.0-20190424111038-f61b66f89f4a // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver v3.5.1+incompatible // indirect
-	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.1.1 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/go-logr/logr v0.3.0 // indirect

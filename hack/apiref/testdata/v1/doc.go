@@ -1,4 +1,0 @@
-// Package v1 is a small API for the apiref generator's test.
-//
-// +groupName=example.io
-package v1
