@@ -4,6 +4,7 @@
 //	ogx-controller [run] [flags]         run the controller (the default)
 //	ogx-controller migrate -f llsd.yaml  print the OGXServer for a LlamaStackDistribution
 //	ogx-controller render -f server.yaml print every child object of an OGXServer, offline
+//	ogx-controller check-admission       check the admission webhook denies an invalid OGXServer (helm test)
 //	ogx-controller version | --version   print the build version
 //	ogx-controller help | --help         list the commands
 package main
@@ -56,6 +57,10 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return runMigrate(args, os.Stdin, stdout, stderr)
 	case "render":
 		return runRender(args, os.Stdin, stdout, stderr)
+	case "check-admission":
+		ctx, stop := signalContext()
+		defer stop()
+		return runCheckAdmission(ctx, args, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "unknown command %q\n%s", cmd, usage)
 	return 2
@@ -68,6 +73,9 @@ commands:
   run       run the controller (the default)
   migrate   print the OGXServer for a LlamaStackDistribution (-f FILE)
   render    print every child object of an OGXServer, offline (-f FILE)
+  check-admission
+            check that the admission webhook denies an invalid OGXServer
+            (the Helm chart's helm test)
   version   print the build version
   help      this list; help COMMAND lists the command's flags
 `
