@@ -101,7 +101,7 @@ func runHelmTest(t *testing.T, cfg *action.Configuration, namespace, name, bin s
 	ht.Timeout = 2 * time.Minute
 	r, shutdown, err := ht.Run(name)
 	if shutdown != nil {
-		if serr := shutdown(); serr != nil {
+		if serr := shutdown(); serr != nil && err == nil {
 			t.Errorf("deleting the test hooks: %v", serr)
 		}
 	}
