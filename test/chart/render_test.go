@@ -755,6 +755,16 @@ func TestSchemaRejects(t *testing.T) {
 			[]string{"metrics.serviceMonitor.enabled", "metrics.enabled=true"}},
 		{"chart-owned release namespace", map[string]any{"namespace": map[string]any{"create": true}}, "ogx-system",
 			[]string{"namespace.create", "release namespace", "operatorNamespace"}},
+		{"extra env without a name", map[string]any{"extraEnv": []any{map[string]any{"value": "x"}}}, "", []string{"/extraEnv/0"}},
+		{"misspelled volume mount key", map[string]any{"extraVolumeMounts": []any{map[string]any{"name": "ca", "mountpath": "/ca"}}}, "", []string{"/extraVolumeMounts/0"}},
+		{"volume without a source", map[string]any{"extraVolumes": []any{map[string]any{"name": "ca"}}}, "", []string{"/extraVolumes/0"}},
+		{"pod label overriding the selector", map[string]any{"podLabels": map[string]any{"app.kubernetes.io/instance": "x"}}, "", []string{"/podLabels"}},
+		{"unknown anti-affinity preset", map[string]any{"podAntiAffinityPreset": "spread"}, "", []string{"/podAntiAffinityPreset"}},
+		{"misspelled topology spread key", map[string]any{"topologySpreadConstraints": []any{map[string]any{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway", "labelSelectors": map[string]any{}}}}, "",
+			[]string{"/topologySpreadConstraints/0"}},
+		{"misspelled ServiceAccount key", map[string]any{"serviceAccount": map[string]any{"annotation": map[string]any{}}}, "", []string{"/serviceAccount"}},
+		{"misspelled dashboard key", map[string]any{"metrics": map[string]any{"enabled": true, "dashboard": map[string]any{"enabled": true, "label": map[string]any{}}}}, "", []string{"/metrics/dashboard"}},
+		{"bad test timeout", map[string]any{"tests": map[string]any{"timeout": "soon"}}, "", []string{"/tests/timeout"}},
 		{"network policy peer of no known kind", map[string]any{"networkPolicy": map[string]any{"enabled": true, "metricsFrom": []any{map[string]any{"namespace": "monitoring"}}}}, "",
 			[]string{"/networkPolicy/metricsFrom/0"}},
 	}
@@ -775,5 +785,72 @@ func TestSchemaRejects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTestHook: the `helm test` objects are hooks only (helm install leaves
+// them out), the Pod runs the controller's image's check-admission in the
+// operator namespace as a ServiceAccount that may only create OGXServers
+// there, within the restricted Pod Security Standard (test/chart/e2e runs
+// it in a namespace enforcing it), and tests.* change what they say.
+func TestTestHook(t *testing.T) {
+	ch, _ := loadChart(t)
+	hooks, err := Hooks(ch, nil, operatorNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := ReleaseName + "-test-admission"
+	var kinds []string
+	for _, h := range hooks {
+		kinds = append(kinds, h.GetKind()+"/"+h.GetName())
+		if h.GetAnnotations()[HookAnnotation] != "test" || h.GetNamespace() != operatorNS {
+			t.Errorf("%s: hook %q in %q, want a test hook in %s", Key(h), h.GetAnnotations()[HookAnnotation], h.GetNamespace(), operatorNS)
+		}
+	}
+	want := []string{"ServiceAccount/" + name, "Role/" + name, "RoleBinding/" + name, "Pod/" + name}
+	if d := cmp.Diff(want, kinds); d != "" {
+		t.Fatalf("hooks (-want +got):\n%s", d)
+	}
+	rules := field(t, hooks, "Role", name, "rules")
+	if d := cmp.Diff([]any{map[string]any{"apiGroups": []any{"ogx.io"}, "resources": []any{"ogxservers"}, "verbs": []any{"create"}}}, rules); d != "" {
+		t.Errorf("the test Role grants more or other than create on OGXServers (-want +got):\n%s", d)
+	}
+	pod := field(t, hooks, "Pod", name, "spec").(map[string]any)
+	if pod["serviceAccountName"] != name || pod["restartPolicy"] != "Never" {
+		t.Errorf("Pod serviceAccountName %v restartPolicy %v", pod["serviceAccountName"], pod["restartPolicy"])
+	}
+	wantPodSC := map[string]any{"runAsNonRoot": true, "seccompProfile": map[string]any{"type": "RuntimeDefault"}}
+	if d := cmp.Diff(wantPodSC, pod["securityContext"]); d != "" {
+		t.Errorf("pod securityContext (-want +got):\n%s", d)
+	}
+	c := pod["containers"].([]any)[0].(map[string]any)
+	wantSC := map[string]any{"allowPrivilegeEscalation": false, "capabilities": map[string]any{"drop": []any{"ALL"}},
+		"readOnlyRootFilesystem": true, "runAsNonRoot": true}
+	if d := cmp.Diff(wantSC, c["securityContext"]); d != "" {
+		t.Errorf("container securityContext (-want +got):\n%s", d)
+	}
+	if c["image"] != manager(t, render(t, ch, nil))["image"] {
+		t.Errorf("test image %v, want the controller's", c["image"])
+	}
+	wantArgs := []any{"check-admission", "--namespace=" + operatorNS, "--timeout=60s"}
+	if d := cmp.Diff(wantArgs, c["args"]); d != "" || c["command"] != nil {
+		t.Errorf("test command %v args (-want +got):\n%s", c["command"], d)
+	}
+
+	hooks, err = Hooks(ch, map[string]any{"tests": map[string]any{"image": "registry.example/kubectl:1", "timeout": "2m"}}, operatorNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = field(t, hooks, "Pod", name, "spec", "containers").([]any)[0].(map[string]any)
+	if c["image"] != "registry.example/kubectl:1" || !slices.Contains(c["args"].([]any), any("--timeout=2m")) {
+		t.Errorf("tests.image and tests.timeout: image %v args %v", c["image"], c["args"])
+	}
+	for _, vals := range []map[string]any{
+		{"tests": map[string]any{"enabled": false}},
+		{"admission": map[string]any{"enabled": false, "certificate": map[string]any{"mode": "self"}}},
+	} {
+		if hooks, err := Hooks(ch, vals, operatorNS); err != nil || len(hooks) != 0 {
+			t.Errorf("with %v: %d hooks, %v; want none", vals, len(hooks), err)
+		}
 	}
 }
