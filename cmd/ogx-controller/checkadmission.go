@@ -29,6 +29,14 @@ const checkDistribution = "ogx-check-admission-unknown"
 // serviceAccountNamespaceFile holds the namespace of an in-cluster pod.
 const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
+// Exit codes of check-admission; its own, so that it does not depend on
+// another command's.
+const (
+	checkPassed = 0
+	checkFailed = 1
+	checkUsage  = 2
+)
+
 // errAdmitted: the API server admitted the invalid OGXServer, so the
 // webhook was not asked (no webhook configuration, or one that does not
 // match) or it let the object through.
@@ -54,20 +62,20 @@ func runCheckAdmission(ctx context.Context, args []string, stdout, stderr io.Wri
 	timeout := fs.Duration("timeout", time.Minute, "how long to retry while the webhook cannot be called")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return checkPassed
 		}
-		return exitUsage
+		return checkUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "check-admission takes no arguments, got %q\n", fs.Args())
-		return exitUsage
+		return checkUsage
 	}
 	ns := *namespace
 	if ns == "" {
 		b, err := os.ReadFile(serviceAccountNamespaceFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "--namespace not set and not in a pod: %v\n", err)
-			return exitUsage
+			return checkUsage
 		}
 		ns = strings.TrimSpace(string(b))
 	}
@@ -80,21 +88,21 @@ func runCheckAdmission(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "building client config: %v\n", err)
-		return exitFailed
+		return checkFailed
 	}
 	cfg.UserAgent = "ogx-controller/" + version + " (check-admission)"
 	client, err := versioned.NewForConfig(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "building client: %v\n", err)
-		return exitFailed
+		return checkFailed
 	}
 	msg, err := checkAdmission(klog.NewContext(ctx, klog.Background()), client, ns, time.Second, *timeout)
 	if err != nil {
 		fmt.Fprintf(stderr, "FAIL: %v\n", err)
-		return exitFailed
+		return checkFailed
 	}
 	fmt.Fprintf(stdout, "PASS: the webhook denied an invalid OGXServer in %s: %s\n", ns, msg)
-	return exitOK
+	return checkPassed
 }
 
 // checkAdmission makes the dry-run create every interval until the webhook

@@ -79,11 +79,11 @@ func TestCheckAdmission(t *testing.T) {
 // --namespace outside a pod the command says what is missing.
 func TestCheckAdmissionUsage(t *testing.T) {
 	var out, errb strings.Builder
-	if code := runCheckAdmission(t.Context(), []string{"extra"}, &out, &errb); code != exitUsage {
-		t.Errorf("exit %d, want %d", code, exitUsage)
+	if code := runCheckAdmission(t.Context(), []string{"extra"}, &out, &errb); code != checkUsage {
+		t.Errorf("exit %d, want %d", code, checkUsage)
 	}
 	errb.Reset()
-	if code := runCheckAdmission(t.Context(), []string{"--kubeconfig=/nonexistent"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "--namespace") {
+	if code := runCheckAdmission(t.Context(), []string{"--kubeconfig=/nonexistent"}, &out, &errb); code != checkUsage || !strings.Contains(errb.String(), "--namespace") {
 		t.Errorf("exit %d, stderr %q: want a usage error naming --namespace", code, errb.String())
 	}
 }
