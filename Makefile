@@ -270,21 +270,34 @@ verify-api-reference: $(CRD_REF_DOCS)
 ## the module test/chart so the product module does not depend on Helm.
 CHART := charts/ogx-controller
 CHART_CRDS := ogx.io_ogxservers.yaml
+## CHART_FILES are the monitoring files the chart's metrics.prometheusRule
+## and metrics.dashboard options read (.Files.Get) from its files/.
+CHART_FILES := prometheusrule.yaml ogx-controller-dashboard.json
 .PHONY: chart-crds verify-chart test-chart
-## chart-crds: copy the CRDs the default install carries into the chart.
+## chart-crds: copy the CRDs the default install carries, and
+## config/monitoring's rules and dashboard, into the chart.
 chart-crds:
-	@mkdir -p $(CHART)/crds
+	@mkdir -p $(CHART)/crds $(CHART)/files
 	cp $(addprefix config/crd/bases/,$(CHART_CRDS)) $(CHART)/crds/
-## verify-chart: the chart's CRDs are byte-identical to config/crd/bases,
-## the chart lints (strict), with default values renders exactly
-## release/ogx-controller.yaml and in the cert-manager and OpenShift modes
-## what config/overlays renders (kustomize); values and schema tests run too.
+	cp $(addprefix config/monitoring/,$(CHART_FILES)) $(CHART)/files/
+## verify-chart: the chart's CRDs are byte-identical to config/crd/bases
+## and its files/ to config/monitoring, the chart lints (strict), with
+## default values renders exactly release/ogx-controller.yaml (but for
+## Helm's own labels and the release namespace; docs/install-helm.md), in
+## the cert-manager and OpenShift modes what config/overlays renders
+## (kustomize) and with its monitoring options config/overlays/monitoring;
+## values, schema and helm test hook tests run too.
 verify-chart: $(KUSTOMIZE)
 	@for f in $(CHART_CRDS); do \
 	  cmp -s config/crd/bases/$$f $(CHART)/crds/$$f || { diff -u config/crd/bases/$$f $(CHART)/crds/$$f | head -20; \
 	    echo "$(CHART)/crds/$$f differs from config/crd/bases: run make chart-crds" >&2; exit 1; }; done
 	@extra=$$(ls $(CHART)/crds | grep -vxF $(addprefix -e ,$(CHART_CRDS))); \
 	  if [ -n "$$extra" ]; then echo "$(CHART)/crds has files that config/crd/bases does not provide: $$extra" >&2; exit 1; fi
+	@for f in $(CHART_FILES); do \
+	  cmp -s config/monitoring/$$f $(CHART)/files/$$f || { diff -u config/monitoring/$$f $(CHART)/files/$$f | head -20; \
+	    echo "$(CHART)/files/$$f differs from config/monitoring: run make chart-crds" >&2; exit 1; }; done
+	@extra=$$(ls $(CHART)/files | grep -vxF $(addprefix -e ,$(CHART_FILES))); \
+	  if [ -n "$$extra" ]; then echo "$(CHART)/files has files that config/monitoring does not provide: $$extra" >&2; exit 1; fi
 	cd test/chart && $(GO) vet ./... && $(GO) test . -count=1
 ## test-faults: the fault-injection suite (test/faults; docs/faults.md) on the
 ## local control plane: two real ogx-controller replicas roll out FAULTS_N

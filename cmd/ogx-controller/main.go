@@ -2,6 +2,7 @@
 // OGXServer's children to its spec and reports status.
 //
 //	ogx-controller [run] [flags]         run the controller (the default)
+//	ogx-controller check-admission       check the admission webhook denies an invalid OGXServer (helm test)
 //	ogx-controller version | --version   print the build version
 //	ogx-controller help | --help         list the commands
 //
@@ -59,6 +60,10 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		// naming the new home, not the command list.
 		fmt.Fprintf(stderr, "ogx-controller: %s has moved to the kubectl plugin: run kubectl ogx %s (docs/cli.md)\n", cmd, cmd)
 		return 2
+	case "check-admission":
+		ctx, stop := signalContext()
+		defer stop()
+		return runCheckAdmission(ctx, args, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "unknown command %q\n%s", cmd, usage)
 	return 2
@@ -69,6 +74,9 @@ const usage = `usage: ogx-controller [command] [flags]
 
 commands:
   run       run the controller (the default)
+  check-admission
+            check that the admission webhook denies an invalid OGXServer
+            (the Helm chart's helm test)
   version   print the build version
   help      this list; help run lists the controller's flags
 

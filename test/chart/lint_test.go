@@ -3,9 +3,9 @@ package chart
 import (
 	"testing"
 
-	"helm.sh/helm/v3/pkg/action"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/lint/support"
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
 )
 
 // TestLint runs Helm's chart linter, strictly (warnings fail), with the
@@ -13,7 +13,7 @@ import (
 // would. make verify runs it.
 func TestLint(t *testing.T) {
 	_, root := loadChart(t)
-	kube, err := chartutil.ParseKubeVersion("v1.37.2")
+	kube, err := common.ParseKubeVersion("v1.37.2")
 	if err != nil {
 		t.Fatal(err)
 	}

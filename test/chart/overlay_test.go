@@ -34,7 +34,7 @@ func kustomize(t *testing.T, root string) string {
 // config/overlays/openshift do, except for what the chart deliberately
 // leaves out in an external mode (docs/install-helm.md): the certificate
 // Role and its binding, the webhook-configuration rule, and a writable
-// certificate mount.
+// certificate mount; and what TestDefaultsMatchRelease allows.
 func TestCertificateModesMatchOverlays(t *testing.T) {
 	ch, root := loadChart(t)
 	kz := kustomize(t, root)
@@ -48,15 +48,35 @@ func TestCertificateModesMatchOverlays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want = withoutSelfCertificates(t, want)
-			got := render(t, ch, map[string]any{"admission": map[string]any{"certificate": map[string]any{"mode": mode}}})
-			crds, err := CRDs(ch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareSets(t, "config/overlays/"+mode, want, append(crds, got...))
+			want = withoutSelfCertificates(t, withoutNamespaceObject(t, want))
+			got := asInstalled(t, ch, map[string]any{"admission": map[string]any{"certificate": map[string]any{"mode": mode}}})
+			compareSets(t, "config/overlays/"+mode, want, got)
 		})
 	}
+}
+
+// TestMonitoringMatchesOverlay: the chart's monitoring options, all on,
+// install what config/overlays/monitoring does (config/monitoring next to
+// the default install: the ServiceMonitor, its scraper ServiceAccount,
+// token Secret and binding, the alerting rules and the dashboard), with
+// only what TestDefaultsMatchRelease allows to differ. So the rules and
+// the dashboard the chart reads from its files/ are config/monitoring's,
+// and the ServiceMonitor authenticates as test/monitoring checks
+// config/monitoring's does.
+func TestMonitoringMatchesOverlay(t *testing.T) {
+	ch, root := loadChart(t)
+	out, err := exec.Command(kustomize(t, root), "build", filepath.Join(root, "config", "overlays", "monitoring")).Output()
+	if err != nil {
+		t.Fatalf("kustomize build config/overlays/monitoring: %v", err)
+	}
+	want, err := Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := map[string]any{"enabled": true}
+	got := asInstalled(t, ch, map[string]any{"metrics": map[string]any{"enabled": true,
+		"serviceMonitor": on, "prometheusRule": on, "dashboard": on}})
+	compareSets(t, "config/overlays/monitoring", withoutNamespaceObject(t, want), got)
 }
 
 // withoutSelfCertificates applies to an overlay's objects what the chart

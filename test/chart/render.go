@@ -17,18 +17,26 @@ import (
 	"sort"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
-	"helm.sh/helm/v3/pkg/releaseutil"
+	"helm.sh/helm/v4/pkg/chart/common"
+	chartutil "helm.sh/helm/v4/pkg/chart/common/util"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/engine"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// ReleaseName is the Helm release name the tests install under. Object
-// names do not depend on it (see the chart's _helpers.tpl).
+// ReleaseName is the Helm release name the tests install under. It is the
+// instance label of the kustomize install (config/components/labels), so
+// that the chart with default values and release/ogx-controller.yaml
+// differ only in Helm's own labels (HelmLabels). Object names do not depend
+// on it (see the chart's _helpers.tpl).
 const ReleaseName = "ogx-controller"
+
+// HookAnnotation marks a Helm hook: `helm install` does not install it with
+// the release's objects (the chart's only hooks are its `helm test` ones).
+const HookAnnotation = "helm.sh/hook"
 
 // Dir returns charts/ogx-controller under the repository root.
 func Dir(root string) string { return filepath.Join(root, "charts", "ogx-controller") }
@@ -43,18 +51,32 @@ func Load(root string) (*chart.Chart, error) {
 }
 
 // Render renders the chart's templates with user values vals (nil for the
-// defaults) into releaseNamespace, validating vals against
-// values.schema.json first as `helm install` does. The objects come back in
-// Helm's install order; the CRDs of crds/ are not among them (see CRDs).
+// defaults) as release ReleaseName in releaseNamespace, validating vals
+// against values.schema.json first as `helm install` does. The objects come
+// back in Helm's install order, hooks left out (see Hooks); the CRDs of
+// crds/ are not among them (see CRDs).
 func Render(ch *chart.Chart, vals map[string]any, releaseNamespace string) ([]*unstructured.Unstructured, error) {
-	opts := chartutil.ReleaseOptions{Name: ReleaseName, Namespace: releaseNamespace, Revision: 1, IsInstall: true}
-	rv, err := chartutil.ToRenderValues(ch, vals, opts, chartutil.DefaultCapabilities)
+	objs, _, err := RenderRelease(ch, ReleaseName, vals, releaseNamespace)
+	return objs, err
+}
+
+// Hooks renders like Render and returns only the hooks.
+func Hooks(ch *chart.Chart, vals map[string]any, releaseNamespace string) ([]*unstructured.Unstructured, error) {
+	_, hooks, err := RenderRelease(ch, ReleaseName, vals, releaseNamespace)
+	return hooks, err
+}
+
+// RenderRelease renders as release name and returns the release's objects
+// and its hooks apart.
+func RenderRelease(ch *chart.Chart, name string, vals map[string]any, releaseNamespace string) (objs, hooks []*unstructured.Unstructured, err error) {
+	opts := common.ReleaseOptions{Name: name, Namespace: releaseNamespace, Revision: 1, IsInstall: true}
+	rv, err := chartutil.ToRenderValues(ch, vals, opts, common.DefaultCapabilities)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	files, err := engine.Render(ch, rv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var manifests []string
 	for name, content := range files {
@@ -64,16 +86,55 @@ func Render(ch *chart.Chart, vals map[string]any, releaseNamespace string) ([]*u
 		manifests = append(manifests, name)
 	}
 	sort.Strings(manifests)
-	var objs []*unstructured.Unstructured
 	for _, name := range manifests {
 		got, err := Decode([]byte(files[name]))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		objs = append(objs, got...)
+		for _, u := range got {
+			if _, ok := u.GetAnnotations()[HookAnnotation]; ok {
+				hooks = append(hooks, u)
+			} else {
+				objs = append(objs, u)
+			}
+		}
 	}
 	SortInstallOrder(objs)
-	return objs, nil
+	SortInstallOrder(hooks)
+	return objs, hooks, nil
+}
+
+// HelmLabels are the labels the chart puts on every object besides those
+// of release/ogx-controller.yaml (app.kubernetes.io/name, instance and
+// version): Helm's own, with the values they must have for ch.
+func HelmLabels(ch *chart.Chart) map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/managed-by": "Helm",
+		"helm.sh/chart":                ch.Metadata.Name + "-" + strings.ReplaceAll(ch.Metadata.Version, "+", "_"),
+	}
+}
+
+// WithoutHelmLabels returns copies of objs without HelmLabels, and an error
+// naming every object that lacks one of them or has another value: so a
+// comparison with the kustomize install allows exactly these labels to
+// differ, and only on metadata (never in a selector or pod template).
+func WithoutHelmLabels(ch *chart.Chart, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	want := HelmLabels(ch)
+	var errs []error
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, u := range objs {
+		c := u.DeepCopy()
+		labels := c.GetLabels()
+		for k, v := range want {
+			if labels[k] != v {
+				errs = append(errs, fmt.Errorf("%s: label %s is %q, want %q", Key(u), k, labels[k], v))
+			}
+			delete(labels, k)
+		}
+		c.SetLabels(labels)
+		out = append(out, c)
+	}
+	return out, errors.Join(errs...)
 }
 
 // CRDs decodes the chart's crds/ directory, which Helm installs before the

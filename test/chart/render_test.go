@@ -1,12 +1,13 @@
 package chart
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"helm.sh/helm/v3/pkg/chart"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ogx-k8s/ogx-controller/test/framework"
@@ -26,35 +27,76 @@ func loadChart(t *testing.T) (*chart.Chart, string) {
 	return ch, root
 }
 
-// render renders with vals into the namespace `helm install` uses when none
-// is given, failing the test on error.
+// operatorNS is the release namespace the tests render into: the
+// namespace of release/ogx-controller.yaml, where the chart puts the
+// operator by default.
+const operatorNS = "ogx-system"
+
+// render renders with vals into operatorNS, failing the test on error.
 func render(t *testing.T, ch *chart.Chart, vals map[string]any) []*unstructured.Unstructured {
 	t.Helper()
-	objs, err := Render(ch, vals, "default")
+	objs, err := Render(ch, vals, operatorNS)
 	if err != nil {
 		t.Fatalf("rendering with %v: %v", vals, err)
 	}
 	return objs
 }
 
-// TestDefaultsMatchRelease: the chart with default values, CRDs included,
-// installs exactly the objects of release/ogx-controller.yaml (rendered by
-// kustomize from config/default), compared field by field after parsing, so
-// the two install paths cannot drift.
+// asInstalled is what the chart installs with vals as release
+// ReleaseName in operatorNS, as comparable with the kustomize install: the
+// CRDs of crds/ first, then the rendered objects without HelmLabels (the
+// test fails when an object lacks them).
+func asInstalled(t *testing.T, ch *chart.Chart, vals map[string]any) []*unstructured.Unstructured {
+	t.Helper()
+	crds, err := CRDs(ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := WithoutHelmLabels(ch, render(t, ch, vals))
+	if err != nil {
+		t.Errorf("Helm's labels: %v", err)
+	}
+	return append(crds, objs...)
+}
+
+// withoutNamespaceObject drops the Namespace of a kustomize install, the
+// one object the chart does not install: it runs in the release namespace,
+// which Helm creates (helm install --create-namespace) and which the PSA
+// label is put on by hand (docs/install-helm.md).
+func withoutNamespaceObject(t *testing.T, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	dropped := 0
+	for _, u := range objs {
+		if u.GetKind() == "Namespace" && u.GetAPIVersion() == "v1" && u.GetName() == operatorNS {
+			dropped++
+			continue
+		}
+		out = append(out, u)
+	}
+	if dropped != 1 {
+		t.Fatalf("the kustomize install has %d Namespace %s objects, want 1", dropped, operatorNS)
+	}
+	return out
+}
+
+// TestDefaultsMatchRelease: the chart with default values, installed as
+// `helm install ogx-controller charts/ogx-controller -n ogx-system
+// --create-namespace` does, CRDs included, installs exactly the objects of
+// release/ogx-controller.yaml (rendered by kustomize from config/default),
+// compared field by field after parsing, so the two install paths cannot
+// drift. What may differ is exactly: the two labels Helm adds to every
+// object (app.kubernetes.io/managed-by: Helm, helm.sh/chart:
+// ogx-controller-<chart version>), and the Namespace object, which Helm
+// creates for the chart. The instance label is the release name, which
+// here is the kustomize install's instance (ogx-controller).
 func TestDefaultsMatchRelease(t *testing.T) {
 	ch, root := loadChart(t)
 	want, err := ReadRelease(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := render(t, ch, nil)
-	crds, err := CRDs(ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(crds, got...)
-
-	compareSets(t, "release/ogx-controller.yaml", want, got)
+	compareSets(t, "release/ogx-controller.yaml", withoutNamespaceObject(t, want), asInstalled(t, ch, nil))
 }
 
 // find returns the rendered object of kind and name, or nil.
@@ -136,7 +178,7 @@ func TestValues(t *testing.T) {
 		check func(t *testing.T, objs []*unstructured.Unstructured)
 	}{{
 		name: "operator namespace moves every namespaced object and reference",
-		vals: map[string]any{"operatorNamespace": "ogx-ops"},
+		vals: map[string]any{"operatorNamespace": "ogx-ops", "namespace": map[string]any{"create": true}},
 		check: func(t *testing.T, objs []*unstructured.Unstructured) {
 			if find(objs, "Namespace", "ogx-ops") == nil {
 				t.Error("no Namespace ogx-ops")
@@ -163,14 +205,14 @@ func TestValues(t *testing.T) {
 			}
 		},
 	}, {
-		name: "empty operator namespace means the release namespace",
-		vals: map[string]any{"operatorNamespace": "", "namespace": map[string]any{"create": false}},
+		name: "by default the operator runs in the release namespace, which the chart does not own",
+		vals: nil,
 		check: func(t *testing.T, objs []*unstructured.Unstructured) {
-			if ns := find(objs, "Deployment", deploy).GetNamespace(); ns != "default" {
-				t.Errorf("Deployment in %q, want the release namespace default", ns)
+			if ns := find(objs, "Deployment", deploy).GetNamespace(); ns != operatorNS {
+				t.Errorf("Deployment in %q, want the release namespace %s", ns, operatorNS)
 			}
-			if find(objs, "Namespace", "default") != nil {
-				t.Error("a Namespace object with namespace.create=false")
+			if u := find(objs, "Namespace", operatorNS); u != nil {
+				t.Error("the chart owns the release namespace")
 			}
 		},
 	}, {
@@ -382,24 +424,45 @@ func TestValues(t *testing.T) {
 			}
 		},
 	}, {
-		name: "ServiceMonitor and metrics readers",
+		name: "ServiceMonitor with its own scraper identity, and metrics readers",
 		vals: map[string]any{"metrics": map[string]any{"enabled": true,
 			"readerServiceAccounts": []any{map[string]any{"name": "prometheus-k8s", "namespace": "monitoring"}},
 			"serviceMonitor":        map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}, "interval": "1m"}}},
 		check: func(t *testing.T, objs []*unstructured.Unstructured) {
-			sm := find(objs, "ServiceMonitor", deploy+"-metrics")
+			sm := find(objs, "ServiceMonitor", "ogx-controller")
 			if sm == nil || sm.GetAPIVersion() != "monitoring.coreos.com/v1" {
 				t.Fatalf("ServiceMonitor %v", sm)
 			}
 			if sm.GetLabels()["release"] != "prom" {
 				t.Errorf("labels %v", sm.GetLabels())
 			}
-			ep := field(t, objs, "ServiceMonitor", deploy+"-metrics", "spec", "endpoints").([]any)[0].(map[string]any)
+			ep := field(t, objs, "ServiceMonitor", "ogx-controller", "spec", "endpoints").([]any)[0].(map[string]any)
 			if ep["port"] != "https" || ep["interval"] != "1m" || ep["scheme"] != "https" {
 				t.Errorf("endpoint %v", ep)
 			}
+			// No token file: Prometheus Operators that forbid file access
+			// from ServiceMonitors (OpenShift's) refuse it.
+			if _, ok := ep["bearerTokenFile"]; ok {
+				t.Errorf("endpoint %v reads a token file", ep)
+			}
+			cred, _, _ := unstructured.NestedMap(ep, "authorization", "credentials")
+			secret := find(objs, "Secret", fmt.Sprint(cred["name"]))
+			if secret == nil || cred["key"] != "token" || secret.Object["type"] != "kubernetes.io/service-account-token" {
+				t.Fatalf("authorization credentials %v: no ServiceAccount token Secret of that name", cred)
+			}
+			sa := secret.GetAnnotations()["kubernetes.io/service-account.name"]
+			if find(objs, "ServiceAccount", sa) == nil {
+				t.Errorf("the token Secret's ServiceAccount %q is not installed", sa)
+			}
+			scraper := field(t, objs, "ClusterRoleBinding", "ogx-controller-metrics-scraper", "subjects").([]any)
+			if d := cmp.Diff([]any{map[string]any{"kind": "ServiceAccount", "name": sa, "namespace": operatorNS}}, scraper); d != "" {
+				t.Errorf("scraper binding subjects (-want +got):\n%s", d)
+			}
+			if ref := field(t, objs, "ClusterRoleBinding", "ogx-controller-metrics-scraper", "roleRef", "name"); ref != "ogx-controller-metrics-reader" {
+				t.Errorf("the scraper is bound to %v", ref)
+			}
 			// The ServiceMonitor selects the metrics Service and not the webhook's.
-			sel := field(t, objs, "ServiceMonitor", deploy+"-metrics", "spec", "selector", "matchLabels").(map[string]any)
+			sel := field(t, objs, "ServiceMonitor", "ogx-controller", "spec", "selector", "matchLabels").(map[string]any)
 			for _, s := range []struct {
 				name string
 				want bool
@@ -416,6 +479,133 @@ func TestValues(t *testing.T) {
 			subj := field(t, objs, "ClusterRoleBinding", "ogx-controller-metrics-reader", "subjects").([]any)
 			if d := cmp.Diff([]any{map[string]any{"kind": "ServiceAccount", "name": "prometheus-k8s", "namespace": "monitoring"}}, subj); d != "" {
 				t.Errorf("metrics reader subjects (-want +got):\n%s", d)
+			}
+			if find(objs, "PrometheusRule", "ogx-controller") != nil || find(objs, "ConfigMap", "ogx-controller-dashboard") != nil {
+				t.Error("rules or dashboard without being enabled")
+			}
+		},
+	}, {
+		name: "dashboard with another sidecar label and namespace; rules with labels",
+		vals: map[string]any{"metrics": map[string]any{"enabled": true,
+			"serviceMonitor": map[string]any{"enabled": true},
+			"prometheusRule": map[string]any{"enabled": true, "labels": map[string]any{"role": "alert-rules"}},
+			"dashboard": map[string]any{"enabled": true, "labels": map[string]any{"grafana": "ogx", "grafana_dashboard": nil}, "namespace": "grafana",
+				"annotations": map[string]any{"grafana_folder": "Operators"}}}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			cm := find(objs, "ConfigMap", "ogx-controller-dashboard")
+			if cm == nil || cm.GetNamespace() != "grafana" || cm.GetLabels()["grafana"] != "ogx" || cm.GetAnnotations()["grafana_folder"] != "Operators" {
+				t.Fatalf("dashboard ConfigMap %v", cm)
+			}
+			if _, ok := cm.GetLabels()["grafana_dashboard"]; ok {
+				t.Error("the default sidecar label is kept although set to null")
+			}
+			if l := find(objs, "PrometheusRule", "ogx-controller").GetLabels(); l["role"] != "alert-rules" {
+				t.Errorf("PrometheusRule labels %v", l)
+			}
+		},
+	}, {
+		name: "the release name is the instance label of every object and selector",
+		vals: nil,
+		check: func(t *testing.T, _ []*unstructured.Unstructured) {
+			objs, hooks, err := RenderRelease(ch, "ogx-b", map[string]any{"topologySpreadConstraints": []any{
+				map[string]any{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}}}, operatorNS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]any{"app.kubernetes.io/name": "ogx-controller", "app.kubernetes.io/instance": "ogx-b"}
+			for _, u := range append(objs, hooks...) {
+				if l := u.GetLabels(); l["app.kubernetes.io/instance"] != "ogx-b" || l["app.kubernetes.io/name"] != "ogx-controller" || l["app.kubernetes.io/version"] != ch.Metadata.AppVersion {
+					t.Errorf("%s labels %v", Key(u), l)
+				}
+			}
+			pod := field(t, objs, "Deployment", deploy, "spec", "template", "spec").(map[string]any)
+			for _, sel := range []struct {
+				what string
+				got  any
+			}{
+				{"Deployment selector", field(t, objs, "Deployment", deploy, "spec", "selector", "matchLabels")},
+				{"pod labels", field(t, objs, "Deployment", deploy, "spec", "template", "metadata", "labels")},
+				{"metrics Service selector", field(t, objs, "Service", deploy+"-metrics-service", "spec", "selector")},
+				{"webhook Service selector", field(t, objs, "Service", webhookSv, "spec", "selector")},
+				{"PDB selector", field(t, objs, "PodDisruptionBudget", deploy, "spec", "selector", "matchLabels")},
+				{"NetworkPolicy podSelector", field(t, objs, "NetworkPolicy", deploy, "spec", "podSelector", "matchLabels")},
+				{"anti-affinity", pod["affinity"].(map[string]any)["podAntiAffinity"].(map[string]any)["preferredDuringSchedulingIgnoredDuringExecution"].([]any)[0].(map[string]any)["podAffinityTerm"].(map[string]any)["labelSelector"].(map[string]any)["matchLabels"]},
+				{"topology spread", pod["topologySpreadConstraints"].([]any)[0].(map[string]any)["labelSelector"].(map[string]any)["matchLabels"]},
+			} {
+				if d := cmp.Diff(want, sel.got); d != "" {
+					t.Errorf("%s (-want +got):\n%s", sel.what, d)
+				}
+			}
+		},
+	}, {
+		name: "extra env, volumes and mounts; ServiceAccount annotations; pod labels",
+		vals: map[string]any{
+			"extraArgs":         []any{"--registry-ca-file=/etc/ogx-controller/registry-ca/ca.crt"},
+			"extraEnv":          []any{map[string]any{"name": "HTTPS_PROXY", "value": "http://proxy.example:3128"}},
+			"extraVolumes":      []any{map[string]any{"name": "registry-ca", "configMap": map[string]any{"name": "registry-ca"}}},
+			"extraVolumeMounts": []any{map[string]any{"name": "registry-ca", "mountPath": "/etc/ogx-controller/registry-ca", "readOnly": true}},
+			"serviceAccount":    map[string]any{"annotations": map[string]any{"eks.amazonaws.com/role-arn": "arn:aws:iam::1:role/ogx"}},
+			"podLabels":         map[string]any{"team": "ml"},
+		},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			m := manager(t, objs)
+			env := m["env"].([]any)
+			if d := cmp.Diff(map[string]any{"name": "HTTPS_PROXY", "value": "http://proxy.example:3128"}, env[len(env)-1]); d != "" || len(env) != 3 {
+				t.Errorf("env %v: want the two of the chart, then HTTPS_PROXY", env)
+			}
+			mounts := m["volumeMounts"].([]any)
+			if len(mounts) != 2 || mounts[1].(map[string]any)["name"] != "registry-ca" {
+				t.Errorf("volumeMounts %v", mounts)
+			}
+			vols := field(t, objs, "Deployment", deploy, "spec", "template", "spec", "volumes").([]any)
+			if len(vols) != 2 || vols[1].(map[string]any)["name"] != "registry-ca" {
+				t.Errorf("volumes %v", vols)
+			}
+			if a := find(objs, "ServiceAccount", deploy).GetAnnotations(); a["eks.amazonaws.com/role-arn"] != "arn:aws:iam::1:role/ogx" {
+				t.Errorf("ServiceAccount annotations %v", a)
+			}
+			labels := field(t, objs, "Deployment", deploy, "spec", "template", "metadata", "labels").(map[string]any)
+			if labels["team"] != "ml" || labels["app.kubernetes.io/instance"] != ReleaseName {
+				t.Errorf("pod labels %v", labels)
+			}
+		},
+	}, {
+		name: "extra volumes with admission off",
+		vals: map[string]any{"admission": map[string]any{"enabled": false, "certificate": map[string]any{"mode": "self"}},
+			"extraVolumes":      []any{map[string]any{"name": "registry-ca", "configMap": map[string]any{"name": "registry-ca"}}},
+			"extraVolumeMounts": []any{map[string]any{"name": "registry-ca", "mountPath": "/ca"}}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			if d := cmp.Diff([]any{map[string]any{"name": "registry-ca", "mountPath": "/ca"}}, manager(t, objs)["volumeMounts"]); d != "" {
+				t.Errorf("volumeMounts (-want +got):\n%s", d)
+			}
+			if vols := field(t, objs, "Deployment", deploy, "spec", "template", "spec", "volumes").([]any); len(vols) != 1 {
+				t.Errorf("volumes %v", vols)
+			}
+		},
+	}, {
+		name: "hard anti-affinity preset",
+		vals: map[string]any{"podAntiAffinityPreset": "hard"},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			aa := field(t, objs, "Deployment", deploy, "spec", "template", "spec", "affinity", "podAntiAffinity").(map[string]any)
+			want := map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": []any{map[string]any{
+				"topologyKey":   "kubernetes.io/hostname",
+				"labelSelector": map[string]any{"matchLabels": map[string]any{"app.kubernetes.io/name": "ogx-controller", "app.kubernetes.io/instance": ReleaseName}}}}}
+			if d := cmp.Diff(want, aa); d != "" {
+				t.Errorf("podAntiAffinity (-want +got):\n%s", d)
+			}
+		},
+	}, {
+		name: "no anti-affinity preset, or a podAntiAffinity of one's own",
+		vals: map[string]any{"podAntiAffinityPreset": ""},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			if a := field(t, objs, "Deployment", deploy, "spec", "template", "spec", "affinity"); a != nil {
+				t.Errorf("affinity %v without a preset", a)
+			}
+			own := map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": []any{map[string]any{
+				"topologyKey": "topology.kubernetes.io/zone", "labelSelector": map[string]any{"matchLabels": map[string]any{"x": "y"}}}}}
+			objs = render(t, ch, map[string]any{"affinity": map[string]any{"podAntiAffinity": own}})
+			if d := cmp.Diff(own, field(t, objs, "Deployment", deploy, "spec", "template", "spec", "affinity", "podAntiAffinity")); d != "" {
+				t.Errorf("podAntiAffinity (-own +got):\n%s", d)
 			}
 		},
 	}, {
@@ -443,7 +633,7 @@ func TestValues(t *testing.T) {
 			}
 			aff := spec["affinity"].(map[string]any)
 			if aff["nodeAffinity"] == nil || aff["podAntiAffinity"] == nil {
-				t.Errorf("affinity %v: want the given nodeAffinity merged with the default spreading", aff)
+				t.Errorf("affinity %v: want the given nodeAffinity next to the preset's spreading", aff)
 			}
 			if d := cmp.Diff([]any{map[string]any{"name": "regcred"}}, spec["imagePullSecrets"]); d != "" {
 				t.Errorf("imagePullSecrets: %s", d)
@@ -563,7 +753,18 @@ func TestSchemaRejects(t *testing.T) {
 			[]string{"podDisruptionBudget.minAvailable: 2 with 2 replicas", "set it below replicas"}},
 		{"ServiceMonitor without metrics", map[string]any{"metrics": map[string]any{"enabled": false, "serviceMonitor": map[string]any{"enabled": true}}}, "",
 			[]string{"metrics.serviceMonitor.enabled", "metrics.enabled=true"}},
-		{"chart-owned release namespace", nil, "ogx-system", []string{"namespace.create", "namespace.create=false"}},
+		{"chart-owned release namespace", map[string]any{"namespace": map[string]any{"create": true}}, "ogx-system",
+			[]string{"namespace.create", "release namespace", "operatorNamespace"}},
+		{"extra env without a name", map[string]any{"extraEnv": []any{map[string]any{"value": "x"}}}, "", []string{"/extraEnv/0"}},
+		{"misspelled volume mount key", map[string]any{"extraVolumeMounts": []any{map[string]any{"name": "ca", "mountpath": "/ca"}}}, "", []string{"/extraVolumeMounts/0"}},
+		{"volume without a source", map[string]any{"extraVolumes": []any{map[string]any{"name": "ca"}}}, "", []string{"/extraVolumes/0"}},
+		{"pod label overriding the selector", map[string]any{"podLabels": map[string]any{"app.kubernetes.io/instance": "x"}}, "", []string{"/podLabels"}},
+		{"unknown anti-affinity preset", map[string]any{"podAntiAffinityPreset": "spread"}, "", []string{"/podAntiAffinityPreset"}},
+		{"misspelled topology spread key", map[string]any{"topologySpreadConstraints": []any{map[string]any{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway", "labelSelectors": map[string]any{}}}}, "",
+			[]string{"/topologySpreadConstraints/0"}},
+		{"misspelled ServiceAccount key", map[string]any{"serviceAccount": map[string]any{"annotation": map[string]any{}}}, "", []string{"/serviceAccount"}},
+		{"misspelled dashboard key", map[string]any{"metrics": map[string]any{"enabled": true, "dashboard": map[string]any{"enabled": true, "label": map[string]any{}}}}, "", []string{"/metrics/dashboard"}},
+		{"bad test timeout", map[string]any{"tests": map[string]any{"timeout": "soon"}}, "", []string{"/tests/timeout"}},
 		{"network policy peer of no known kind", map[string]any{"networkPolicy": map[string]any{"enabled": true, "metricsFrom": []any{map[string]any{"namespace": "monitoring"}}}}, "",
 			[]string{"/networkPolicy/metricsFrom/0"}},
 	}
@@ -584,5 +785,72 @@ func TestSchemaRejects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTestHook: the `helm test` objects are hooks only (helm install leaves
+// them out), the Pod runs the controller's image's check-admission in the
+// operator namespace as a ServiceAccount that may only create OGXServers
+// there, within the restricted Pod Security Standard (test/chart/e2e runs
+// it in a namespace enforcing it), and tests.* change what they say.
+func TestTestHook(t *testing.T) {
+	ch, _ := loadChart(t)
+	hooks, err := Hooks(ch, nil, operatorNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := ReleaseName + "-test-admission"
+	var kinds []string
+	for _, h := range hooks {
+		kinds = append(kinds, h.GetKind()+"/"+h.GetName())
+		if h.GetAnnotations()[HookAnnotation] != "test" || h.GetNamespace() != operatorNS {
+			t.Errorf("%s: hook %q in %q, want a test hook in %s", Key(h), h.GetAnnotations()[HookAnnotation], h.GetNamespace(), operatorNS)
+		}
+	}
+	want := []string{"ServiceAccount/" + name, "Role/" + name, "RoleBinding/" + name, "Pod/" + name}
+	if d := cmp.Diff(want, kinds); d != "" {
+		t.Fatalf("hooks (-want +got):\n%s", d)
+	}
+	rules := field(t, hooks, "Role", name, "rules")
+	if d := cmp.Diff([]any{map[string]any{"apiGroups": []any{"ogx.io"}, "resources": []any{"ogxservers"}, "verbs": []any{"create"}}}, rules); d != "" {
+		t.Errorf("the test Role grants more or other than create on OGXServers (-want +got):\n%s", d)
+	}
+	pod := field(t, hooks, "Pod", name, "spec").(map[string]any)
+	if pod["serviceAccountName"] != name || pod["restartPolicy"] != "Never" {
+		t.Errorf("Pod serviceAccountName %v restartPolicy %v", pod["serviceAccountName"], pod["restartPolicy"])
+	}
+	wantPodSC := map[string]any{"runAsNonRoot": true, "seccompProfile": map[string]any{"type": "RuntimeDefault"}}
+	if d := cmp.Diff(wantPodSC, pod["securityContext"]); d != "" {
+		t.Errorf("pod securityContext (-want +got):\n%s", d)
+	}
+	c := pod["containers"].([]any)[0].(map[string]any)
+	wantSC := map[string]any{"allowPrivilegeEscalation": false, "capabilities": map[string]any{"drop": []any{"ALL"}},
+		"readOnlyRootFilesystem": true, "runAsNonRoot": true}
+	if d := cmp.Diff(wantSC, c["securityContext"]); d != "" {
+		t.Errorf("container securityContext (-want +got):\n%s", d)
+	}
+	if c["image"] != manager(t, render(t, ch, nil))["image"] {
+		t.Errorf("test image %v, want the controller's", c["image"])
+	}
+	wantArgs := []any{"check-admission", "--namespace=" + operatorNS, "--timeout=60s"}
+	if d := cmp.Diff(wantArgs, c["args"]); d != "" || c["command"] != nil {
+		t.Errorf("test command %v args (-want +got):\n%s", c["command"], d)
+	}
+
+	hooks, err = Hooks(ch, map[string]any{"tests": map[string]any{"image": "registry.example/kubectl:1", "timeout": "2m"}}, operatorNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = field(t, hooks, "Pod", name, "spec", "containers").([]any)[0].(map[string]any)
+	if c["image"] != "registry.example/kubectl:1" || !slices.Contains(c["args"].([]any), any("--timeout=2m")) {
+		t.Errorf("tests.image and tests.timeout: image %v args %v", c["image"], c["args"])
+	}
+	for _, vals := range []map[string]any{
+		{"tests": map[string]any{"enabled": false}},
+		{"admission": map[string]any{"enabled": false, "certificate": map[string]any{"mode": "self"}}},
+	} {
+		if hooks, err := Hooks(ch, vals, operatorNS); err != nil || len(hooks) != 0 {
+			t.Errorf("with %v: %d hooks, %v; want none", vals, len(hooks), err)
+		}
 	}
 }

@@ -9,14 +9,36 @@ release/ogx-controller.yaml. One release per cluster therefore.
 {{- define "ogx.webhookService" -}}ogx-k8s-operator-webhook-service{{- end }}
 {{- define "ogx.webhookConfiguration" -}}ogx-controller-validating-webhook-configuration{{- end }}
 
-{{/* The namespace every namespaced object goes into. */}}
+{{/*
+The namespace every namespaced object goes into: the release namespace
+unless operatorNamespace names another.
+*/}}
 {{- define "ogx.namespace" -}}
 {{- .Values.operatorNamespace | default .Release.Namespace -}}
 {{- end }}
 
-{{/* The pod selector shared by the Deployment, Services and PDB. */}}
+{{/*
+The operator's pods: what the Deployment, the Services, the PDB, the
+NetworkPolicy and the anti-affinity select. Only these two labels, so that
+a selector never changes with the chart or app version (a Deployment's
+selector is immutable) and never takes in another operator's pods.
+*/}}
 {{- define "ogx.selectorLabels" -}}
-control-plane: controller-manager
+app.kubernetes.io/name: ogx-controller
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+The labels of every object the chart installs. release/ogx-controller.yaml
+carries the same app.kubernetes.io labels (config/components/labels);
+managed-by and helm.sh/chart are Helm's own, the only difference test/chart
+allows.
+*/}}
+{{- define "ogx.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{ include "ogx.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
 {{- define "ogx.image" -}}
@@ -59,6 +81,47 @@ cannot express with a readable message.
 {{- fail "metrics.serviceMonitor.enabled: the ServiceMonitor needs metrics.enabled=true" -}}
 {{- end -}}
 {{- if and .Values.namespace.create (eq (include "ogx.namespace" .) .Release.Namespace) -}}
-{{- fail (printf "namespace.create: the operator namespace %q is the release namespace, which must exist before Helm installs into it and cannot then be owned by the chart; set namespace.create=false (and label the namespace pod-security.kubernetes.io/enforce=restricted yourself), or install the release into another namespace" .Release.Namespace) -}}
+{{- fail (printf "namespace.create: the operator namespace %q is the release namespace, which Helm (helm install --create-namespace) creates and the chart cannot own; set namespace.create only together with an operatorNamespace other than the release namespace" .Release.Namespace) -}}
 {{- end -}}
+
+{{- end }}
+
+{{/*
+ogx.affinity is the pod affinity: .Values.affinity, plus the anti-affinity
+of podAntiAffinityPreset (spreading the replicas over nodes) unless
+.Values.affinity has a podAntiAffinity of its own.
+*/}}
+{{- define "ogx.affinity" -}}
+{{- $aff := deepCopy (.Values.affinity | default dict) -}}
+{{- $preset := .Values.podAntiAffinityPreset -}}
+{{- if and $preset (not (hasKey $aff "podAntiAffinity")) -}}
+{{- $term := dict "topologyKey" "kubernetes.io/hostname" "labelSelector" (dict "matchLabels" (include "ogx.selectorLabels" . | fromYaml)) -}}
+{{- if eq $preset "hard" -}}
+{{- $_ := set $aff "podAntiAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (list $term)) -}}
+{{- else -}}
+{{- $_ := set $aff "podAntiAffinity" (dict "preferredDuringSchedulingIgnoredDuringExecution" (list (dict "weight" 100 "podAffinityTerm" $term))) -}}
+{{- end -}}
+{{- end -}}
+{{- with $aff }}{{ toYaml . }}{{ end -}}
+{{- end }}
+
+{{/*
+ogx.topologySpreadConstraints are .Values.topologySpreadConstraints, each
+given the pods' selector when it names none.
+*/}}
+{{- define "ogx.topologySpreadConstraints" -}}
+{{- $out := list -}}
+{{- range .Values.topologySpreadConstraints -}}
+{{- $c := deepCopy . -}}
+{{- if not (hasKey $c "labelSelector") -}}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" (include "ogx.selectorLabels" $ | fromYaml)) -}}
+{{- end -}}
+{{- $out = append $out $c -}}
+{{- end -}}
+{{- with $out }}{{ toYaml . }}{{ end -}}
+{{- end }}
+
+{{/* The image of the helm test Pod: tests.image, else the controller's. */}}
+{{- define "ogx.testImage" -}}
+{{- .Values.tests.image | default (include "ogx.image" .) -}}
 {{- end }}

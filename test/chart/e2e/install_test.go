@@ -16,17 +16,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v4/pkg/action"
+	helmkube "helm.sh/helm/v4/pkg/kube"
+	common "helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
@@ -38,53 +42,70 @@ import (
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
-// operatorNamespace is the chart's operator namespace in this test: not the
-// default ogx-system, so nothing in the chart may assume that name.
-const operatorNamespace = "ogx-helm-e2e"
+// operatorNamespace is the release namespace, where the chart puts the
+// operator: not the default ogx-system, so nothing in the chart may assume
+// that name. releaseName is not the kustomize install's instance
+// (ogx-controller), so every selector must follow the release name.
+const (
+	operatorNamespace = "ogx-helm-e2e"
+	releaseName       = "ogx-e2e"
+)
 
-// TestChartInstallsAndRuns installs the chart with non-default values (a
-// second operator namespace, two watched namespaces, two replicas, short
-// leader-election timings) on the local control plane and shows OGXServers
-// in the watched namespaces reach Ready under it.
+// TestChartLifecycle takes the chart through a release's whole life with
+// Helm's own actions (helm.sh/helm/v4/pkg/action) and real release records
+// (Secrets) on the local control plane: install into a new namespace
+// (CreateNamespace) with non-default values (two watched namespaces, two
+// replicas, short leader-election timings), OGXServers reaching Ready
+// under it, `helm test`, an upgrade with changed values, a rollback to
+// revision 1, and an uninstall that keeps the CRD, the OGXServers and their
+// children.
 //
 // What is proven, and how. The control plane has kwok fake nodes and no
 // container runtime, so the chart's Deployment gets pods that kwok reports
 // Running and Ready but that run no process. The test therefore:
 //
-//   - renders the chart with the Helm SDK (values validated against
-//     values.schema.json), installs its crds/ and applies every rendered
-//     object in Helm's install order to the real kube-apiserver, which
-//     accepts them (RBAC, Service, Deployment, PDB, webhook configuration);
-//   - waits until the Deployment is 2/2 available on the fake nodes (the pod
-//     template passes the restricted Pod Security admission the chart's
-//     Namespace enforces, and is schedulable with the chart's affinity), the
-//     PDB sees both pods healthy and the webhook Service has both pods as
-//     endpoints (its selector and named ports match);
+//   - installs with Helm (values validated against values.schema.json, the
+//     CRD of crds/ installed first, the objects applied server-side in
+//     Helm's order and waited for with Helm's status watcher): the
+//     apiserver accepts every object, the Deployment becomes 2/2 available
+//     on the fake nodes, the PDB sees both pods healthy and the webhook
+//     Service has both pods as endpoints (its selector and named ports
+//     match);
+//   - labels the namespace pod-security.kubernetes.io/enforce=restricted,
+//     as docs/install-helm.md says to, so that every pod created later (the
+//     upgrade's, the helm test Pod) passes the restricted Pod Security
+//     admission of the real apiserver;
 //   - runs the real ogx-controller binary twice, out of cluster, as the
 //     two replicas: each authenticates with a token of the chart's
 //     ServiceAccount, so it holds exactly the chart's RBAC (with watch
 //     namespaces: RoleBindings in them, a cluster-scoped remainder and a
-//     Role for the operator ConfigMap), and each gets
-//     the chart Deployment's args and env as stored by the apiserver, with
-//     only the pod-local parts replaced: listener addresses become free
-//     loopback ports (two processes share this host), the admission cert
-//     dir a temporary directory (the chart's emptyDir), the in-cluster
-//     config a kubeconfig, and --server-probe=false is added (nothing
-//     listens in kwok pods, as in test/e2e);
+//     Role for the operator ConfigMap), and each gets the chart
+//     Deployment's args and env as stored by the apiserver, with only the
+//     pod-local parts replaced: listener addresses become free loopback
+//     ports (two processes share this host), the admission cert dir a
+//     temporary directory (the chart's emptyDir), the in-cluster config a
+//     kubeconfig, and --server-probe=false is added (nothing listens in
+//     kwok pods, as in test/e2e);
 //   - routes the apiserver's webhook calls for the chart's webhook Service
 //     to those processes through an egress CONNECT proxy (connectProxy),
 //     standing in for kube-proxy, so admission runs as configured by the
 //     chart: the leader writes the self-managed certificate and the
 //     caBundle into the chart's webhook configuration, the apiserver
 //     verifies the served certificate for the Service's DNS name, and an
-//     invalid OGXServer is denied by the webhook.
+//     invalid OGXServer is denied by the webhook;
+//   - runs `helm test` with Helm's action: Helm creates the hook's
+//     ServiceAccount, Role, RoleBinding and Pod and waits for the Pod to
+//     succeed; standing in for the kubelet (runTestPod), the test runs the
+//     Pod's command, `ogx-controller check-admission` with the Pod's args,
+//     as the hook's ServiceAccount, and writes its exit code into the Pod's
+//     status. Helm then deletes the hooks (hook-succeeded).
 //
 // Not proven here: the container image itself and in-cluster
 // configuration (the Dockerfile is reviewed, not built, on these
-// machines), and the cert-manager and OpenShift certificate modes, which
-// need those projects' controllers (their rendering is tested in
-// test/chart).
-func TestChartInstallsAndRuns(t *testing.T) {
+// machines), that the kubelet starts the hook's container, and the
+// cert-manager and OpenShift certificate modes, which need those
+// projects' controllers (their rendering is tested in test/chart).
+func TestChartLifecycle(t *testing.T) {
 	ctx := t.Context()
 	kube := cp.Client()
 	ogx := versioned.NewForConfigOrDie(cp.Config())
@@ -96,18 +117,37 @@ func TestChartInstallsAndRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := chart.Render(ch, map[string]any{
-		"operatorNamespace": operatorNamespace,
-		"watchNamespaces":   []any{watchA, watchB},
-		"replicas":          2,
-		"leaderElection":    map[string]any{"enabled": true, "leaseDuration": "4s", "renewDeadline": "3s", "retryPeriod": "1s"},
-	}, "default")
-	if err != nil {
-		t.Fatalf("rendering the chart: %v", err)
+	values := func(replicas int, extraEnv ...any) map[string]any {
+		return map[string]any{
+			"watchNamespaces": []any{watchA, watchB},
+			"replicas":        replicas,
+			"leaderElection":  map[string]any{"enabled": true, "leaseDuration": "4s", "renewDeadline": "3s", "retryPeriod": "1s"},
+			"extraEnv":        extraEnv,
+		}
 	}
-	applyAll(t, objs)
+	cfg := helmConfig(t, operatorNamespace)
+
+	// helm install ogx-e2e charts/ogx-controller -n ogx-helm-e2e --create-namespace --wait
+	install := action.NewInstall(cfg)
+	install.ReleaseName = releaseName
+	install.Namespace = operatorNamespace
+	install.CreateNamespace = true
+	install.WaitStrategy = helmkube.StatusWatcherStrategy
+	install.Timeout = 2 * time.Minute
+	r, err := install.RunWithContext(ctx, ch, values(2))
+	if err != nil {
+		t.Fatalf("helm install: %v", err)
+	}
+	if rel := asRelease(t, r); rel.Version != 1 || rel.Info.Status != common.StatusDeployed {
+		t.Fatalf("installed release revision %d status %s", rel.Version, rel.Info.Status)
+	}
+	checkRecords(t, kube, map[string]string{"1": "deployed"})
+	labelRestricted(t, kube, operatorNamespace)
 
 	dep := waitDeploymentAvailable(t, kube, 2)
+	if got := dep.Spec.Selector.MatchLabels; got["app.kubernetes.io/instance"] != releaseName || len(got) != 2 {
+		t.Errorf("Deployment selector %v: want app.kubernetes.io/name and instance=%s only", got, releaseName)
+	}
 	waitPDBHealthy(t, kube, dep.Name, 2)
 	vwc, err := kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx,
 		"ogx-controller-validating-webhook-configuration", metav1.GetOptions{})
@@ -187,6 +227,17 @@ func TestChartInstallsAndRuns(t *testing.T) {
 	if _, err := kube.AppsV1().Deployments(unwatched).Get(ctx, "llm", metav1.GetOptions{}); err == nil {
 		t.Errorf("a Deployment was created in unwatched namespace %s", unwatched)
 	}
+	// A server with storage, for its PVC (kept by an uninstall); it need
+	// not become Ready (no provisioner binds the claim).
+	data := newServer(watchB, "data")
+	data.Spec.Workload = &ogxv1beta1.WorkloadSpec{Storage: &ogxv1beta1.PVCStorageSpec{Size: ptr.To(resource.MustParse("1Gi"))}}
+	if _, err := ogx.OgxV1beta1().OGXServers(watchB).Create(ctx, data, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Poll(t, time.Minute, "the PVC of OGXServer data", func(ctx context.Context) (bool, error) {
+		pvcs, err := kube.CoreV1().PersistentVolumeClaims(watchB).List(ctx, metav1.ListOptions{})
+		return err == nil && len(pvcs.Items) == 1, err
+	})
 
 	// The leader labels the operator ConfigMap in its own namespace, which
 	// with watch namespaces only the chart's operator-config Role allows.
@@ -202,43 +253,184 @@ func TestChartInstallsAndRuns(t *testing.T) {
 	// the chart's tokenreviews and subjectaccessreviews rules.
 	checkMetricsAuth(t, replicas[0].metricsAddr, cp.Config().BearerToken)
 
+	// helm test: the hook Pod's check, as the hook's own ServiceAccount.
+	tested, out, err := runHelmTest(t, cfg, operatorNamespace, releaseName, bin)
+	t.Logf("helm test output: %s", out)
+	if err != nil {
+		t.Fatalf("helm test: %v", err)
+	}
+	if !strings.Contains(out, "PASS") {
+		t.Errorf("the test Pod's check printed %q", out)
+	}
+	for _, h := range tested.Hooks {
+		if h.LastRun.Phase != release.HookPhaseSucceeded {
+			t.Errorf("hook %s %s: last run %s", h.Kind, h.Name, h.LastRun.Phase)
+		}
+	}
+	hookName := releaseName + "-test-admission"
+	waitGone(t, "the helm test Pod", func(ctx context.Context) error {
+		_, err := kube.CoreV1().Pods(operatorNamespace).Get(ctx, hookName, metav1.GetOptions{})
+		return err
+	})
+	waitGone(t, "the helm test Role", func(ctx context.Context) error {
+		_, err := kube.RbacV1().Roles(operatorNamespace).Get(ctx, hookName, metav1.GetOptions{})
+		return err
+	})
+
+	// The servers' Deployments, which an upgrade and a rollback of the
+	// operator must leave alone.
+	children := map[string]*appsv1.Deployment{}
+	for _, ns := range []string{watchA, watchB} {
+		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "llm", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		children[ns] = d
+	}
+	checkServersUntouched := func(when string) {
+		t.Helper()
+		for ns, before := range children {
+			waitReady(t, ogx, ns, "llm", time.Minute)
+			d, err := kube.AppsV1().Deployments(ns).Get(ctx, "llm", metav1.GetOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			if d.UID != before.UID || d.Generation != before.Generation {
+				t.Errorf("%s: the Deployment of OGXServer %s/llm changed: uid %s generation %d, was %s %d",
+					when, ns, d.UID, d.Generation, before.UID, before.Generation)
+			}
+		}
+	}
+
+	// helm upgrade with three replicas and an extra variable.
+	upgrade := action.NewUpgrade(cfg)
+	upgrade.Namespace = operatorNamespace
+	upgrade.WaitStrategy = helmkube.StatusWatcherStrategy
+	upgrade.Timeout = 2 * time.Minute
+	extra := map[string]any{"name": "HTTPS_PROXY", "value": "http://proxy.example:3128"}
+	r, err = upgrade.RunWithContext(ctx, releaseName, ch, values(3, extra))
+	if err != nil {
+		t.Fatalf("helm upgrade: %v", err)
+	}
+	if rel := asRelease(t, r); rel.Version != 2 || rel.Info.Status != common.StatusDeployed {
+		t.Fatalf("upgraded release revision %d status %s", rel.Version, rel.Info.Status)
+	}
+	checkRecords(t, kube, map[string]string{"1": "superseded", "2": "deployed"})
+	upgraded := waitDeploymentAvailable(t, kube, 3)
+	if upgraded.UID != dep.UID {
+		t.Errorf("the upgrade replaced the operator's Deployment (uid %s, was %s)", upgraded.UID, dep.UID)
+	}
+	if !hasEnv(upgraded, "HTTPS_PROXY", "http://proxy.example:3128") {
+		t.Errorf("the upgraded Deployment lacks HTTPS_PROXY: %v", upgraded.Spec.Template.Spec.Containers[0].Env)
+	}
+	checkServersUntouched("after the upgrade")
+
+	// helm rollback ogx-e2e 1
+	rollback := action.NewRollback(cfg)
+	rollback.Version = 1
+	rollback.WaitStrategy = helmkube.StatusWatcherStrategy
+	rollback.Timeout = 2 * time.Minute
+	if err := rollback.Run(releaseName); err != nil {
+		t.Fatalf("helm rollback: %v", err)
+	}
+	checkRecords(t, kube, map[string]string{"1": "superseded", "2": "superseded", "3": "deployed"})
+	rolledBack := waitDeploymentAvailable(t, kube, 2)
+	if hasEnv(rolledBack, "HTTPS_PROXY", "http://proxy.example:3128") || rolledBack.UID != dep.UID {
+		t.Errorf("the rolled-back Deployment (uid %s) is not revision 1's: env %v", rolledBack.UID, rolledBack.Spec.Template.Spec.Containers[0].Env)
+	}
+	checkServersUntouched("after the rollback")
+
 	if refused := proxy.refusedTargets(); len(refused) > 0 {
 		t.Errorf("the apiserver dialled targets the chart did not configure: %v", refused)
 	}
+	// The operator stops with its Deployment; its processes here stop
+	// first, so that their logs cover only the chart's RBAC.
 	for _, r := range replicas {
+		r.stop()
 		if out := r.output(); strings.Contains(strings.ToLower(out), "forbidden") {
 			t.Errorf("%s hit forbidden errors with the chart's RBAC:\n%s", r.identity, grepLines(out, "forbidden"))
 		}
 	}
-}
 
-// applyAll server-side applies the rendered objects in their (install)
-// order; every one must be accepted.
-func applyAll(t *testing.T, objs []*unstructured.Unstructured) {
-	t.Helper()
-	cfg := cp.Config()
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kubernetes.NewForConfigOrDie(cfg).Discovery()))
-	for _, u := range objs {
-		gvk := u.GroupVersionKind()
-		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		if err != nil {
-			t.Fatalf("%s: no API for it: %v", chart.Key(u), err)
+	// helm uninstall: the chart's objects and release records go; the CRD
+	// (crds/ is never deleted by Helm), the OGXServers and their children
+	// stay (docs/install-helm.md, Uninstalling).
+	uninstall := action.NewUninstall(cfg)
+	uninstall.WaitStrategy = helmkube.StatusWatcherStrategy
+	uninstall.Timeout = 2 * time.Minute
+	if _, err := uninstall.Run(releaseName); err != nil {
+		t.Fatalf("helm uninstall: %v", err)
+	}
+	checkRecords(t, kube, map[string]string{})
+	waitGone(t, "the operator's Deployment", func(ctx context.Context) error {
+		_, err := kube.AppsV1().Deployments(operatorNamespace).Get(ctx, dep.Name, metav1.GetOptions{})
+		return err
+	})
+	for _, get := range []struct {
+		what string
+		get  func(ctx context.Context) error
+	}{
+		{"ClusterRole ogx-controller", func(ctx context.Context) error {
+			_, err := kube.RbacV1().ClusterRoles().Get(ctx, "ogx-controller", metav1.GetOptions{})
+			return err
+		}},
+		{"the webhook configuration", func(ctx context.Context) error {
+			_, err := kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, vwc.Name, metav1.GetOptions{})
+			return err
+		}},
+	} {
+		waitGone(t, get.what, get.get)
+	}
+	crds := apiextensionsclient.NewForConfigOrDie(cp.Config())
+	if _, err := crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, "ogxservers.ogx.io", metav1.GetOptions{}); err != nil {
+		t.Errorf("the CRD after helm uninstall: %v", err)
+	}
+	for _, ns := range []string{watchA, watchB} {
+		if _, err := ogx.OgxV1beta1().OGXServers(ns).Get(ctx, "llm", metav1.GetOptions{}); err != nil {
+			t.Errorf("OGXServer %s/llm after helm uninstall: %v", ns, err)
 		}
-		var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
-		if m.Scope.Name() == apimeta.RESTScopeNameNamespace {
-			if u.GetNamespace() == "" {
-				t.Fatalf("%s is namespaced but rendered without a namespace", chart.Key(u))
-			}
-			ri = dyn.Resource(m.Resource).Namespace(u.GetNamespace())
-		} else if u.GetNamespace() != "" {
-			t.Fatalf("%s is cluster-scoped but rendered with a namespace", chart.Key(u))
-		}
-		if _, err := ri.Apply(t.Context(), u.GetName(), u, metav1.ApplyOptions{FieldManager: "helm", Force: true}); err != nil {
-			t.Fatalf("the apiserver rejected %s: %v", chart.Key(u), err)
+		d, err := kube.AppsV1().Deployments(ns).Get(ctx, "llm", metav1.GetOptions{})
+		if err != nil || d.UID != children[ns].UID {
+			t.Errorf("the Deployment of OGXServer %s/llm after helm uninstall: %v", ns, err)
 		}
 	}
-	t.Logf("applied %d objects", len(objs))
+	pvcs, err := kube.CoreV1().PersistentVolumeClaims(watchB).List(ctx, metav1.ListOptions{})
+	if err != nil || len(pvcs.Items) != 1 || pvcs.Items[0].DeletionTimestamp != nil {
+		t.Errorf("the PVC of OGXServer %s/data after helm uninstall: %v %v", watchB, pvcs, err)
+	}
+}
+
+// checkRecords compares the release's records (revision: status) with
+// want.
+func checkRecords(t *testing.T, kube kubernetes.Interface, want map[string]string) {
+	t.Helper()
+	got, err := releaseRecords(t.Context(), kube, operatorNamespace, releaseName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("release records in Secrets (-want +got):\n%s", d)
+	}
+}
+
+// labelRestricted labels namespace to enforce the restricted Pod Security
+// Standard, as docs/install-helm.md tells users to.
+func labelRestricted(t *testing.T, kube kubernetes.Interface, namespace string) {
+	t.Helper()
+	patch := []byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"restricted"}}}`)
+	if _, err := kube.CoreV1().Namespaces().Patch(t.Context(), namespace, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hasEnv reports whether the Deployment's container sets name to value.
+func hasEnv(d *appsv1.Deployment, name, value string) bool {
+	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+		if e.Name == name && e.Value == value {
+			return true
+		}
+	}
+	return false
 }
 
 func waitDeploymentAvailable(t *testing.T, kube kubernetes.Interface, n int32) *appsv1.Deployment {
@@ -250,7 +442,8 @@ func waitDeploymentAvailable(t *testing.T, kube kubernetes.Interface, n int32) *
 		if err != nil {
 			return false, err
 		}
-		return dep.Status.AvailableReplicas == n && dep.Status.ObservedGeneration == dep.Generation, nil
+		st := dep.Status
+		return st.ObservedGeneration == dep.Generation && st.Replicas == n && st.UpdatedReplicas == n && st.AvailableReplicas == n, nil
 	})
 	return dep
 }
@@ -312,22 +505,32 @@ func waitEndpoints(t *testing.T, kube kubernetes.Interface, service string, n in
 // ServiceAccount, so a process using it has exactly the chart's RBAC.
 func serviceAccountKubeconfig(t *testing.T, kube kubernetes.Interface, sa string) string {
 	t.Helper()
-	tr, err := kube.CoreV1().ServiceAccounts(operatorNamespace).CreateToken(t.Context(), sa, &authenticationv1.TokenRequest{
+	path, err := writeServiceAccountKubeconfig(t.Context(), kube, operatorNamespace, sa, t.TempDir())
+	if err != nil {
+		t.Fatalf("kubeconfig for ServiceAccount %s: %v", sa, err)
+	}
+	return path
+}
+
+// writeServiceAccountKubeconfig writes into dir a kubeconfig with a token
+// (TokenRequest) of ServiceAccount sa in namespace.
+func writeServiceAccountKubeconfig(ctx context.Context, kube kubernetes.Interface, namespace, sa, dir string) (string, error) {
+	tr, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, sa, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
 	if err != nil {
-		t.Fatalf("TokenRequest for ServiceAccount %s: %v", sa, err)
+		return "", fmt.Errorf("TokenRequest: %w", err)
 	}
 	admin := cp.Config()
-	path := filepath.Join(t.TempDir(), "kubeconfig")
+	path := filepath.Join(dir, "kubeconfig")
 	if err := clientcmd.WriteToFile(clientcmdapi.Config{
 		Clusters:       map[string]*clientcmdapi.Cluster{"local": {Server: admin.Host, CertificateAuthorityData: admin.CAData}},
 		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"sa": {Token: tr.Status.Token}},
 		Contexts:       map[string]*clientcmdapi.Context{"sa": {Cluster: "local", AuthInfo: "sa"}},
 		CurrentContext: "sa",
 	}, path); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	return path
+	return path, nil
 }
 
 // waitLeader waits until the Lease in the operator namespace is held by
@@ -376,6 +579,18 @@ func (r *replica) output() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.log.String()
+}
+
+// stop ends the process (SIGTERM, then SIGKILL after a grace period, as
+// the kubelet does) and waits for it; stopping twice is harmless.
+func (r *replica) stop() {
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.done:
+	case <-time.After(15 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.done
+	}
 }
 
 // startReplica runs the binary with the Deployment's container args and
@@ -427,13 +642,7 @@ func startReplica(t *testing.T, bin string, dep *appsv1.Deployment, kubeconfig, 
 	}
 	go func() { _ = r.cmd.Wait(); close(r.done) }()
 	t.Cleanup(func() {
-		_ = r.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-r.done:
-		case <-time.After(15 * time.Second):
-			_ = r.cmd.Process.Kill()
-			<-r.done
-		}
+		r.stop()
 		if t.Failed() {
 			t.Logf("%s output:\n%s", identity, r.output())
 		}

@@ -1,18 +1,16 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 var (
-	// cp is the package's control plane, with the chart's CRDs installed.
+	// cp is the package's control plane.
 	cp *framework.ControlPlane
 	// root is the repository root.
 	root string
@@ -54,10 +52,8 @@ func run(m *testing.M) int {
 		if root, err = framework.ModuleRoot(); err != nil {
 			return err
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		// The chart's own crds/, as Helm installs them before the templates.
-		return cp.InstallCRDs(ctx, filepath.Join(root, "charts", "ogx-controller", "crds"))
+		// No CRDs: Helm installs the chart's crds/ (TestChartLifecycle).
+		return nil
 	})
 }
 
