@@ -51,6 +51,7 @@ func TestInstallPathsNameTheRelease(t *testing.T) {
 	}
 	want := map[string]map[*regexp.Regexp]string{
 		"../charts/ogx-controller/values.yaml": {regexp.MustCompile(`(?m)^  tag: (\S+)$`): tag},
+		"components/labels/kustomization.yaml": {regexp.MustCompile(`(?m)^      app\.kubernetes\.io/version: (\S+)$`): tag},
 		"../charts/ogx-controller/Chart.yaml": {
 			regexp.MustCompile(`(?m)^appVersion: (\S+)$`): tag,
 			regexp.MustCompile(`(?m)^version: (\S+)$`):    version,

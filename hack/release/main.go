@@ -3,9 +3,10 @@
 //
 //   - VERSION, the one source the Makefile reads (the binary's --version,
 //     user agent and build-info metric come from it through -ldflags);
-//   - config/manager/manager.yaml, the operator image's tag (from which
-//     `make release` renders release/ogx-controller.yaml and `make bundle`
-//     the OLM bundle);
+//   - config/manager/manager.yaml, the operator image's tag, and
+//     config/components/labels, the app.kubernetes.io/version label (from
+//     which `make release` renders release/ogx-controller.yaml and
+//     `make bundle` the OLM bundle);
 //   - charts/ogx-controller/Chart.yaml (version, appVersion) and values.yaml
 //     (image.tag).
 //
@@ -104,6 +105,7 @@ const operatorImage = `ghcr\.io/ogx-k8s/ogx-controller:`
 func edits(version string) []edit {
 	return []edit{
 		{"config/manager/manager.yaml", regexp.MustCompile(`(image: ` + operatorImage + `)\S+`), "v" + version},
+		{"config/components/labels/kustomization.yaml", regexp.MustCompile(`(?m)^(      app\.kubernetes\.io/version: )\S+$`), "v" + version},
 		{"charts/ogx-controller/Chart.yaml", regexp.MustCompile(`(?m)^(version: )\S+$`), version},
 		{"charts/ogx-controller/Chart.yaml", regexp.MustCompile(`(?m)^(appVersion: )\S+$`), "v" + version},
 		{"charts/ogx-controller/values.yaml", regexp.MustCompile(`(?m)^(image:\n(?:  .*\n)*?  tag: )\S+$`), "v" + version},

@@ -14,7 +14,7 @@ import (
 func copyTree(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	for _, f := range []string{"VERSION", "CHANGELOG.md", "config/manager/manager.yaml",
+	for _, f := range []string{"VERSION", "CHANGELOG.md", "config/manager/manager.yaml", "config/components/labels/kustomization.yaml",
 		"charts/ogx-controller/Chart.yaml", "charts/ogx-controller/values.yaml"} {
 		data, err := os.ReadFile(filepath.Join("../..", f))
 		if err != nil {
@@ -49,7 +49,7 @@ func TestStampWritesEveryPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := map[string]string{}
-	files := []string{"config/manager/manager.yaml", "charts/ogx-controller/Chart.yaml", "charts/ogx-controller/values.yaml"}
+	files := []string{"config/manager/manager.yaml", "config/components/labels/kustomization.yaml", "charts/ogx-controller/Chart.yaml", "charts/ogx-controller/values.yaml"}
 	for _, f := range files {
 		before[f] = read(t, root, f)
 	}
@@ -60,9 +60,10 @@ func TestStampWritesEveryPlace(t *testing.T) {
 		t.Errorf("VERSION = %q", got)
 	}
 	want := map[string][]string{
-		"config/manager/manager.yaml":       {"image: ghcr.io/ogx-k8s/ogx-controller:v2.3.4-rc.1"},
-		"charts/ogx-controller/Chart.yaml":  {"version: 2.3.4-rc.1", "appVersion: v2.3.4-rc.1"},
-		"charts/ogx-controller/values.yaml": {"  tag: v2.3.4-rc.1"},
+		"config/manager/manager.yaml":                 {"image: ghcr.io/ogx-k8s/ogx-controller:v2.3.4-rc.1"},
+		"config/components/labels/kustomization.yaml": {"app.kubernetes.io/version: v2.3.4-rc.1"},
+		"charts/ogx-controller/Chart.yaml":            {"version: 2.3.4-rc.1", "appVersion: v2.3.4-rc.1"},
+		"charts/ogx-controller/values.yaml":           {"  tag: v2.3.4-rc.1"},
 	}
 	for _, f := range files {
 		after := read(t, root, f)
