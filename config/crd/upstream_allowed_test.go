@@ -76,7 +76,7 @@ var upstreamAllowed = concat(
 		},
 		{
 			CRD: ogxServers, Path: "v1beta1", Kind: "subresources.scale", Upstream: "",
-			Ours:   "spec=.spec.workload.replicas status=.status.replicas selector=.status.selector",
+			Ours: "spec=.spec.workload.replicas status=.status.replicas selector=.status.selector",
 			Reason: "the scale subresource adds an endpoint (kubectl scale, an HPA targeting the server); it reads and " +
 				"writes spec.workload.replicas, an upstream field with upstream's default, and changes no manifest's meaning",
 		},

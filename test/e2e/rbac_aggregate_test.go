@@ -43,7 +43,9 @@ func TestAggregatedRoles(t *testing.T) {
 		if _, err := kube.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+		})
 	}
 	// The built-in roles carry the rules once aggregated (admin takes in
 	// edit's, edit view's).
