@@ -70,6 +70,25 @@ var upstreamAllowed = concat(
 			Reason: "an extra name for kubectl (kubectl get ogx); the kind, plural and singular are upstream's",
 		},
 		{
+			CRD: ogxServers, Path: "crd", Kind: "names.categories", Upstream: "", Ours: "ogx",
+			Reason: "a category only groups kinds for kubectl get (kubectl get ogx); it is not all, so kubectl get all " +
+				"and kubectl delete all leave OGXServers alone (docs/user-guide.md, Finding servers)",
+		},
+		{
+			CRD: ogxServers, Path: "v1beta1", Kind: "subresources.scale", Upstream: "",
+			Ours: "spec=.spec.workload.replicas status=.status.replicas selector=.status.selector",
+			Reason: "the scale subresource adds an endpoint (kubectl scale, an HPA targeting the server); it reads and " +
+				"writes spec.workload.replicas, an upstream field with upstream's default, and changes no manifest's meaning",
+		},
+		{
+			CRD: ogxServers, Path: "v1beta1 status.replicas", Kind: kindAdded,
+			Reason: "status is written by the controller, never by a manifest; the scale subresource's status.replicas",
+		},
+		{
+			CRD: ogxServers, Path: "v1beta1 status.selector", Kind: kindAdded,
+			Reason: "status is written by the controller, never by a manifest; the scale subresource's label selector",
+		},
+		{
 			CRD: ogxServers, Path: `v1beta1 column "Ready"`, Kind: kindAdded,
 			Reason: "a printer column changes only what kubectl get shows, not what a manifest may contain",
 		},

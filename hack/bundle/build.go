@@ -33,6 +33,8 @@ const (
 	anyUIDRole        = "ogx-controller-any-uid"
 	hashKeyRole       = "ogx-controller-hash-key"
 	storageAdoption   = "ogx-controller-storage-adoption"
+	viewRole          = "ogx-controller-view"
+	editRole          = "ogx-controller-edit"
 	ogxCRD            = "ogxservers.ogx.io"
 	legacyCRD         = "llamastackdistributions.llamastack.io"
 	legacyCRDFile     = "llamastack.io_llamastackdistributions.yaml"
@@ -93,7 +95,9 @@ func build(o options) (map[string][]byte, error) {
 	// Objects OLM creates in the operator's namespace next to the CSV: the
 	// metrics Service, the operator's PDB, the ClusterRole a scraper is
 	// bound to, the opt-in ClusterRoles an administrator binds to the
-	// operator (config/rbac: any UID, storage adoption), and the hash-key
+	// operator (config/rbac: any UID, storage adoption), the ClusterRoles
+	// aggregated into the built-in view, edit and admin roles (config/rbac:
+	// aggregate_roles.yaml; their labels do the granting), and the hash-key
 	// Role and its binding: OLM would grant a Role folded into the CSV's
 	// permissions in every target namespace (cluster-wide for
 	// AllNamespaces), and "create Secrets" there would let the operator
@@ -108,6 +112,8 @@ func build(o options) (map[string][]byte, error) {
 		{"ClusterRole", metricsReader, metricsReader + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
 		{"ClusterRole", anyUIDRole, anyUIDRole + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
 		{"ClusterRole", storageAdoption, storageAdoption + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
+		{"ClusterRole", viewRole, viewRole + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
+		{"ClusterRole", editRole, editRole + "_rbac.authorization.k8s.io_v1_clusterrole.yaml"},
 		{"Role", hashKeyRole, hashKeyRole + "_rbac.authorization.k8s.io_v1_role.yaml"},
 		{"RoleBinding", hashKeyRole, hashKeyRole + "_rbac.authorization.k8s.io_v1_rolebinding.yaml"},
 	} {

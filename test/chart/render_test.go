@@ -253,6 +253,19 @@ func TestValues(t *testing.T) {
 			}
 		},
 	}, {
+		name: "rbac.aggregateToDefaultRoles=false leaves out the aggregated ClusterRoles",
+		vals: map[string]any{"rbac": map[string]any{"aggregateToDefaultRoles": false}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			for _, role := range []string{"ogx-controller-view", "ogx-controller-edit"} {
+				if find(objs, "ClusterRole", role) != nil {
+					t.Errorf("ClusterRole %s rendered with rbac.aggregateToDefaultRoles=false", role)
+				}
+			}
+			if find(objs, "ClusterRole", "ogx-controller") == nil {
+				t.Error("the controller's own ClusterRole went too")
+			}
+		},
+	}, {
 		name: "serverAnyUID passes the flag and binds its ClusterRole cluster-wide",
 		vals: map[string]any{"serverAnyUID": true},
 		check: func(t *testing.T, objs []*unstructured.Unstructured) {
@@ -745,6 +758,8 @@ func TestSchemaRejects(t *testing.T) {
 		{"neither tag nor digest", map[string]any{"image": map[string]any{"repository": "r", "tag": ""}}, "", []string{"image: set image.tag or image.digest"}},
 		{"extra arg not a flag", map[string]any{"extraArgs": []any{"run"}}, "", []string{"/extraArgs/0"}},
 		{"bad duration", map[string]any{"leaderElection": map[string]any{"enabled": true, "leaseDuration": "15 seconds"}}, "", []string{"/leaderElection/leaseDuration"}},
+		{"aggregateToDefaultRoles as a string", map[string]any{"rbac": map[string]any{"aggregateToDefaultRoles": "no"}}, "", []string{"/rbac/aggregateToDefaultRoles"}},
+		{"misspelled rbac key", map[string]any{"rbac": map[string]any{"aggregate": false}}, "", []string{"aggregate"}},
 		{"bad failure policy", map[string]any{"admission": map[string]any{"failurePolicy": "Maybe"}}, "", []string{"/admission/failurePolicy"}},
 		{"issuerRef without a name", map[string]any{"admission": map[string]any{"certificate": map[string]any{"mode": "cert-manager", "certManager": map[string]any{"issuerRef": map[string]any{"kind": "ClusterIssuer"}}}}}, "", []string{"admission.certificate.certManager.issuerRef.name: required"}},
 		{"two replicas without leader election", map[string]any{"leaderElection": map[string]any{"enabled": false}}, "",

@@ -137,6 +137,7 @@ func scReadyStatus() ogxv1beta1.OGXServerStatus {
 		scConfigInactive(scT0), scDeployReady(scT0), scServiceReady(scT0), scHealthDisabled(scT0),
 		scReadyAvailable("1/1 replicas available", scT0))
 	st.Version.LastUpdated = scT0
+	st.Replicas, st.Selector = 1, scSelector
 	return st
 }
 
@@ -152,15 +153,26 @@ type scCase struct {
 	name string
 	in   statusInputs
 	want statusResult
+	// ownScale: want states replicas and selector itself. Without it, a
+	// case with a Deployment expects the Deployment's status.replicas and
+	// scSelector, which the cases about other fields leave out.
+	ownScale bool
 }
+
+// scSelector is the serialized selector of the pods of controllertest.Name.
+const scSelector = "app=ogx,app.kubernetes.io/instance=demo"
 
 func scRun(t *testing.T, cases []scCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.in.server.DeepCopy()
+			want := tc.want
+			if !tc.ownScale && !want.wait && tc.in.deployment != nil {
+				want.status.Replicas, want.status.Selector = tc.in.deployment.Status.Replicas, scSelector
+			}
 			got := computeStatus(tc.in)
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(statusResult{})); diff != "" {
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(statusResult{})); diff != "" {
 				t.Errorf("computeStatus (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before, tc.in.server); diff != "" {

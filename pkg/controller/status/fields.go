@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -41,12 +42,14 @@ func setDistribution(in statusInputs, st *ogxv1beta1.OGXServerStatus) {
 	}
 }
 
-// setEndpoints fills the available replicas, the URLs and the providers the
-// probe reported (only while a replica is available).
+// setEndpoints fills the replica counts and selector, the URLs and the
+// providers the probe reported (only while a replica is available).
 func setEndpoints(in statusInputs, st *ogxv1beta1.OGXServerStatus) {
 	s, d := in.server, in.deployment
 	if d != nil {
 		st.AvailableReplicas = d.Status.AvailableReplicas
+		st.Replicas = d.Status.Replicas
+		st.Selector = podSelector(s)
 	}
 	if in.serviceExists {
 		st.ServiceURL = serviceURL(s, in.clusterDomain)
@@ -55,6 +58,15 @@ func setEndpoints(in statusInputs, st *ogxv1beta1.OGXServerStatus) {
 	if in.probe != nil && d != nil && d.Status.AvailableReplicas > 0 {
 		st.DistributionConfig.Providers = in.probe.Providers
 	}
+}
+
+// podSelector is the scale subresource's status.selector: the Deployment's
+// selector in its serialized form. It is the selector every Deployment of
+// ours is applied with, immutable once created, so it is derived here rather
+// than kept in the Deployment cache, whose view drops the selector
+// (docs/performance.md, Memory).
+func podSelector(s *ogxv1beta1.OGXServer) string {
+	return labels.SelectorFromSet(render.SelectorLabels(s.Name)).String()
 }
 
 // serviceURL is where the server answers in the cluster: its Service, over

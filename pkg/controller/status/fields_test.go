@@ -134,3 +134,37 @@ func TestStatusComputeFields(t *testing.T) {
 	})
 
 }
+
+// TestStatusScaleFields: status.replicas is the Deployment's own
+// status.replicas (surge pods included, not spec.replicas), and
+// status.selector the serialized selector of the server's pods, both absent
+// while no Deployment is cached: what the scale subresource reports.
+func TestStatusScaleFields(t *testing.T) {
+	type scale struct {
+		Replicas, Available int32
+		Selector            string
+	}
+	surging := scDeployment(1, 1)
+	surging.Status.Replicas = 2
+	for _, tc := range []struct {
+		name string
+		in   statusInputs
+		want scale
+	}{
+		{name: "no Deployment yet", in: scInputs(func(in *statusInputs) { in.deployment = nil }), want: scale{}},
+		{name: "rolled out", in: scInputs(), want: scale{Replicas: 1, Available: 1, Selector: "app=ogx,app.kubernetes.io/instance=demo"}},
+		{name: "a surge pod: the Deployment's status count, not its spec", in: scInputs(func(in *statusInputs) { in.deployment = surging }),
+			want: scale{Replicas: 2, Available: 1, Selector: "app=ogx,app.kubernetes.io/instance=demo"}},
+		{name: "another server's name", in: scInputs(func(in *statusInputs) { in.server.Name = "other" }),
+			want: scale{Replicas: 1, Available: 1, Selector: "app=ogx,app.kubernetes.io/instance=other"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var st ogxv1beta1.OGXServerStatus
+			setEndpoints(tc.in, &st)
+			got := scale{Replicas: st.Replicas, Available: st.AvailableReplicas, Selector: st.Selector}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("scale fields (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -36,6 +36,17 @@ type OGXServerStatus struct {
 	// AvailableReplicas is the Deployment's available replica count.
 	// +optional
 	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
+	// Replicas is the Deployment's current replica count, as the Deployment
+	// reports it in status.replicas: the scale subresource's status.replicas,
+	// which a HorizontalPodAutoscaler targeting the OGXServer reads.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// Selector is the Deployment's label selector of the server's pods, in
+	// its serialized form (app=ogx,app.kubernetes.io/instance=<name>): the
+	// scale subresource's status.selector, by which a HorizontalPodAutoscaler
+	// finds the pods whose metrics it reads.
+	// +optional
+	Selector string `json:"selector,omitempty"`
 	// ServiceURL is the in-cluster URL of the server's Service.
 	// +optional
 	ServiceURL string `json:"serviceURL,omitempty"`

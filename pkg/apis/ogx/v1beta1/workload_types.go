@@ -10,7 +10,8 @@ import (
 type WorkloadSpec struct {
 	// Replicas is the Deployment's replica count. With autoscaling it is not
 	// written to the Deployment (the HPA owns the count) but raises the HPA
-	// minimum.
+	// minimum. It is the count the scale subresource reads and writes
+	// (kubectl scale).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:default:=1

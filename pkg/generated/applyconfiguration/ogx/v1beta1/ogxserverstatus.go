@@ -39,6 +39,15 @@ type OGXServerStatusApplyConfiguration struct {
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// AvailableReplicas is the Deployment's available replica count.
 	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+	// Replicas is the Deployment's current replica count, as the Deployment
+	// reports it in status.replicas: the scale subresource's status.replicas,
+	// which a HorizontalPodAutoscaler targeting the OGXServer reads.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// Selector is the Deployment's label selector of the server's pods, in
+	// its serialized form (app=ogx,app.kubernetes.io/instance=<name>): the
+	// scale subresource's status.selector, by which a HorizontalPodAutoscaler
+	// finds the pods whose metrics it reads.
+	Selector *string `json:"selector,omitempty"`
 	// ServiceURL is the in-cluster URL of the server's Service.
 	ServiceURL *string `json:"serviceURL,omitempty"`
 	// ExternalURL is the URL of the Ingress; empty until known, absent when
@@ -97,6 +106,22 @@ func (b *OGXServerStatusApplyConfiguration) WithConditions(values ...*v1.Conditi
 // If called multiple times, the AvailableReplicas field is set to the value of the last call.
 func (b *OGXServerStatusApplyConfiguration) WithAvailableReplicas(value int32) *OGXServerStatusApplyConfiguration {
 	b.AvailableReplicas = &value
+	return b
+}
+
+// WithReplicas sets the Replicas field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Replicas field is set to the value of the last call.
+func (b *OGXServerStatusApplyConfiguration) WithReplicas(value int32) *OGXServerStatusApplyConfiguration {
+	b.Replicas = &value
+	return b
+}
+
+// WithSelector sets the Selector field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Selector field is set to the value of the last call.
+func (b *OGXServerStatusApplyConfiguration) WithSelector(value string) *OGXServerStatusApplyConfiguration {
+	b.Selector = &value
 	return b
 }
 

@@ -29,7 +29,8 @@ import (
 type WorkloadSpecApplyConfiguration struct {
 	// Replicas is the Deployment's replica count. With autoscaling it is not
 	// written to the Deployment (the HPA owns the count) but raises the HPA
-	// minimum.
+	// minimum. It is the count the scale subresource reads and writes
+	// (kubectl scale).
 	Replicas *int32 `json:"replicas,omitempty"`
 	// Workers is the number of uvicorn workers (env OGX_WORKERS). It also sets
 	// the default CPU request, in cores.

@@ -24,6 +24,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	applyconfigurationogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
 	scheme "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/scheme"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
 	watch "k8s.io/apimachinery/pkg/watch"
@@ -51,6 +52,9 @@ type OGXServerInterface interface {
 	Apply(ctx context.Context, oGXServer *applyconfigurationogxv1beta1.OGXServerApplyConfiguration, opts v1.ApplyOptions) (result *ogxv1beta1.OGXServer, err error)
 	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
 	ApplyStatus(ctx context.Context, oGXServer *applyconfigurationogxv1beta1.OGXServerApplyConfiguration, opts v1.ApplyOptions) (result *ogxv1beta1.OGXServer, err error)
+	GetScale(ctx context.Context, oGXServerName string, options v1.GetOptions) (*autoscalingv1.Scale, error)
+	UpdateScale(ctx context.Context, oGXServerName string, scale *autoscalingv1.Scale, opts v1.UpdateOptions) (*autoscalingv1.Scale, error)
+
 	OGXServerExpansion
 }
 
@@ -71,4 +75,33 @@ func newOGXServers(c *OgxV1beta1Client, namespace string) *oGXServers {
 			func() *ogxv1beta1.OGXServerList { return &ogxv1beta1.OGXServerList{} },
 		),
 	}
+}
+
+// GetScale takes name of the oGXServer, and returns the corresponding autoscalingv1.Scale object, and an error if there is any.
+func (c *oGXServers) GetScale(ctx context.Context, oGXServerName string, options v1.GetOptions) (result *autoscalingv1.Scale, err error) {
+	result = &autoscalingv1.Scale{}
+	err = c.GetClient().Get().
+		Namespace(c.GetNamespace()).
+		Resource("ogxservers").
+		Name(oGXServerName).
+		SubResource("scale").
+		VersionedParams(&options, scheme.ParameterCodec).
+		Do(ctx).
+		Into(result)
+	return
+}
+
+// UpdateScale takes the top resource name and the representation of a scale and updates it. Returns the server's representation of the scale, and an error, if there is any.
+func (c *oGXServers) UpdateScale(ctx context.Context, oGXServerName string, scale *autoscalingv1.Scale, opts v1.UpdateOptions) (result *autoscalingv1.Scale, err error) {
+	result = &autoscalingv1.Scale{}
+	err = c.GetClient().Put().
+		Namespace(c.GetNamespace()).
+		Resource("ogxservers").
+		Name(oGXServerName).
+		SubResource("scale").
+		VersionedParams(&opts, scheme.ParameterCodec).
+		Body(scale).
+		Do(ctx).
+		Into(result)
+	return
 }

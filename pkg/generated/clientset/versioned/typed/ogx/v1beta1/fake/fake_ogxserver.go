@@ -19,10 +19,15 @@ limitations under the License.
 package fake
 
 import (
+	context "context"
+
 	v1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/generated/applyconfiguration/ogx/v1beta1"
 	typedogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/typed/ogx/v1beta1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gentype "k8s.io/client-go/gentype"
+	testing "k8s.io/client-go/testing"
 )
 
 // fakeOGXServers implements OGXServerInterface
@@ -48,4 +53,28 @@ func newFakeOGXServers(fake *FakeOgxV1beta1, namespace string) typedogxv1beta1.O
 		),
 		fake,
 	}
+}
+
+// GetScale takes name of the oGXServer, and returns the corresponding scale object, and an error if there is any.
+func (c *fakeOGXServers) GetScale(ctx context.Context, oGXServerName string, options v1.GetOptions) (result *autoscalingv1.Scale, err error) {
+	emptyResult := &autoscalingv1.Scale{}
+	obj, err := c.Fake.
+		Invokes(testing.NewGetSubresourceActionWithOptions(c.Resource(), c.Namespace(), "scale", oGXServerName, options), emptyResult)
+
+	if obj == nil {
+		return emptyResult, err
+	}
+	return obj.(*autoscalingv1.Scale), err
+}
+
+// UpdateScale takes the representation of a scale and updates it. Returns the server's representation of the scale, and an error, if there is any.
+func (c *fakeOGXServers) UpdateScale(ctx context.Context, oGXServerName string, scale *autoscalingv1.Scale, opts v1.UpdateOptions) (result *autoscalingv1.Scale, err error) {
+	emptyResult := &autoscalingv1.Scale{}
+	obj, err := c.Fake.
+		Invokes(testing.NewUpdateSubresourceActionWithOptions(c.Resource(), "scale", c.Namespace(), scale, opts), &autoscalingv1.Scale{})
+
+	if obj == nil {
+		return emptyResult, err
+	}
+	return obj.(*autoscalingv1.Scale), err
 }
