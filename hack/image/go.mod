@@ -3,6 +3,7 @@ module github.com/ogx-k8s/ogx-controller/hack/image
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/google/go-containerregistry v0.22.1
 	golang.org/x/crypto/x509roots/fallback v0.0.0-20261030153154-30a33513ff6d
 )
