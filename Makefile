@@ -157,7 +157,7 @@ verify-release: $(KUSTOMIZE)
 	  if ! diff -u release/ogx-controller.yaml $$tmp; then echo "release/ogx-controller.yaml is stale: run make release" >&2; rm -f $$tmp; exit 1; fi; rm -f $$tmp
 
 ## docker-build: the image, for those with a Docker engine (none runs on
-## the project's machines; the Dockerfile is reviewed, not built, in CI).
+## the project's machines: make image builds the same image without one).
 IMG ?= ghcr.io/ogx-k8s/ogx-controller:v$(VERSION)
 .PHONY: docker-build
 docker-build:
@@ -168,9 +168,10 @@ docker-build:
 ## a base of /etc/passwd, /etc/group and CA certificates, as a multi-arch OCI
 ## image layout in $(IMAGE_LAYOUT) named $(IMG). Offline and reproducible:
 ## every timestamp is SOURCE_DATE_EPOCH (the last commit's time), so the
-## same source gives the same digest. Copy it with skopeo or crane, or:
-## image-push: push the layout to IMAGE (default $(IMG)) with the
-## credentials of docker login / credential helpers.
+## same source gives the same digest. docs/operations.md, Building the image.
+## image-push: make image, then push the layout to IMAGE (default $(IMG))
+## with the credentials of docker login or credential helpers; or copy
+## _output/image with skopeo (oci:_output/image:$(IMG)) or crane push.
 IMAGE_LAYOUT := $(CURDIR)/_output/image
 IMAGE ?= $(IMG)
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
