@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -265,7 +266,7 @@ func TestImage(t *testing.T) {
 
 	t.Run("push", func(t *testing.T) {
 		// An in-memory registry on the loopback address.
-		srv := httptest.NewServer(registry.New(registry.Logger(nil)))
+		srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 		t.Cleanup(srv.Close)
 		ref := strings.TrimPrefix(srv.URL, "http://") + "/ogx-k8s/ogx-controller:v0.0.0-test"
 		if _, err := imagebuild.Push(ctx, idx, ref); err != nil {
