@@ -174,10 +174,10 @@ docker-build:
 ## _output/image with skopeo (oci:_output/image:$(IMG)) or crane push.
 IMAGE_LAYOUT := $(CURDIR)/_output/image
 IMAGE ?= $(IMG)
-export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 .PHONY: image image-push test-image verify-image
 image:
-	cd hack/image && $(GO) run . build -root $(CURDIR) -out $(IMAGE_LAYOUT) -ref $(IMG) -version $(VERSION) \
+	cd hack/image && SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)} \
+	  $(GO) run . build -root $(CURDIR) -out $(IMAGE_LAYOUT) -ref $(IMG) -version $(VERSION) \
 	  -binary-version $$(git describe --tags --always --dirty 2>/dev/null || echo dev) \
 	  -revision $$(git rev-parse HEAD 2>/dev/null || echo unknown) -go $(GO)
 image-push: image
