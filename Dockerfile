@@ -1,6 +1,8 @@
 # ogx-controller image: a static binary on a distroless, non-root base.
 # No Docker engine runs on the project's machines; `make docker-build` is for
-# those who have one.
+# those who have one. `make image` (hack/image) builds the same image without
+# one; `make verify` fails when the final stage's USER, ENTRYPOINT or binary
+# path, or the go build flags, differ from it.
 FROM golang:1.26 AS build
 WORKDIR /src
 # Module downloads are cached in their own layer.

@@ -55,6 +55,7 @@ $(BIN)/kwok-stages.yaml: $(TOOLS_DEPS)
 test: tools $(BIN)/ogx-controller $(BIN)/kubectl $(BIN)/kubectl-ogx
 	$(GO) test ./... -count=1 -timeout 30m
 	$(MAKE) test-chart
+	$(MAKE) test-image
 	$(MAKE) test-bundle-e2e
 	cd test/monitoring && OGX_CONTROLLER_BIN=$(BIN)/ogx-controller $(GO) test ./... -count=1 -timeout 15m
 
@@ -83,7 +84,7 @@ fuzz:
 
 ## verify: generated code and CRDs are current, the code is formatted and
 ## vetted, and packages import downward only (test/layering).
-verify: verify-version verify-release verify-overlays verify-bundle verify-api-reference verify-chart verify-monitoring verify-controller-deps
+verify: verify-version verify-release verify-overlays verify-bundle verify-api-reference verify-chart verify-monitoring verify-controller-deps verify-image
 	hack/verify-codegen.sh
 	$(GO) test ./test/layering/ -count=1
 	@bad=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^pkg/generated/')); \
@@ -192,11 +193,41 @@ verify-version: $(BIN)/ogx-controller
 	$(GO) test ./config/ -run 'TestInstallPathsNameTheRelease|TestVersion' -count=1
 
 ## docker-build: the image, for those with a Docker engine (none runs on
-## the project's machines; the Dockerfile is reviewed, not built, in CI).
+## the project's machines: make image builds the same image without one).
 IMG ?= ghcr.io/ogx-k8s/ogx-controller:v$(VERSION)
 .PHONY: docker-build
 docker-build:
 	docker build --build-arg VERSION=v$(VERSION) -t $(IMG) .
+
+## image: the same image without a container engine (hack/image, a module of
+## its own): ogx-controller cross-compiled for linux/amd64 and linux/arm64 on
+## a base of /etc/passwd, /etc/group and CA certificates, as a multi-arch OCI
+## image layout in $(IMAGE_LAYOUT) named $(IMG). Offline and reproducible:
+## every timestamp is SOURCE_DATE_EPOCH (the last commit's time), so the
+## same source gives the same digest. docs/operations.md, Building the image.
+## image-push: make image, then push the layout to IMAGE (default $(IMG))
+## with the credentials of docker login or credential helpers; or copy
+## _output/image with skopeo (oci:_output/image:$(IMG)) or crane push.
+IMAGE_LAYOUT := $(CURDIR)/_output/image
+IMAGE ?= $(IMG)
+.PHONY: image image-push test-image verify-image
+image:
+	cd hack/image && SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)} \
+	  $(GO) run . build -root $(CURDIR) -out $(IMAGE_LAYOUT) -ref $(IMG) -version $(VERSION) \
+	  -binary-version v$(VERSION) \
+	  -revision $$(git rev-parse HEAD 2>/dev/null || echo unknown) -go $(GO)
+image-push: image
+	cd hack/image && $(GO) run . push -layout $(IMAGE_LAYOUT) -image $(IMAGE)
+## test-image: build the image into a temporary layout and check its
+## platforms, user, entrypoint, files and binaries, that two builds are
+## identical, and a push to an in-process registry (part of make test).
+test-image:
+	cd hack/image && $(GO) vet ./... && $(GO) test ./... -count=1 -timeout 20m
+## verify-image: hack/image is vetted and tidy and the Dockerfile's final
+## stage agrees with it (user, entrypoint, paths, build flags).
+verify-image:
+	cd hack/image && $(GO) vet ./... && $(GO) test ./... -run Dockerfile -count=1
+	@bad=$$(cd hack/image && $(GO) mod tidy -diff 2>&1) || { echo "hack/image/go.mod is not tidy: $$bad" >&2; exit 1; }
 
 ## verify-monitoring: config/monitoring (the operator's ServiceMonitor,
 ## alerting rules and Grafana dashboard) is consistent: every PromQL
