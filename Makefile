@@ -292,10 +292,12 @@ API_REF_ARGS := --source-path=pkg/apis --config=hack/api-reference/config.yaml -
 .PHONY: api-reference verify-api-reference
 api-reference: $(CRD_REF_DOCS)
 	@$(call api-reference-to,docs/api-reference.md)
-## verify-api-reference: fails when docs/api-reference.md is stale.
+## verify-api-reference: fails when docs/api-reference.md is stale or the
+## tool's module (hack/tools/crdrefdocs) is not tidy.
 verify-api-reference: $(CRD_REF_DOCS)
 	@tmp=$$(mktemp); trap 'rm -f $$tmp' EXIT; $(call api-reference-to,$$tmp); \
 	  if ! diff -u docs/api-reference.md $$tmp; then echo "docs/api-reference.md is stale: run make api-reference" >&2; exit 1; fi
+	@bad=$$(cd hack/tools/crdrefdocs && $(GO) mod tidy -diff 2>&1) || { echo "hack/tools/crdrefdocs/go.mod is not tidy: $$bad" >&2; exit 1; }
 
 ## Helm chart (charts/ogx-controller, docs/install-helm.md). Its tests live in
 ## the module test/chart so the product module does not depend on Helm.

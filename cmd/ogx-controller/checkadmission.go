@@ -55,6 +55,12 @@ var errAdmitted = errors.New("the API server admitted an OGXServer with an unkno
 // Exit codes: 0 the webhook denied the object, 1 it did not (the reason on
 // stderr), 2 usage.
 func runCheckAdmission(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return checkAdmissionCommand(ctx, args, serviceAccountNamespaceFile, stdout, stderr)
+}
+
+// checkAdmissionCommand is runCheckAdmission reading the pod's namespace
+// from nsFile when --namespace is not given.
+func checkAdmissionCommand(ctx context.Context, args []string, nsFile string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ogx-controller check-admission", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig path; empty means in-cluster config")
@@ -72,7 +78,7 @@ func runCheckAdmission(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	ns := *namespace
 	if ns == "" {
-		b, err := os.ReadFile(serviceAccountNamespaceFile)
+		b, err := os.ReadFile(nsFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "--namespace not set and not in a pod: %v\n", err)
 			return checkUsage

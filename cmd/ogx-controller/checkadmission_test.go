@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,8 @@ func TestCheckAdmissionUsage(t *testing.T) {
 		t.Errorf("exit %d, want %d", code, checkUsage)
 	}
 	errb.Reset()
-	if code := runCheckAdmission(t.Context(), []string{"--kubeconfig=/nonexistent"}, &out, &errb); code != checkUsage || !strings.Contains(errb.String(), "--namespace") {
+	noPod := filepath.Join(t.TempDir(), "namespace") // the test may run in a pod
+	if code := checkAdmissionCommand(t.Context(), []string{"--kubeconfig=/nonexistent"}, noPod, &out, &errb); code != checkUsage || !strings.Contains(errb.String(), "--namespace") {
 		t.Errorf("exit %d, stderr %q: want a usage error naming --namespace", code, errb.String())
 	}
 }

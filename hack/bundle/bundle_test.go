@@ -145,9 +145,9 @@ func TestBuildFromRelease(t *testing.T) {
 	}
 }
 
-// TestUpgradeGraph: a release replaces the next lower version in
-// CHANGELOG.md, whatever the order of the sections, and a version without a
-// section is refused.
+// TestUpgradeGraph: a release replaces the next lower released (dated)
+// version in CHANGELOG.md, whatever the order of the sections, and a
+// version without a section is refused.
 func TestUpgradeGraph(t *testing.T) {
 	releases := []release{{"0.2.0", ""}, {"0.1.0", "2026-12-01"}, {"0.1.1", "2026-12-10"}, {"1.0.0-rc.1", ""}}
 	sortReleases(releases)
@@ -157,7 +157,7 @@ func TestUpgradeGraph(t *testing.T) {
 		{"0.1.0", "", "2026-12-01", ""},
 		{"0.1.1", "0.1.0", "2026-12-10", ""},
 		{"0.2.0", "0.1.1", "", ""},
-		{"1.0.0-rc.1", "0.2.0", "", ""},
+		{"1.0.0-rc.1", "0.1.1", "", ""}, // 0.2.0 was never released
 		{"0.3.0", "", "", "no section for 0.3.0"},
 	} {
 		replaces, date, err := upgradeGraph(releases, tc.version)

@@ -62,16 +62,18 @@ func sortReleases(rs []release) {
 }
 
 // upgradeGraph places version among the releases: the release it replaces
-// (the next lower version, empty for the first) and its date. A version the
-// changelog does not list is an error, so a bundle is never published
-// without its section.
+// (the next lower version that was released, that is, has a date; empty for
+// the first) and its date. An undated lower version was never published, so
+// no catalog has its bundle and replacing it would break the channel's
+// graph. A version the changelog does not list is an error, so a bundle is
+// never published without its section.
 func upgradeGraph(releases []release, version string) (replaces, date string, err error) {
 	found := false
 	for _, r := range releases {
 		switch c := semver.Compare("v"+r.version, "v"+version); {
 		case c == 0:
 			found, date = true, r.date
-		case c < 0 && replaces == "":
+		case c < 0 && replaces == "" && r.date != "":
 			replaces = r.version
 		}
 	}

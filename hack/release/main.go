@@ -86,9 +86,12 @@ func checkVersion(v string) error {
 	return nil
 }
 
-// hasSection reports whether changelog has a "## [version]" heading.
+// hasSection reports whether changelog has the heading
+// "## [version] - YYYY-MM-DD" or "## [version] - unreleased", the form
+// make bundle reads the upgrade graph from and config/versions_test.go
+// checks, so a version stamped here is one the bundle can be built for.
 func hasSection(changelog []byte, version string) bool {
-	return regexp.MustCompile(`(?m)^## \[` + regexp.QuoteMeta(version) + `\]`).Match(changelog)
+	return regexp.MustCompile(`(?m)^## \[` + regexp.QuoteMeta(version) + `\] - (unreleased|\d{4}-\d{2}-\d{2})$`).Match(changelog)
 }
 
 // edit replaces the one match of re in file: re's first group is kept and

@@ -96,9 +96,14 @@ func TestStampRefuses(t *testing.T) {
 		{"1.0.0+build", "not x.y.z"},
 		{"", "not x.y.z"},
 		{"9.9.9", "CHANGELOG.md has no section for 9.9.9"},
+		{"7.7.7", "CHANGELOG.md has no section for 7.7.7"}, // a heading without "- date"
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			root := copyTree(t)
+			cl := filepath.Join(root, "CHANGELOG.md")
+			if err := os.WriteFile(cl, []byte(read(t, root, "CHANGELOG.md")+"\n## [7.7.7]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			before := read(t, root, "config/manager/manager.yaml") + read(t, root, "VERSION")
 			err := stamp(root, tc.version)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
@@ -267,7 +268,7 @@ func TestValues(t *testing.T) {
 		},
 	}, {
 		name: "serverAnyUID passes the flag and binds its ClusterRole cluster-wide",
-		vals: map[string]any{"serverAnyUID": true},
+		vals: map[string]any{"serverAnyUID": true, "rbac": map[string]any{"aggregateToDefaultRoles": false}},
 		check: func(t *testing.T, objs []*unstructured.Unstructured) {
 			if !slices.Contains(args(t, objs), "--server-any-uid") {
 				t.Errorf("args %v lack --server-any-uid", args(t, objs))
@@ -279,7 +280,7 @@ func TestValues(t *testing.T) {
 		},
 	}, {
 		name: "serverAnyUID with watch namespaces binds it in each; storage adoption only where listed",
-		vals: map[string]any{"serverAnyUID": true, "watchNamespaces": []any{"team-a", "team-b"},
+		vals: map[string]any{"serverAnyUID": true, "rbac": map[string]any{"aggregateToDefaultRoles": false}, "watchNamespaces": []any{"team-a", "team-b"},
 			"storageAdoption": map[string]any{"namespaces": []any{"team-b"}}},
 		check: func(t *testing.T, objs []*unstructured.Unstructured) {
 			bound := map[string][]string{}
@@ -768,6 +769,8 @@ func TestSchemaRejects(t *testing.T) {
 			[]string{"podDisruptionBudget.minAvailable: 2 with 2 replicas", "set it below replicas"}},
 		{"ServiceMonitor without metrics", map[string]any{"metrics": map[string]any{"enabled": false, "serviceMonitor": map[string]any{"enabled": true}}}, "",
 			[]string{"metrics.serviceMonitor.enabled", "metrics.enabled=true"}},
+		{"any UID for every namespace editor", map[string]any{"serverAnyUID": true}, "",
+			[]string{"serverAnyUID", "rbac.aggregateToDefaultRoles=false"}},
 		{"chart-owned release namespace", map[string]any{"namespace": map[string]any{"create": true}}, "ogx-system",
 			[]string{"namespace.create", "release namespace", "operatorNamespace"}},
 		{"extra env without a name", map[string]any{"extraEnv": []any{map[string]any{"value": "x"}}}, "", []string{"/extraEnv/0"}},
@@ -834,9 +837,23 @@ func TestTestHook(t *testing.T) {
 	if pod["serviceAccountName"] != name || pod["restartPolicy"] != "Never" {
 		t.Errorf("Pod serviceAccountName %v restartPolicy %v", pod["serviceAccountName"], pod["restartPolicy"])
 	}
-	wantPodSC := map[string]any{"runAsNonRoot": true, "seccompProfile": map[string]any{"type": "RuntimeDefault"}}
+	wantPodSC := map[string]any{"runAsNonRoot": true, "runAsUser": float64(65532), "seccompProfile": map[string]any{"type": "RuntimeDefault"}}
 	if d := cmp.Diff(wantPodSC, pod["securityContext"]); d != "" {
 		t.Errorf("pod securityContext (-want +got):\n%s", d)
+	}
+	// No selector of the operator's pods may pick the test Pod up: the
+	// webhook Service would route admission calls to it.
+	testLabels := labels.Set{}
+	for k, v := range field(t, hooks, "Pod", name, "metadata", "labels").(map[string]any) {
+		testLabels[k] = v.(string)
+	}
+	for _, o := range render(t, ch, nil) {
+		for _, path := range [][]string{{"spec", "selector"}, {"spec", "selector", "matchLabels"}, {"spec", "podSelector", "matchLabels"}} {
+			sel, found, _ := unstructured.NestedStringMap(o.Object, path...)
+			if found && len(sel) > 0 && labels.SelectorFromSet(sel).Matches(testLabels) {
+				t.Errorf("%s selects the helm test Pod (labels %v)", Key(o), testLabels)
+			}
+		}
 	}
 	c := pod["containers"].([]any)[0].(map[string]any)
 	wantSC := map[string]any{"allowPrivilegeEscalation": false, "capabilities": map[string]any{"drop": []any{"ALL"}},

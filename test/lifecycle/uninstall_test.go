@@ -35,8 +35,9 @@ const keepServersCommand = "kubectl delete -f release/ogx-controller.yaml -l app
 // guide says, with a server created while no webhook is registered (the
 // operator's pods do not run on kwok nodes), runs the guide's uninstall
 // command from the repository root and checks: every object of the release
-// file but the CRD is gone, and the CRD and the OGXServer are still there
-// with their UIDs.
+// file but the CRD and the namespace is gone, and the CRD and the
+// OGXServers (one in the operator's namespace) are still there with their
+// UIDs.
 func TestUninstallKeepsServers(t *testing.T) {
 	root, err := framework.ModuleRoot()
 	if err != nil {
@@ -75,6 +76,13 @@ func TestUninstallKeepsServers(t *testing.T) {
 	crdUID := kubectl(nil, "get", "crd", "ogxservers.ogx.io", "-o", "jsonpath={.metadata.uid}")
 
 	kubectl(nil, "apply", "--server-side", "-f", "release/ogx-controller.yaml")
+	// A server in the operator's own namespace, created after the install
+	// (the webhook has no endpoints: it is deregistered for the create and
+	// re-applied after it), must survive as well.
+	kubectl(nil, "delete", "validatingwebhookconfiguration", "ogx-controller-validating-webhook-configuration")
+	kubectl([]byte(server), "apply", "--server-side", "-n", "ogx-system", "-f", "-")
+	kubectl(nil, "apply", "--server-side", "-f", "release/ogx-controller.yaml")
+	systemUID := kubectl(nil, "get", "ogxserver", "kept", "-n", "ogx-system", "-o", "jsonpath={.metadata.uid}")
 	objs := releaseObjects(t, filepath.Join(root, "release", "ogx-controller.yaml"))
 	if len(objs) < 20 {
 		t.Fatalf("the release file has %d objects; is it the install?", len(objs))
@@ -89,10 +97,14 @@ func TestUninstallKeepsServers(t *testing.T) {
 	if got := kubectl(nil, "get", "ogxserver", "kept", "-n", "apps", "-o", "jsonpath={.metadata.uid}"); got != serverUID {
 		t.Errorf("OGXServer UID %q after uninstall, was %q", got, serverUID)
 	}
+	if got := kubectl(nil, "get", "ogxserver", "kept", "-n", "ogx-system", "-o", "jsonpath={.metadata.uid}"); got != systemUID {
+		t.Errorf("the OGXServer in ogx-system has UID %q after uninstall, was %q", got, systemUID)
+	}
 	dyn, mapper := clients(t)
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
-		if gvk.Kind == "CustomResourceDefinition" {
+		if gvk.Kind == "CustomResourceDefinition" || gvk.Kind == "Namespace" {
+			// Kept: the CRD holds the servers, the namespace may.
 			continue
 		}
 		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)

@@ -41,6 +41,22 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
+{{/*
+The labels of the helm test Pod: ogx.labels but for app.kubernetes.io/name,
+so that no selector of the operator's pods (the webhook and metrics
+Services, the PodDisruptionBudget, the NetworkPolicy, anti-affinity) picks
+the test Pod up: the webhook Service would otherwise route admission calls
+to a pod where nothing listens while the test runs.
+*/}}
+{{- define "ogx.testLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: ogx-controller-test
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/component: test
+{{- end }}
+
 {{- define "ogx.image" -}}
 {{- if .Values.image.digest -}}
 {{ .Values.image.repository }}@{{ .Values.image.digest }}
@@ -79,6 +95,9 @@ cannot express with a readable message.
 {{- end -}}
 {{- if and .Values.metrics.serviceMonitor.enabled (not .Values.metrics.enabled) -}}
 {{- fail "metrics.serviceMonitor.enabled: the ServiceMonitor needs metrics.enabled=true" -}}
+{{- end -}}
+{{- if and .Values.serverAnyUID .Values.rbac.aggregateToDefaultRoles -}}
+{{- fail "serverAnyUID: with it, whoever creates an OGXServer runs its pods as any user (on OpenShift, under the anyuid SCC), and rbac.aggregateToDefaultRoles gives that to every user of the built-in edit and admin roles; set rbac.aggregateToDefaultRoles=false and grant OGXServer access to trusted users only (docs/security.md, Aggregated roles)" -}}
 {{- end -}}
 {{- if and .Values.namespace.create (eq (include "ogx.namespace" .) .Release.Namespace) -}}
 {{- fail (printf "namespace.create: the operator namespace %q is the release namespace, which Helm (helm install --create-namespace) creates and the chart cannot own; set namespace.create only together with an operatorNamespace other than the release namespace" .Release.Namespace) -}}

@@ -34,10 +34,16 @@ func compile(ctx context.Context, o Options, p v1.Platform) ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "ogx-controller")
-	cmd := exec.CommandContext(ctx, goCmd, "build", "-trimpath", "-ldflags", LDFlags(o.BinaryVersion),
+	cmd := exec.CommandContext(ctx, goCmd, "build", "-trimpath", "-buildvcs=false", "-ldflags", LDFlags(o.BinaryVersion),
 		"-o", out, "./cmd/ogx-controller")
 	cmd.Dir = o.Root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture)
+	// The caller's environment may set the instruction-set level or extra
+	// flags (GOAMD64=v3, GOFLAGS=-race, ...), which would change the bytes,
+	// and so the digest, or give a binary that older CPUs cannot run: the
+	// image's are set here to the baseline each architecture guarantees.
+	// -buildvcs=false keeps a dirty checkout's VCS stamp out of it too.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture,
+		"GOAMD64=v1", "GOARM64=v8.0", "GOFLAGS=", "GOEXPERIMENT=")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {

@@ -52,7 +52,7 @@ type Options struct {
 	// Root is the repository root (the directory of the root go.mod).
 	Root string
 	// BinaryVersion is main.version in the binary, what --version prints
-	// (the Makefile passes git describe, as for bin/ogx-controller).
+	// (the Makefile passes v$(VERSION), as for bin/ogx-controller).
 	BinaryVersion string
 	// Version is the release, the org.opencontainers.image.version label
 	// (the Makefile's VERSION).
