@@ -44,6 +44,9 @@ func (s *Schema) UnknownFields(obj map[string]any) []UnknownField {
 	}
 	paths := pruning.PruneWithOptions(runtime.DeepCopyJSON(pruned), s.structural, true,
 		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	if len(paths) == 0 {
+		return nil
+	}
 
 	type located struct {
 		steps []any // keys (string) and array indices (int) from the root
