@@ -35,8 +35,8 @@ func (u UnknownField) String() string {
 // is not changed. Top-level fields come first, then the rest in path order
 // (keys sorted, array items by index). Like the API server, it leaves
 // apiVersion, kind and metadata to their own checks and keeps whatever is
-// below x-kubernetes-preserve-unknown-fields; status is not looked at,
-// since a create through the status subresource's CRD drops it anyway.
+// below x-kubernetes-preserve-unknown-fields. Status is not looked at: with
+// the status subresource, the API server drops it from a create anyway.
 func (s *Schema) UnknownFields(obj map[string]any) []UnknownField {
 	pruned := maps.Clone(obj)
 	if _, ok := s.structural.Properties["status"]; ok {
