@@ -8,7 +8,7 @@
 //	kubectl ogx help | --help            list the commands
 //
 // render and migrate need the API server's schema and CEL code
-// (pkg/crdvalidate, pkg/crdschema); they live here rather than in the
+// (pkg/crdvalidate); they live here rather than in the
 // controller binary so that no controller replica carries it.
 package main
 

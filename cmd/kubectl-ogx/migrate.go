@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/ogx-k8s/ogx-controller/config/crd"
 	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
-	"github.com/ogx-k8s/ogx-controller/pkg/crdschema"
+	"github.com/ogx-k8s/ogx-controller/pkg/crdvalidate"
 	"github.com/ogx-k8s/ogx-controller/pkg/migrate"
 )
 
@@ -125,20 +123,16 @@ func oneLegacyDocument(files []string, stdin io.Reader) (*unstructured.Unstructu
 }
 
 // decodeLegacyOrReport decodes d with the legacy CRD's schema; warnings,
-// and the problems or error that stop it, go to stderr with the exit code.
+// and the problems that stop it, go to stderr with the exit code.
 func decodeLegacyOrReport(d *unstructured.Unstructured, stderr io.Writer) (*llsdv1alpha1.LlamaStackDistribution, int) {
-	schema, err := crd.Schema(legacyCRD, legacyVersion)
+	schema, err := crdSchema(legacyCRD, legacyVersion)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return nil, exitFailed
 	}
-	l, problems, warnings, err := decodeLegacy(d, schema)
+	l, problems, warnings := decodeLegacy(d, schema)
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return nil, exitFailed
 	}
 	if len(problems) > 0 {
 		for _, p := range problems {
@@ -150,38 +144,34 @@ func decodeLegacyOrReport(d *unstructured.Unstructured, stderr io.Writer) (*llsd
 }
 
 // decodeLegacy reads a LlamaStackDistribution as the API server would, with
-// the legacy CRD's schema:
-// fields its CRD's schema does not define are returned as problems (each
+// the legacy CRD's schema (pkg/crdvalidate): fields the schema does not
+// define, at the top level or under spec, are returned as problems (each
 // with its path and the nearest valid name), and the schema's defaults are
-// applied to the spec. Top-level fields other than apiVersion, kind,
-// metadata, spec and status are problems too; status is ignored.
-func decodeLegacy(d *unstructured.Unstructured, schema *apiextensionsv1.JSONSchemaProps) (l *llsdv1alpha1.LlamaStackDistribution, problems, warnings []string, err error) {
+// applied in place. Metadata is the API server's to check; status is
+// ignored.
+func decodeLegacy(d *unstructured.Unstructured, schema *crdvalidate.Schema) (l *llsdv1alpha1.LlamaStackDistribution, problems, warnings []string) {
 	// A misspelling (an unknown field near a defined one) is an error; a
 	// field with no defined name near it is likely one of a newer legacy
 	// operator's, which this conversion does not know: it is named in a
 	// warning, not carried over.
-	for _, u := range unknownFields(d, schema) {
+	for _, u := range schema.UnknownFields(d.Object) {
 		if u.Suggestion != "" {
 			problems = append(problems, u.String())
 		} else {
 			warnings = append(warnings, fmt.Sprintf("%s: not a field of %s/%s LlamaStackDistribution as this migrate knows it; not carried over", u.Path, llsdv1alpha1.GroupName, legacyVersion))
 		}
 	}
-	spec, ok := d.Object["spec"]
-	if !ok {
+	if _, ok := d.Object["spec"]; !ok {
 		problems = append(problems, "spec: required (a LlamaStackDistribution needs at least spec.server.distribution)")
 	}
 	if len(problems) > 0 {
-		return nil, problems, warnings, nil
+		return nil, problems, warnings
 	}
-	specSchema := schema.Properties["spec"]
-	if err := crdschema.Default(spec, &specSchema); err != nil {
-		return nil, nil, warnings, fmt.Errorf("applying the legacy CRD's defaults: %w", err)
-	}
+	schema.Default(d.Object)
 	l = &llsdv1alpha1.LlamaStackDistribution{}
 	if err := fromUnstructured(d, l); err != nil {
 		// A value of the wrong type (replicas: "two").
-		return nil, []string{fmt.Sprintf("decoding %s: %v", d.GetName(), err)}, warnings, nil
+		return nil, []string{fmt.Sprintf("decoding %s: %v", d.GetName(), err)}, warnings
 	}
-	return l, nil, warnings, nil
+	return l, nil, warnings
 }

@@ -18,7 +18,6 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/ogx-k8s/ogx-controller/config/crd"
 	llsdv1alpha1 "github.com/ogx-k8s/ogx-controller/pkg/apis/llamastack/v1alpha1"
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/configgen"
@@ -87,7 +86,7 @@ func (r *renderRun) decodeDocuments(docs []renderDocument) (renderInputs, error)
 	// Unknown fields are reported with their paths from the CRD's schema,
 	// as the API server would drop them, before the strict decoder names
 	// only the key.
-	serverSchema, err := crd.Schema(serverCRD, ogxv1beta1.SchemeGroupVersion.Version)
+	serverSchema, err := crdSchema(serverCRD, ogxv1beta1.SchemeGroupVersion.Version)
 	if err != nil {
 		return in, err
 	}
@@ -99,7 +98,7 @@ func (r *renderRun) decodeDocuments(docs []renderDocument) (renderInputs, error)
 			if gvk.Version != ogxv1beta1.SchemeGroupVersion.Version {
 				return in, usageErr("unsupported apiVersion %s for OGXServer %s: render takes %s", d.obj.GetAPIVersion(), id, ogxv1beta1.SchemeGroupVersion)
 			}
-			if unknown := unknownFields(d.obj, serverSchema); len(unknown) > 0 {
+			if unknown := serverSchema.UnknownFields(d.obj.Object); len(unknown) > 0 {
 				return in, &validationErr{msgs: messages(unknown)}
 			}
 			if r.opts.validate {

@@ -7,10 +7,11 @@
 // `migrate` use it, so a manifest they accept is one the API server accepts,
 // and a rejected one gets the same field paths and messages.
 //
-// What stays with the API server: unknown fields (the callers decode
-// strictly and report them with their paths first), metadata beyond what
-// the schema says (the admission validator checks the name), and
-// ratcheting, which only applies to updates.
+// Unknown fields are a separate step (Schema.UnknownFields), so callers
+// can report them, with their paths and the nearest valid name, before
+// anything else. What stays with the API server: metadata beyond what the
+// schema says (the admission validator checks the name), and ratcheting,
+// which only applies to updates.
 package crdvalidate
 
 import (
@@ -18,11 +19,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
@@ -38,47 +36,32 @@ const NotCheckedMessage = "some validation rules were not checked because the ob
 // Validator checks objects of one version of one CRD.
 type Validator struct {
 	apiVersion, kind string
-	structural       *structuralschema.Structural
-	schema           apiservervalidation.SchemaValidator
+	schema           *Schema
+	openAPI          apiservervalidation.SchemaValidator
 	cel              *cel.Validator
 }
 
 // New builds the Validator of version of crd. The CEL rules are compiled
 // here, once.
 func New(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
-	var v1Validation *apiextensionsv1.CustomResourceValidation
-	for _, ver := range crd.Spec.Versions {
-		if ver.Name == version {
-			v1Validation = ver.Schema
-		}
-	}
-	if v1Validation == nil || v1Validation.OpenAPIV3Schema == nil {
-		return nil, fmt.Errorf("CRD %s has no schema for version %s", crd.Name, version)
-	}
-	internal := &apiextensions.CustomResourceValidation{}
-	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v1Validation, internal, nil); err != nil {
-		return nil, fmt.Errorf("converting the schema of %s %s: %w", crd.Name, version, err)
-	}
-	s, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+	internal, err := internalSchema(crd, version)
 	if err != nil {
-		return nil, fmt.Errorf("the schema of %s %s is not structural: %w", crd.Name, version, err)
+		return nil, err
 	}
-	// As the API server does: defaults inside the schema are pruned of
-	// unknown fields before they are applied.
-	s = s.DeepCopy()
-	if err := structuraldefaulting.PruneDefaults(s); err != nil {
-		return nil, fmt.Errorf("pruning the defaults of %s %s: %w", crd.Name, version, err)
+	s, err := newSchema(crd, version, internal)
+	if err != nil {
+		return nil, err
 	}
-	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(internal.OpenAPIV3Schema)
+	openAPI, _, err := apiservervalidation.NewSchemaValidator(internal)
 	if err != nil {
 		return nil, fmt.Errorf("building the schema validator of %s %s: %w", crd.Name, version, err)
 	}
 	return &Validator{
 		apiVersion: crd.Spec.Group + "/" + version,
 		kind:       crd.Spec.Names.Kind,
-		structural: s,
-		schema:     schemaValidator,
-		cel:        cel.NewValidator(s, true, celconfig.PerCallLimit),
+		schema:     s,
+		openAPI:    openAPI,
+		cel:        cel.NewValidator(s.structural, true, celconfig.PerCallLimit),
 	}, nil
 }
 
@@ -90,19 +73,19 @@ func (v *Validator) Create(ctx context.Context, obj map[string]any) field.ErrorL
 		return errs
 	}
 	normalizeNumbers(obj)
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, v.structural)
-	structuraldefaulting.Default(obj, v.structural)
+	v.schema.Default(obj)
 
+	structural := v.schema.structural
 	var errs field.ErrorList
-	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.schema)...)
-	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, v.structural, false)...)
-	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.openAPI)...)
+	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, structural, false)...)
+	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, structural, obj)...)
 	if blocking(errs) {
 		// A missing or mistyped value can make a rule fail for the wrong
 		// reason; like the API server, report that the rules were skipped.
 		return append(errs, field.Invalid(nil, nil, NotCheckedMessage))
 	}
-	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	celErrs, _ := v.cel.Validate(ctx, nil, structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	return append(errs, celErrs...)
 }
 
