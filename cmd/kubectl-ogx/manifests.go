@@ -64,20 +64,13 @@ func fromUnstructured(u *unstructured.Unstructured, into any) error {
 	return json.Unmarshal(b, into)
 }
 
-// toYAML prints an object as YAML without the empty status and the null
-// creationTimestamp a typed object carries.
+// toYAML prints an object as YAML without the empty status, the null
+// creationTimestamp a typed object carries and the other fields the API
+// server owns (cleanObject).
 func toYAML(obj any) ([]byte, error) {
-	b, err := json.Marshal(obj)
+	m, err := cleanObject(obj)
 	if err != nil {
 		return nil, err
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	delete(m, "status")
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "creationTimestamp")
 	}
 	return yaml.Marshal(m)
 }

@@ -57,6 +57,26 @@ type assets struct {
 	etcd, apiServer, controllerManager, scheduler, kwok, kwokStages string
 }
 
+// KubectlPath returns the kubectl the Makefile builds into the assets
+// directory (make bin/kubectl, a prerequisite of make test), for tests that
+// run a user's commands as the user would. A missing one is an error, not a
+// skip: a skipped test looks like a passing one.
+func KubectlPath() (string, error) {
+	dir := os.Getenv(AssetsEnv)
+	if dir == "" {
+		root, err := ModuleRoot()
+		if err != nil {
+			return "", fmt.Errorf("locating kubectl (set %s to override): %w", AssetsEnv, err)
+		}
+		dir = filepath.Join(root, "bin")
+	}
+	p := filepath.Join(dir, "kubectl")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("no kubectl at %s: run make bin/kubectl (or set %s): %w", p, AssetsEnv, err)
+	}
+	return p, nil
+}
+
 // resolveAssets finds the programs in dir (or the default directory when dir
 // is empty) and fails, naming every missing file, when one is absent. A
 // missing binary is an error rather than a skip: silently skipped integration

@@ -137,21 +137,12 @@ spec:
     name: starter
 `
 
-// kubectlPath is the kubectl the Makefile builds into the assets directory
-// (make bin/kubectl, a prerequisite of make test).
+// kubectlPath is framework.KubectlPath, failing the test when it is missing.
 func kubectlPath(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv(framework.AssetsEnv)
-	if dir == "" {
-		root, err := framework.ModuleRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = filepath.Join(root, "bin")
-	}
-	p := filepath.Join(dir, "kubectl")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("no kubectl at %s: run make bin/kubectl (or set %s): %v", p, framework.AssetsEnv, err)
+	p, err := framework.KubectlPath()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
 }
