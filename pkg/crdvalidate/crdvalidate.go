@@ -39,6 +39,8 @@ type Validator struct {
 	schema           *Schema
 	openAPI          apiservervalidation.SchemaValidator
 	cel              *cel.Validator
+	// specReplicas is the scale subresource's spec replicas path, or "".
+	specReplicas string
 }
 
 // New builds the Validator of version of crd. The CEL rules are compiled
@@ -57,11 +59,12 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Valida
 		return nil, fmt.Errorf("building the schema validator of %s %s: %w", crd.Name, version, err)
 	}
 	return &Validator{
-		apiVersion: crd.Spec.Group + "/" + version,
-		kind:       crd.Spec.Names.Kind,
-		schema:     s,
-		openAPI:    openAPI,
-		cel:        cel.NewValidator(s.structural, true, celconfig.PerCallLimit),
+		apiVersion:   crd.Spec.Group + "/" + version,
+		kind:         crd.Spec.Names.Kind,
+		schema:       s,
+		openAPI:      openAPI,
+		cel:          cel.NewValidator(s.structural, true, celconfig.PerCallLimit),
+		specReplicas: specReplicasPath(crd, version),
 	}, nil
 }
 
@@ -78,6 +81,7 @@ func (v *Validator) Create(ctx context.Context, obj map[string]any) field.ErrorL
 	structural := v.schema.structural
 	var errs field.ErrorList
 	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.openAPI)...)
+	errs = append(errs, scaleErrors(obj, v.specReplicas)...)
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, structural, false)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, structural, obj)...)
 	if blocking(errs) {

@@ -166,7 +166,10 @@ var handWrittenInvalidCases = []invalidCase{
 		[]want{schemaErr("spec.tls.identity.cert", required)}},
 
 	// spec.workload.
-	{"replicas-negative", `workload: {replicas: -1}`, []want{schemaErr("spec.workload.replicas", gte(0))}},
+	// The scale subresource's own check names the field by its CRD path,
+	// leading dot included (pkg/crdvalidate, scale.go).
+	{"replicas-negative", `workload: {replicas: -1}`, []want{schemaErr("spec.workload.replicas", gte(0)),
+		schemaErr(".spec.workload.replicas", "should be a non-negative integer")}},
 	{"workers-zero", `workload: {workers: 0}`, []want{schemaErr("spec.workload.workers", gte(1))}},
 	{"resourceClaims-empty-list", `workload: {resourceClaims: []}`, []want{schemaErr("spec.workload.resourceClaims", minItems1)}},
 	{"resourceClaims-duplicate-name", `workload: {resourceClaims: [{name: gpu, resourceClaimName: a}, {name: gpu, resourceClaimName: b}]}`,
