@@ -32,15 +32,10 @@ const (
 
 // requestKind is a verb (lower case, as the metrics name it: apply for
 // server-side apply, watch for a list that watches) and
-// resource[/subresource]; a non-resource request has no resource.
+// resource[/subresource], or a non-resource request's path.
 type requestKind struct{ verb, resource string }
 
-func (k requestKind) String() string {
-	if k.resource == "" {
-		return k.verb + " (non-resource)"
-	}
-	return k.verb + " " + k.resource
-}
+func (k requestKind) String() string { return k.verb + " " + k.resource }
 
 // longRunning kinds hold their request open (a watch for as long as it
 // lasts), so their duration is not work and takes no share of the CPU.
@@ -113,7 +108,10 @@ func kindOf(m *dto.Metric) requestKind {
 			sub = l.GetValue()
 		}
 	}
-	if sub != "" {
+	switch {
+	case resource == "":
+		resource = sub // a non-resource request's path, or none
+	case sub != "":
 		resource += "/" + sub
 	}
 	return requestKind{verb: verb, resource: resource}
