@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -159,11 +160,15 @@ func run(o *options) error {
 	if o.raw {
 		logf("phase raw: %d × (ServiceAccount, NetworkPolicy, Service, Deployment) with %d workers", o.n, rawWorkers)
 		r.rawCPU = newCPUWindow(pids)
+		r.rawCPU.scrape = func() (requestStats, error) { return scrapeRequests(ctx, c.kube) }
 		if r.raw, err = runRaw(ctx, c.kube, o.n, time.Now().Add(o.timeout), r.rawCPU); err != nil {
 			return err
 		}
 		if r.rawCPU.err != nil {
 			logf("no raw phase CPU figures: %v", r.rawCPU.err)
+		}
+		if r.rawCPU.reqErr != nil {
+			logf("no raw phase request kinds: %v", r.rawCPU.reqErr)
 		}
 	}
 	if err := prepareCluster(ctx, cp, c.kube, o); err != nil {
@@ -181,7 +186,11 @@ func run(o *options) error {
 func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane, c *benchClients,
 	controllerArgs []string, pids map[string]int, r *result,
 ) (err error) {
-	ctrl, args, logPath, err := startOperator(cp, o.controller, controllerArgs)
+	healthAddr, err := freeAddress()
+	if err != nil {
+		return err
+	}
+	ctrl, args, logPath, err := startOperator(cp, o.controller, healthAddr, controllerArgs)
 	if err != nil {
 		return err
 	}
@@ -205,6 +214,15 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	if err := waitLease(ctx, c.kube, time.Now().Add(o.timeout), alive); err != nil {
 		return err
 	}
+	// The baseline of the anonymous memory per server: caches synced (the
+	// CRD's, the unrelated objects'), no OGXServer yet.
+	if err := waitSynced(ctx, healthAddr, time.Now().Add(o.timeout), alive); err != nil {
+		return err
+	}
+	if r.memSynced, err = readMemory(ctrl.Pid()); err != nil {
+		logf("no memory baseline: %v", err)
+		err = nil
+	}
 
 	logf("phase ogx: %d OGXServers with %d workers", o.n, o.workers)
 	// The CPU readings are taken at the first create and once all are
@@ -213,6 +231,7 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	ogxPids := maps.Clone(pids)
 	ogxPids[operatorProcess] = ctrl.Pid()
 	r.ogxCPU = newCPUWindow(ogxPids)
+	r.ogxCPU.scrape = func() (requestStats, error) { return scrapeRequests(ctx, c.kube) }
 	var img *fleetImage
 	if o.distribution == distributionOCILabel {
 		if img, err = startRegistry(); err != nil {
@@ -226,6 +245,9 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	}
 	if r.ogxCPU.err != nil {
 		logf("no ogx phase CPU figures: %v", r.ogxCPU.err)
+	}
+	if r.ogxCPU.reqErr != nil {
+		logf("no ogx phase request kinds: %v", r.ogxCPU.reqErr)
 	}
 	if err := idleWindow(ctx, r, o.idle); err != nil {
 		return err
@@ -250,7 +272,11 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 
 // refusingAddress returns a loopback address where nothing listens: a port
 // the kernel just handed out, released again at once.
-func refusingAddress() (string, error) {
+func refusingAddress() (string, error) { return freeAddress() }
+
+// freeAddress returns a loopback address with a port the kernel just handed
+// out, released again at once for a process to listen on.
+func freeAddress() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("finding a free loopback port: %w", err)
@@ -260,6 +286,34 @@ func refusingAddress() (string, error) {
 		return "", err
 	}
 	return addr, nil
+}
+
+// waitSynced waits until ogx-controller's /readyz on addr answers OK,
+// which it does once its caches have synced.
+func waitSynced(ctx context.Context, addr string, deadline time.Time, alive func() error) error {
+	client := &http.Client{Timeout: 5 * time.Second}
+	var last error
+	begin := time.Now()
+	err := waitUntil(ctx, deadline, "ogx-controller's caches to sync (/readyz on "+addr+")", func() bool {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/readyz", nil)
+		if err != nil {
+			last = err
+			return false
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			last = err
+			return false
+		}
+		_ = resp.Body.Close()
+		last = fmt.Errorf("status %s", resp.Status)
+		return resp.StatusCode == http.StatusOK
+	}, func() string { return fmt.Sprintf("last answer: %v", last) }, alive)
+	if err != nil {
+		return err
+	}
+	logf("ogx-controller's caches synced after %.1fs", time.Since(begin).Seconds())
+	return nil
 }
 
 // waitLease waits until ogx-controller holds its leader-election Lease,

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // Both phases of a run keep this machine's cores busy, so the ratio of
@@ -37,6 +39,15 @@ type cpuWindow struct {
 	used map[string]time.Duration
 	wall time.Duration
 	err  error
+
+	// scrape, when set, reads the API server's request metrics: before the
+	// first CPU reading and after the second, so that the scrapes' own cost
+	// stays out of the window. requests is what they differ by; reqErr says
+	// why it is nil.
+	scrape   func() (requestStats, error)
+	reqFirst requestStats
+	requests requestStats
+	reqErr   error
 }
 
 // newCPUWindow measures the processes of pids (name to process ID).
@@ -64,6 +75,9 @@ func (w *cpuWindow) start() {
 	if w == nil {
 		return
 	}
+	if w.scrape != nil {
+		w.reqFirst, w.reqErr = w.scrape()
+	}
 	w.began = time.Now()
 	w.before, w.err = w.readAll()
 }
@@ -82,6 +96,22 @@ func (w *cpuWindow) stop() {
 			w.used[name] = d - b
 		}
 	}
+	if w.scrape != nil && w.reqFirst != nil {
+		var last requestStats
+		if last, w.reqErr = w.scrape(); w.reqErr == nil {
+			w.requests = last.since(w.reqFirst)
+		}
+	}
+}
+
+// requestCosts is the API server's requests of a stopped window by kind,
+// with their share of its CPU when that was read; nil without metrics.
+func (w *cpuWindow) requestCosts() []kindCost {
+	if w == nil || w.requests == nil {
+		return nil
+	}
+	api, _ := w.process(framework.APIServer)
+	return attribute(w.requests, api)
 }
 
 // ok reports whether every process was read at both ends.

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
 // result is everything one run measured.
@@ -29,6 +31,9 @@ type result struct {
 
 	rssPeak, anonPeak int64 // bytes
 	memFinal          memory
+	// memSynced is the operator's memory once its caches had synced,
+	// before the first OGXServer; zero when it could not be read.
+	memSynced memory
 
 	// rawCPU and ogxCPU are the CPU time of the control plane's components
 	// and the bench program in each phase (the ogx phase's also of
@@ -93,6 +98,9 @@ func (r *result) markdown() string {
 	}
 	row("ogx phase CPU (first create → all Ready), core-s (cores"+versus+"): by process", "%s", r.ogxCPU.summary(r.rawCPU))
 	row("ogx phase CPU less the operator's own, core-s"+lessVersus, "%s", r.ogxCPU.without(operatorProcess, r.rawCPU))
+	for _, c := range r.costRows(requestKinds) {
+		row(c[0], "%s", c[1])
+	}
 	row("operator requests while converging (first create → all Ready)", "%d total, %.2f per server", r.converge.total, float64(r.converge.total)/float64(o.n))
 	for _, t := range r.converge.rows() {
 		row("&nbsp;&nbsp;"+t.verb+" "+t.resource, "%d (%.2f per server)", t.count, float64(t.count)/float64(o.n))
@@ -110,6 +118,63 @@ func (r *result) markdown() string {
 	row("of which anonymous (heap, stacks) peak / final, MiB", "%.0f / %.0f", mib(r.anonPeak), mib(r.memFinal.anon))
 	row("of which the executable's pages, final, MiB", "%.0f", mib(r.memFinal.file))
 	return b.String()
+}
+
+// requestKinds is how many request kinds the report lists per phase.
+const requestKinds = 8
+
+// costRows are the cost per server of each phase: the operator's CPU, the
+// API server's CPU and the operator's anonymous memory growth, then the
+// API server's top request kinds of each phase from its own metrics
+// (apimetrics.go). A figure that was not measured is "–".
+func (r *result) costRows(top int) [][2]string {
+	n := r.opts.n
+	ms := func(w *cpuWindow, name string) (float64, bool) {
+		d, ok := w.process(name)
+		return msPerServer(d, n), ok
+	}
+	opCPU := "–"
+	if v, ok := ms(r.ogxCPU, operatorProcess); ok {
+		opCPU = fmt.Sprintf("%.2f", v)
+	}
+	api := "–"
+	ogxAPI, ogxOK := ms(r.ogxCPU, framework.APIServer)
+	rawAPI, rawOK := ms(r.rawCPU, framework.APIServer)
+	switch {
+	case ogxOK && rawOK:
+		api = fmt.Sprintf("%.2f / %.2f (%+.2f)", rawAPI, ogxAPI, ogxAPI-rawAPI)
+	case ogxOK:
+		api = fmt.Sprintf("– / %.2f", ogxAPI)
+	}
+	mem := "–"
+	if r.memSynced.anon > 0 && r.memFinal.anon > 0 {
+		mem = fmt.Sprintf("%.1f (%.1f MiB final − %.1f MiB after the caches synced)",
+			kibPerServer(r.memFinal.anon, r.memSynced.anon, n), mib(r.memFinal.anon), mib(r.memSynced.anon))
+	}
+	rows := [][2]string{
+		{"cost per server: operator CPU (ogx phase), ms", opCPU},
+		{"cost per server: API server CPU, ms: raw / ogx (ogx − raw)", api},
+		{"cost per server: operator anonymous memory, KiB", mem},
+	}
+	for _, phase := range []struct {
+		name string
+		w    *cpuWindow
+	}{{"raw", r.rawCPU}, {"ogx", r.ogxCPU}} {
+		if phase.w == nil {
+			continue
+		}
+		costs := phase.w.requestCosts()
+		if costs == nil {
+			rows = append(rows, [2]string{"API server requests by kind, " + phase.name + " phase", "–"})
+			continue
+		}
+		rows = append(rows, [2]string{"API server requests by kind, " + phase.name + " phase (top " + fmt.Sprint(top) + " by duration), per server",
+			"requests, summed request duration (latency, not CPU) and the API server's CPU split by that duration"})
+		for _, k := range requestKindRows(costs, n, top) {
+			rows = append(rows, [2]string{"&nbsp;&nbsp;" + phase.name + " " + k[0], k[1]})
+		}
+	}
+	return rows
 }
 
 func (r *result) variant() string {

@@ -137,8 +137,9 @@ func prepareCluster(ctx context.Context, cp *framework.ControlPlane, client kube
 }
 
 // startOperator starts the ogx-controller binary as the bench's operator
-// user; it returns the process, its flags (for the report) and its log.
-func startOperator(cp *framework.ControlPlane, bin string, extra []string) (*framework.ControllerProcess, []string, string, error) {
+// user, its health listener on healthAddr (for /readyz); it returns the
+// process, its flags (for the report) and its log.
+func startOperator(cp *framework.ControlPlane, bin, healthAddr string, extra []string) (*framework.ControllerProcess, []string, string, error) {
 	logPath := filepath.Join(cp.Dir(), "logs", "ogx-controller.log")
 	args := append([]string{
 		"run",
@@ -147,7 +148,7 @@ func startOperator(cp *framework.ControlPlane, bin string, extra []string) (*fra
 		"--operator-namespace=" + operatorNamespace,
 		"--admission-bind-address=0",
 		"--metrics-bind-address=0",
-		"--health-probe-bind-address=0",
+		"--health-probe-bind-address=" + healthAddr,
 	}, extra...)
 	ctrl, err := framework.StartController(bin, args, logPath)
 	return ctrl, args[1:], logPath, err
