@@ -18,22 +18,28 @@ import (
 // a child process that does what main does (helperEnv selects it).
 const helperEnv = "OGX_CONTROLLER_LOGGING_HELPER"
 
-// TestLoggingHelper is the child process: it is skipped unless helperEnv
-// holds the JSON-encoded arguments. "dispatch" runs them through dispatch,
-// as main would; "setup" parses them as run's flags, applies the logging and
-// logs a line at each level, the way the controllers log.
-func TestLoggingHelper(t *testing.T) {
-	raw := os.Getenv(helperEnv)
-	if raw == "" {
-		t.Skip("run by the logging tests as a child process")
+// TestMain runs the child process instead of the tests when helperEnv
+// holds its JSON-encoded arguments.
+func TestMain(m *testing.M) {
+	if raw := os.Getenv(helperEnv); raw != "" {
+		os.Exit(loggingHelper(raw))
 	}
+	os.Exit(m.Run())
+}
+
+// loggingHelper is the child process. "dispatch" runs its arguments
+// through dispatch, as main would; "setup" parses them as run's flags,
+// applies the logging and logs a line at each level, the way the
+// controllers log. It returns the exit code.
+func loggingHelper(raw string) int {
 	var args []string
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		panic(err)
+		os.Stderr.WriteString("helper arguments: " + err.Error() + "\n")
+		return 2
 	}
 	mode, args := args[0], args[1:]
 	if mode == "dispatch" {
-		os.Exit(dispatch(args, os.Stdout, os.Stderr))
+		return dispatch(args, os.Stdout, os.Stderr)
 	}
 	o, err := parseTestFlags(args...)
 	if err == nil {
@@ -41,7 +47,7 @@ func TestLoggingHelper(t *testing.T) {
 	}
 	if err != nil {
 		os.Stderr.WriteString("flag error: " + err.Error() + "\n")
-		os.Exit(2)
+		return 2
 	}
 	logger := klog.Background().WithValues("server", "team-a/llama")
 	logger.Info("at level 0", "child", "Deployment")
@@ -50,7 +56,7 @@ func TestLoggingHelper(t *testing.T) {
 	logger.Error(errors.New("boom"), "a failure")
 	klog.InfoS("through klog's global functions")
 	klog.Flush()
-	os.Exit(0)
+	return 0
 }
 
 // runHelper runs the child process with args and returns its stderr and
@@ -61,7 +67,7 @@ func runHelper(t *testing.T, args ...string) (string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestLoggingHelper$", "-test.count=1")
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+string(raw))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
