@@ -1,22 +1,15 @@
 package integration
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/restmapper"
-	"sigs.k8s.io/yaml"
 
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
@@ -31,7 +24,7 @@ func TestReleaseManifestApplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "release", "ogx-controller.yaml"))
+	objs, err := framework.ReadObjects(filepath.Join(root, "release", "ogx-controller.yaml"))
 	if err != nil {
 		t.Fatalf("reading the release file (make release writes it): %v", err)
 	}
@@ -45,23 +38,8 @@ func TestReleaseManifestApplies(t *testing.T) {
 		_ = cp.Client().AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(),
 			"ogx-controller-validating-webhook-configuration", metav1.DeleteOptions{})
 	})
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	applied := map[string]int{}
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(doc, &obj.Object); err != nil {
-			t.Fatalf("decoding a document: %v", err)
-		}
-		if len(obj.Object) == 0 {
-			continue
-		}
+	for _, obj := range objs {
 		gvk := obj.GroupVersionKind()
 		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {

@@ -1,11 +1,8 @@
 package lifecycle
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,13 +13,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
-	"sigs.k8s.io/yaml"
 
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
@@ -83,7 +77,10 @@ func TestUninstallKeepsServers(t *testing.T) {
 	kubectl([]byte(server), "apply", "--server-side", "-n", "ogx-system", "-f", "-")
 	kubectl(nil, "apply", "--server-side", "-f", "release/ogx-controller.yaml")
 	systemUID := kubectl(nil, "get", "ogxserver", "kept", "-n", "ogx-system", "-o", "jsonpath={.metadata.uid}")
-	objs := releaseObjects(t, filepath.Join(root, "release", "ogx-controller.yaml"))
+	objs, err := framework.ReadObjects(filepath.Join(root, "release", "ogx-controller.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(objs) < 20 {
 		t.Fatalf("the release file has %d objects; is it the install?", len(objs))
 	}
@@ -145,33 +142,6 @@ func kubectlPath(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// releaseObjects decodes every object of the release file.
-func releaseObjects(t *testing.T, path string) []*unstructured.Unstructured {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*unstructured.Unstructured
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(doc, &o.Object); err != nil {
-			t.Fatal(err)
-		}
-		if len(o.Object) > 0 {
-			out = append(out, o)
-		}
-	}
 }
 
 // clients are a dynamic client and a REST mapper for the control plane.
