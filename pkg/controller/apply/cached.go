@@ -22,6 +22,10 @@ type CachedChild struct {
 	// OwnsReplicas: ogx-controller owns spec.replicas (Deployments with a
 	// digest only).
 	OwnsReplicas bool
+	// OwnedFieldSet is the sha256 of our Apply entry's API version and
+	// field set, for Deployments with a digest: with the generation and
+	// metadata it tells when the digest still holds (caches, reuse.go).
+	OwnedFieldSet [32]byte
 }
 
 // ChildObject is a typed child object.

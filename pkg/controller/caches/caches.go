@@ -123,6 +123,7 @@ func (c *Caches) childView() childView {
 
 func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, children childView) *Scope {
 	s := &Scope{Namespace: namespace}
+	children.prior = &priorViews{}
 	s.OGXFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
 		ogxinformers.WithTransform(serverView(children.fields)))
 	filtered := func(selector string, transform cache.TransformFunc) informers.SharedInformerFactory {
@@ -137,6 +138,8 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	s.WatchedFactory = filtered(labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"}).String(),
 		stripUserManagedFields)
 	s.bindInformers()
+	// Set before the informers start, so the transform sees it.
+	children.prior.deployments = s.ChildIndexers["Deployment"]
 	return s
 }
 

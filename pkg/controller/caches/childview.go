@@ -45,6 +45,9 @@ type childView struct {
 	// (Caches.AddChildKind), by Go type; written only before the caches
 	// start.
 	kinds map[reflect.Type]KindView
+	// prior finds the view a Deployment event replaces (reuse.go); nil
+	// reuses nothing.
+	prior *priorViews
 }
 
 // KindView is how the child caches view one kind a controller package
@@ -95,7 +98,7 @@ func (v childView) transform(obj any) (any, error) {
 func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
-		return deploymentView(o, v.labels)
+		return v.deploymentView(o)
 	case *corev1.Service:
 		return viewWith(o, corev1ac.ExtractService, &corev1.Service{Status: o.Status}, v.labels)
 	case *corev1.ServiceAccount:
@@ -124,16 +127,31 @@ func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, err
 	return &apply.CachedChild{Object: trimmed, OwnedDigest: digest}, nil
 }
 
-// deploymentView builds the cached child of d.
-func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*apply.CachedChild, error) {
+// deploymentView builds the cached child of d: the digest of the view it
+// replaces when that still holds (reuse.go), else extracted.
+func (v childView) deploymentView(d *appsv1.Deployment) (*apply.CachedChild, error) {
+	out := &apply.CachedChild{Object: trimDeployment(d, v.labels)}
+	fieldSet, hasEntry := ownedFieldSet(d.ManagedFields)
+	if hasEntry {
+		out.OwnedFieldSet = fieldSet
+		if prior, ok := v.prior.reusable(d, fieldSet); ok {
+			out.OwnedDigest, out.OwnsReplicas = prior.OwnedDigest, prior.OwnsReplicas
+			return out, nil
+		}
+	}
 	owned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
 	if err != nil {
 		return nil, err
 	}
-	digest, err := apply.DigestOf(owned)
-	if err != nil {
+	if out.OwnedDigest, err = apply.DigestOf(owned); err != nil {
 		return nil, err
 	}
+	out.OwnsReplicas = owned.Spec != nil && owned.Spec.Replicas != nil
+	return out, nil
+}
+
+// trimDeployment is what the Deployment cache keeps of d.
+func trimDeployment(d *appsv1.Deployment, labels *mapSharer) *appsv1.Deployment {
 	out := &appsv1.Deployment{Status: d.Status}
 	// Only failures are read of the conditions (IsDeploymentFailure).
 	out.Status.Conditions = nil
@@ -152,8 +170,7 @@ func deploymentView(d *appsv1.Deployment, labels *mapSharer) (*apply.CachedChild
 		}
 	}
 	setViewMeta(out, d, labels)
-	return &apply.CachedChild{Object: out, OwnedDigest: digest,
-		OwnsReplicas: owned.Spec != nil && owned.Spec.Replicas != nil}, nil
+	return out
 }
 
 // setViewMeta copies the metadata of from to view, with managedFields
