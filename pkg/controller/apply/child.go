@@ -122,7 +122,11 @@ func (c *Child[O, AC]) ConvergeCreating(ctx context.Context, owner *ogxv1beta1.O
 	if !found {
 		c.taken.Delete(key)
 		if preconditionRefused {
-			return c.write(ctx, owner.Namespace, name, onCreate, events.Created)
+			sent, err := DigestOf(onCreate)
+			if err != nil {
+				return "", err
+			}
+			return c.write(ctx, owner.Namespace, name, onCreate, sent, events.Created)
 		}
 		// Deleted in between: the next pass (from its delete event, or this
 		// retry) creates it.
@@ -139,21 +143,26 @@ func (c *Child[O, AC]) ConvergeCreating(ctx context.Context, owner *ogxv1beta1.O
 // create sends the create-only apply. conflict reports that the API server
 // refused it because an object with the name exists.
 func (c *Child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC) (conflict bool, err error) {
+	sent, err := DigestOf(desired)
+	if err != nil {
+		return false, err
+	}
 	c.SetResourceVersion(desired, AbsentResourceVersion)
 	defer c.SetResourceVersion(desired, "")
-	_, err = c.write(ctx, owner.Namespace, name, desired, events.Created)
+	_, err = c.write(ctx, owner.Namespace, name, desired, sent, events.Created)
 	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err), err
 }
 
-// write applies desired, remembers what the API server returned and reports
-// result; a refused apply is classified (ClassifyWriteError, which keeps the
-// API status reachable through %w).
-func (c *Child[O, AC]) write(ctx context.Context, namespace, name string, desired AC, result events.WriteResult) (events.WriteResult, error) {
+// write applies desired, whose digest without a resourceVersion is sent,
+// remembers what the API server returned and reports result; a refused
+// apply is classified (ClassifyWriteError, which keeps the API status
+// reachable through %w).
+func (c *Child[O, AC]) write(ctx context.Context, namespace, name string, desired AC, sent string, result events.WriteResult) (events.WriteResult, error) {
 	out, err := c.Apply(ctx, namespace, desired)
 	if err != nil {
 		return "", ClassifyWriteError(c.Kind, name, err)
 	}
-	c.Recent.Remember(out)
+	c.Recent.Remember(out, sent)
 	klog.FromContext(ctx).Info("Applied child", "kind", c.Kind, "name", name, "result", result)
 	return result, nil
 }
@@ -192,14 +201,17 @@ func (c *Child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		c.SetResourceVersion(desired, existing.Obj.GetResourceVersion())
 		defer c.SetResourceVersion(desired, "")
 	}
-	return c.write(ctx, owner.Namespace, name, desired, events.Updated)
+	return c.write(ctx, owner.Namespace, name, desired, want, events.Updated)
 }
 
 // ownedDigest is the digest of the fields ogx-controller owns in k: the
-// cache's, else extracted from the whole object.
+// cache's, or what our write sent, else extracted from the whole object.
 func (c *Child[O, AC]) ownedDigest(k Known[O]) (string, error) {
 	if k.Digest != "" {
 		return k.Digest, nil
+	}
+	if k.Sent != "" {
+		return k.Sent, nil
 	}
 	owned, err := c.Extract(k.Obj)
 	if err != nil {
@@ -252,6 +264,13 @@ type Known[O metav1.Object] struct {
 	Obj          O
 	Digest       string
 	OwnsReplicas bool
+	// Sent is, for the answer to one of our applies, the digest of what it
+	// sent: the API server stores the fields of an apply as sent, so this is
+	// what we own in Obj without extracting it again, as long as the cache
+	// is behind (about a tenth of the operator's allocations in a fleet
+	// start, docs/performance.md). A webhook that changed them shows in the
+	// cache's digest once it catches up.
+	Sent string
 }
 
 // Current returns the object with the child's name as ogx-controller last
@@ -266,14 +285,14 @@ func (c *Child[O, AC]) Current(namespace, name string) (Known[O], bool) {
 // Newer returns our own write of the child when it is newer than cached
 // (found false: the cache does not hold it), else cached.
 func (c *Child[O, AC]) Newer(namespace, name string, cached Known[O], found bool) (Known[O], bool) {
-	obj, ok := c.Recent.Newer(namespace, name, cached.Obj, found)
+	obj, sent, ok := c.Recent.Newer(namespace, name, cached.Obj, found)
 	switch {
 	case !ok:
 		return Known[O]{}, false
 	case found && obj.GetResourceVersion() == cached.Obj.GetResourceVersion():
 		return cached, true
 	}
-	return Known[O]{Obj: obj}, true
+	return Known[O]{Obj: obj, Sent: sent}, true
 }
 
 // TakeOverKnown is takeOver on a known child: an object it patched is

@@ -2,13 +2,18 @@ package apply
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 )
 
 // TestCurrentKeepsTheDigestOnlyForTheCachedVersion: the cache's digest
@@ -28,11 +33,11 @@ func TestCurrentKeepsTheDigestOnlyForTheCachedVersion(t *testing.T) {
 	if k, ok := c.Current("ns", "s-sa"); !ok || k.Digest != "cached-digest" {
 		t.Fatalf("Current without a write = %+v, %v; want the cache's digest", k, ok)
 	}
-	c.Recent.Remember(sa("5"))
+	c.Recent.Remember(sa("5"), "")
 	if k, _ := c.Current("ns", "s-sa"); k.Digest != "cached-digest" {
 		t.Errorf("our write at the cached version: digest %q, want the cache's", k.Digest)
 	}
-	c.Recent.Remember(sa("6"))
+	c.Recent.Remember(sa("6"), "")
 	k, ok := c.Current("ns", "s-sa")
 	if !ok || k.Obj.ResourceVersion != "6" || k.Digest != "" {
 		t.Errorf("our newer write: %+v, %v; want version 6 known whole (no digest)", k, ok)
@@ -64,5 +69,46 @@ func TestTakeOverKnownDropsTheDigestOfAPatchedObject(t *testing.T) {
 	got, err := c.TakeOverKnown(context.Background(), owner, k)
 	if err != nil || got.Obj != patched || got.Digest != "" {
 		t.Errorf("after a takeover patch: %+v, %v; want the patched object, no digest", got, err)
+	}
+}
+
+// TestOwnWriteSkipsWithoutExtracting: a pass that runs before the cache
+// shows our write compares with what that write sent, without extracting
+// from its answer, and still writes a real change.
+func TestOwnWriteSkipsWithoutExtracting(t *testing.T) {
+	ctx := context.Background()
+	owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
+	desired := func(label string) *corev1ac.ServiceAccountApplyConfiguration {
+		return corev1ac.ServiceAccount("s-sa", "ns").WithLabels(map[string]string{"l": label})
+	}
+	applied := 0
+	c := &Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{
+		Kind: "ServiceAccount", Recent: NewRecentWrites[*corev1.ServiceAccount](),
+		Cached: func(string, string) (Known[*corev1.ServiceAccount], error) {
+			return Known[*corev1.ServiceAccount]{}, apierrors.NewNotFound(corev1.Resource("serviceaccounts"), "s-sa")
+		},
+		SetResourceVersion: func(ac *corev1ac.ServiceAccountApplyConfiguration, rv string) { SetTypedResourceVersion(ac, rv) },
+		Extract: func(*corev1.ServiceAccount) (*corev1ac.ServiceAccountApplyConfiguration, error) {
+			t.Error("extracted from our own write's answer")
+			return nil, errors.New("no extraction")
+		},
+		Apply: func(_ context.Context, _ string, ac *corev1ac.ServiceAccountApplyConfiguration) (*corev1.ServiceAccount, error) {
+			applied++
+			rv := strconv.Itoa(applied + 1)
+			return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "s-sa", Namespace: "ns", UID: "u", ResourceVersion: rv,
+				OwnerReferences: []metav1.OwnerReference{{UID: owner.UID, Controller: ptr.To(true)}}}}, nil
+		},
+	}
+	for _, step := range []struct {
+		label string
+		want  events.WriteResult
+	}{{"a", events.Created}, {"a", events.Skipped}, {"b", events.Updated}, {"b", events.Skipped}} {
+		got, err := c.Converge(ctx, owner, "s-sa", desired(step.label))
+		if err != nil || got != step.want {
+			t.Fatalf("label %s: %q, %v; want %q", step.label, got, err, step.want)
+		}
+	}
+	if applied != 2 {
+		t.Errorf("%d applies, want 2", applied)
 	}
 }

@@ -34,7 +34,10 @@ type RecentWrites[O metav1.Object] struct {
 
 type recentEntry[O metav1.Object] struct {
 	Obj O
-	at  time.Time
+	// sent is the digest of the apply configuration the write sent ("" for
+	// other writes): see Known.Sent.
+	sent string
+	at   time.Time
 }
 
 type tombstone struct {
@@ -49,9 +52,10 @@ func NewRecentWrites[O metav1.Object]() *RecentWrites[O] {
 
 func recentKey(namespace, name string) string { return namespace + "/" + name }
 
-// Remember records the object a write returned, unless the informer has
-// already reported it deleted.
-func (r *RecentWrites[O]) Remember(obj O) {
+// Remember records the object a write returned, and the digest of the
+// apply configuration it sent (or ""), unless the informer has already
+// reported it deleted.
+func (r *RecentWrites[O]) Remember(obj O, sent string) {
 	if r == nil {
 		return
 	}
@@ -63,7 +67,7 @@ func (r *RecentWrites[O]) Remember(obj O) {
 	if t, ok := r.gone[key]; ok && t.uid == obj.GetUID() {
 		return
 	}
-	r.m[key] = recentEntry[O]{Obj: obj, at: now}
+	r.m[key] = recentEntry[O]{Obj: obj, sent: sent, at: now}
 }
 
 // pruneLocked drops expired tombstones once there are enough to matter.
@@ -78,24 +82,24 @@ func (r *RecentWrites[O]) pruneLocked(now time.Time) {
 	}
 }
 
-// Newer returns the remembered object when it is newer than cached (or
-// cached is absent, found false).
-func (r *RecentWrites[O]) Newer(namespace, name string, cached O, found bool) (O, bool) {
+// Newer returns the remembered object, with the digest its write sent,
+// when it is newer than cached (or cached is absent, found false).
+func (r *RecentWrites[O]) Newer(namespace, name string, cached O, found bool) (obj O, sent string, ok bool) {
 	if r == nil {
-		return cached, found
+		return cached, "", found
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	key := recentKey(namespace, name)
 	w, ok := r.m[key]
 	if !ok {
-		return cached, found
+		return cached, "", found
 	}
 	if r.now().Sub(w.at) > recentTTL || (found && !NewerRV(w.Obj.GetResourceVersion(), cached.GetResourceVersion())) {
 		delete(r.m, key)
-		return cached, found
+		return cached, "", found
 	}
-	return w.Obj, true
+	return w.Obj, w.sent, true
 }
 
 // Observe drops the entry an informer event supersedes: a deletion, or a

@@ -20,12 +20,12 @@ func TestRecentWrites(t *testing.T) {
 	var none *corev1.ServiceAccount
 
 	// A write the cache has not delivered yet is what converge sees.
-	r.Remember(rwSA("u1", "10"))
-	if got, ok := r.Newer("ns", "sa", none, false); !ok || got.ResourceVersion != "10" {
+	r.Remember(rwSA("u1", "10"), "")
+	if got, _, ok := r.Newer("ns", "sa", none, false); !ok || got.ResourceVersion != "10" {
 		t.Fatalf("before the cache: got %v %v, want our write", got, ok)
 	}
 	// An older cached version loses; the informer delivering ours drops it.
-	if got, _ := r.Newer("ns", "sa", rwSA("u1", "9"), true); got.ResourceVersion != "10" {
+	if got, _, _ := r.Newer("ns", "sa", rwSA("u1", "9"), true); got.ResourceVersion != "10" {
 		t.Errorf("older cache: got rv %s, want 10", got.ResourceVersion)
 	}
 	r.Observe(rwSA("u1", "10"), false)
@@ -36,18 +36,18 @@ func TestRecentWrites(t *testing.T) {
 	// Deleted before the write returned: the write's result is not
 	// remembered, so the missing cache entry means missing.
 	r.Observe(rwSA("u2", "20"), true)
-	r.Remember(rwSA("u2", "20"))
-	if _, ok := r.Newer("ns", "sa", none, false); ok {
+	r.Remember(rwSA("u2", "20"), "")
+	if _, _, ok := r.Newer("ns", "sa", none, false); ok {
 		t.Error("a write the informer already reported deleted hides the deletion")
 	}
 	// A new incarnation (another UID) is remembered.
-	r.Remember(rwSA("u3", "30"))
-	if got, ok := r.Newer("ns", "sa", none, false); !ok || got.UID != "u3" {
+	r.Remember(rwSA("u3", "30"), "")
+	if got, _, ok := r.Newer("ns", "sa", none, false); !ok || got.UID != "u3" {
 		t.Errorf("new incarnation: got %v %v", got, ok)
 	}
 	// Past the TTL nothing remembered counts.
 	now = now.Add(recentTTL + time.Second)
-	if _, ok := r.Newer("ns", "sa", none, false); ok {
+	if _, _, ok := r.Newer("ns", "sa", none, false); ok {
 		t.Error("an entry older than recentTTL is still used")
 	}
 }
