@@ -11,7 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
@@ -52,12 +54,20 @@ current-context: c
 	_, _ = c.events.CoreV1().ConfigMaps("ns").Get(ctx, "events", get)
 	_, _ = c.lease.CoordinationV1().Leases("ns").Get(ctx, "lease", get)
 	_, _ = c.ogx.OgxV1beta1().OGXServers("ns").Get(ctx, "ogx", get)
+	// The monitoring kinds' client shares the kube client's HTTP client.
+	dyn, err := base.DynamicClientFor(c.kube)
+	if err != nil || dyn == nil {
+		t.Fatalf("dynamic client: %v, %v", dyn, err)
+	}
+	monitors := schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+	_, _ = dyn.Resource(monitors).Namespace("ns").Get(ctx, "dyn", get)
 	const protobuf = "application/vnd.kubernetes.protobuf,application/json"
 	want := map[string]string{
-		"/apis/apps/v1/namespaces/ns/deployments/kube":            protobuf,
-		"/api/v1/namespaces/ns/configmaps/events":                 protobuf,
-		"/apis/coordination.k8s.io/v1/namespaces/ns/leases/lease": protobuf,
-		"/apis/ogx.io/v1beta1/namespaces/ns/ogxservers/ogx":       "application/json, */*",
+		"/apis/apps/v1/namespaces/ns/deployments/kube":                     protobuf,
+		"/api/v1/namespaces/ns/configmaps/events":                          protobuf,
+		"/apis/coordination.k8s.io/v1/namespaces/ns/leases/lease":          protobuf,
+		"/apis/ogx.io/v1beta1/namespaces/ns/ogxservers/ogx":                "application/json, */*",
+		"/apis/monitoring.coreos.com/v1/namespaces/ns/servicemonitors/dyn": "application/json",
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -265,11 +265,12 @@ type Known[O metav1.Object] struct {
 	Digest       string
 	OwnsReplicas bool
 	// Sent is, for the answer to one of our applies, the digest of what it
-	// sent: the API server stores the fields of an apply as sent, so this is
-	// what we own in Obj without extracting it again, as long as the cache
-	// is behind (about a tenth of the operator's allocations in a fleet
-	// start, docs/performance.md). A webhook that changed them shows in the
-	// cache's digest once it catches up.
+	// sent: the API server stores an apply's fields as sent (render writes
+	// the defaults it would add), so this is what we own in Obj without
+	// extracting it again while the cache is behind (4% of the operator's
+	// CPU in a fleet start, docs/performance.md, Where the CPU goes). A
+	// webhook's change to them shows in the cache's digest once it catches
+	// up, or after recentTTL if the object leaves the cache's selector.
 	Sent string
 }
 

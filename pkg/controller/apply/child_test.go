@@ -37,14 +37,14 @@ func TestCurrentKeepsTheDigestOnlyForTheCachedVersion(t *testing.T) {
 	if k, _ := c.Current("ns", "s-sa"); k.Digest != "cached-digest" {
 		t.Errorf("our write at the cached version: digest %q, want the cache's", k.Digest)
 	}
-	c.Recent.Remember(sa("6"), "")
+	c.Recent.Remember(sa("6"), "sent-digest")
 	k, ok := c.Current("ns", "s-sa")
-	if !ok || k.Obj.ResourceVersion != "6" || k.Digest != "" {
-		t.Errorf("our newer write: %+v, %v; want version 6 known whole (no digest)", k, ok)
+	if !ok || k.Obj.ResourceVersion != "6" || k.Digest != "" || k.Sent != "sent-digest" {
+		t.Errorf("our newer write: %+v, %v; want version 6 known whole (no digest) with what it sent", k, ok)
 	}
 	cachedRV = "7"
-	if k, _ := c.Current("ns", "s-sa"); k.Obj.ResourceVersion != "7" || k.Digest != "cached-digest" {
-		t.Errorf("cache ahead of our write: %+v; want the cache with its digest", k)
+	if k, _ := c.Current("ns", "s-sa"); k.Obj.ResourceVersion != "7" || k.Digest != "cached-digest" || k.Sent != "" {
+		t.Errorf("cache ahead of our write: %+v; want the cache with its digest, nothing sent", k)
 	}
 }
 
@@ -110,5 +110,46 @@ func TestOwnWriteSkipsWithoutExtracting(t *testing.T) {
 	}
 	if applied != 2 {
 		t.Errorf("%d applies, want 2", applied)
+	}
+}
+
+// TestPinnedWriteRemembersWhatItSent: after a create conflict, the write
+// pinned to the live object's resourceVersion is remembered by the digest
+// of what it sent without that precondition, so the next pass skips.
+func TestPinnedWriteRemembersWhatItSent(t *testing.T) {
+	ctx := context.Background()
+	owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
+	object := func(rv string) *corev1.ServiceAccount {
+		return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "s-sa", Namespace: "ns", UID: "u", ResourceVersion: rv,
+			OwnerReferences: []metav1.OwnerReference{{UID: owner.UID, Controller: ptr.To(true)}}}}
+	}
+	extracted, applies := 0, 0
+	c := &Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{
+		Kind: "ServiceAccount", Recent: NewRecentWrites[*corev1.ServiceAccount](),
+		Cached: func(string, string) (Known[*corev1.ServiceAccount], error) {
+			return Known[*corev1.ServiceAccount]{}, apierrors.NewNotFound(corev1.Resource("serviceaccounts"), "s-sa")
+		},
+		Live:               func(context.Context, string, string) (*corev1.ServiceAccount, error) { return object("7"), nil },
+		SetResourceVersion: func(ac *corev1ac.ServiceAccountApplyConfiguration, rv string) { SetTypedResourceVersion(ac, rv) },
+		Extract: func(*corev1.ServiceAccount) (*corev1ac.ServiceAccountApplyConfiguration, error) {
+			extracted++
+			return corev1ac.ServiceAccount("s-sa", "ns"), nil
+		},
+		Apply: func(_ context.Context, _ string, ac *corev1ac.ServiceAccountApplyConfiguration) (*corev1.ServiceAccount, error) {
+			applies++
+			if rv := ac.ResourceVersion; rv != nil && *rv == AbsentResourceVersion {
+				return nil, apierrors.NewConflict(corev1.Resource("serviceaccounts"), "s-sa", errors.New("exists"))
+			}
+			return object("8"), nil
+		},
+	}
+	desired := corev1ac.ServiceAccount("s-sa", "ns").WithLabels(map[string]string{"l": "a"})
+	for _, want := range []events.WriteResult{events.Updated, events.Skipped} {
+		if got, err := c.Converge(ctx, owner, "s-sa", desired); err != nil || got != want {
+			t.Fatalf("%q, %v; want %q", got, err, want)
+		}
+	}
+	if extracted != 1 || applies != 2 {
+		t.Errorf("%d extractions and %d applies; want 1 (the live read) and 2 (create, pinned update)", extracted, applies)
 	}
 }

@@ -65,6 +65,9 @@ type Scope struct {
 
 	// informers are every informer of the scope, which WaitForSync awaits.
 	informers []cache.SharedIndexInformer
+	// prior is what the child transform reads the cached Deployment views
+	// from (reuse.go).
+	prior *priorViews
 }
 
 // Caches holds the scopes of every watched namespace and the operator
@@ -122,8 +125,8 @@ func (c *Caches) childView() childView {
 }
 
 func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, children childView) *Scope {
-	s := &Scope{Namespace: namespace}
-	children.prior = &priorViews{}
+	s := &Scope{Namespace: namespace, prior: &priorViews{}}
+	children.prior = s.prior
 	s.OGXFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
 		ogxinformers.WithTransform(serverView(children.fields)))
 	filtered := func(selector string, transform cache.TransformFunc) informers.SharedInformerFactory {
@@ -139,7 +142,7 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 		stripUserManagedFields)
 	s.bindInformers()
 	// Set before the informers start, so the transform sees it.
-	children.prior.deployments = s.ChildIndexers["Deployment"]
+	s.prior.deployments = s.ChildIndexers["Deployment"]
 	return s
 }
 

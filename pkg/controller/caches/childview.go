@@ -131,10 +131,9 @@ func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, err
 // replaces when that still holds (reuse.go), else extracted.
 func (v childView) deploymentView(d *appsv1.Deployment) (*apply.CachedChild, error) {
 	out := &apply.CachedChild{Object: trimDeployment(d, v.labels)}
-	fieldSet, hasEntry := ownedFieldSet(d.ManagedFields)
-	if hasEntry {
-		out.OwnedFieldSet = fieldSet
-		if prior, ok := v.prior.reusable(d, fieldSet); ok {
+	if entry := ourApplyEntry(d.ManagedFields); entry != nil {
+		out.OwnedFieldSet = fieldSetSum(entry)
+		if prior, ok := v.prior.reusable(d, entry, out.OwnedFieldSet); ok {
 			out.OwnedDigest, out.OwnsReplicas = prior.OwnedDigest, prior.OwnsReplicas
 			return out, nil
 		}

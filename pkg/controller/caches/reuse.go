@@ -1,8 +1,11 @@
 package caches
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"maps"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -13,23 +16,29 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
-// Most Deployment events are the controller manager's status writes, about
-// 3.4 per server during a fleet start, and each reached the transform's
-// extraction of the fields we own: with the allocations it drives, that
-// extraction was about a third of the operator's CPU. A status write
-// changes none of what the owned-fields digest reads, so the transform
-// reuses the cached view's digest when nothing it reads has changed
-// (docs/performance.md, Where the CPU goes).
+// Most Deployment events are the controller manager's status writes (about
+// 3.4 per server in a fleet start, its revision annotation among them), and
+// each reached the transform's extraction of the fields we own; with the
+// allocations it drives, that extraction was the largest share of the
+// operator's CPU. So the transform keeps the cached view's digest when
+// nothing the digest reads has changed: Deployment events fell from 14% to
+// 6-8% of the operator's CPU profile, and with protobuf clients its CPU
+// per server from 13.7 to 11.3 ms (docs/performance.md, Where the CPU
+// goes).
 //
 // The digest reads the object's identity, our Apply entry's field set and
 // the values at those fields: metadata (labels, annotations, owner
-// references, finalizers) and spec. A label or annotation added or removed
-// changes our field set when it is ours, and the digest not at all when it
-// is not, so only the values of keys on both sides are compared. The API server raises a Deployment's
-// generation on every change to its spec, ours included, so the generation
-// stands for the spec values; a change of another manager to a field we own
-// moves it out of our field set. An object whose generation is 0 was never
-// stored by an API server (a fake's) and is always extracted.
+// references, finalizers) and spec. The API server raises a Deployment's
+// generation on every change to its spec or annotations through the main
+// resource, and a write another manager makes to a field we own moves the
+// field out of our set. A write through /status keeps the spec and labels
+// but may change annotations, owner references and finalizers, which are
+// compared: the values of annotation keys on both sides, and a key on one
+// side only when our field set names it (a mutating webhook's removal is
+// not recorded in managedFields). An object of generation 0 was never
+// stored by an API server (a fake's) and is always extracted; so is every
+// object after an etcd restore that reused a generation, once anything in
+// it changes.
 
 // priorViews finds the cached view a Deployment event replaces. Its indexer
 // is set once the informer exists, before it starts; nil means no reuse.
@@ -37,26 +46,30 @@ type priorViews struct {
 	deployments cache.Indexer
 }
 
-// ownedFieldSet is the sha256 of our Apply entry on the main resource (the
-// one extraction reads): its API version and field set. ok is false
-// without one.
-func ownedFieldSet(entries []metav1.ManagedFieldsEntry) (sum [32]byte, ok bool) {
-	for _, e := range entries {
+// ourApplyEntry is our Apply entry on the main resource, the one extraction
+// reads; nil without one.
+func ourApplyEntry(entries []metav1.ManagedFieldsEntry) *metav1.ManagedFieldsEntry {
+	for i, e := range entries {
 		if e.Manager == render.FieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" && e.FieldsV1 != nil {
-			h := sha256.New()
-			h.Write([]byte(e.APIVersion))
-			h.Write([]byte{0})
-			h.Write(e.FieldsV1.Raw)
-			h.Sum(sum[:0])
-			return sum, true
+			return &entries[i]
 		}
 	}
-	return sum, false
+	return nil
+}
+
+// fieldSetSum is the sha256 of an entry's API version and field set.
+func fieldSetSum(e *metav1.ManagedFieldsEntry) (sum [32]byte) {
+	h := sha256.New()
+	h.Write([]byte(e.APIVersion))
+	h.Write([]byte{0})
+	h.Write(e.FieldsV1.Raw)
+	h.Sum(sum[:0])
+	return sum
 }
 
 // reusable returns the cached view of d when its digest still holds for d,
-// whose field set sum is fieldSet.
-func (p *priorViews) reusable(d *appsv1.Deployment, fieldSet [32]byte) (*apply.CachedChild, bool) {
+// whose Apply entry of ours is entry.
+func (p *priorViews) reusable(d *appsv1.Deployment, entry *metav1.ManagedFieldsEntry, sum [32]byte) (*apply.CachedChild, bool) {
 	if p == nil || p.deployments == nil || d.Generation == 0 {
 		return nil, false
 	}
@@ -65,27 +78,35 @@ func (p *priorViews) reusable(d *appsv1.Deployment, fieldSet [32]byte) (*apply.C
 		return nil, false
 	}
 	c, ok := obj.(*apply.CachedChild)
-	if !ok || c.OwnedDigest == "" || c.OwnedFieldSet != fieldSet {
+	if !ok || c.OwnedDigest == "" || c.OwnedFieldSet != sum {
 		return nil, false
 	}
 	view, ok := c.Object.(*appsv1.Deployment)
 	if !ok || view.UID != d.UID || view.Generation != d.Generation ||
-		!sharedKeysEqual(view.Labels, d.Labels) || !sharedKeysEqual(view.Annotations, d.Annotations) ||
-		!slices.Equal(view.Finalizers, d.Finalizers) ||
-		!apiequality.Semantic.DeepEqual(view.OwnerReferences, d.OwnerReferences) {
+		!maps.Equal(view.Labels, d.Labels) || !slices.Equal(view.Finalizers, d.Finalizers) ||
+		!apiequality.Semantic.DeepEqual(view.OwnerReferences, d.OwnerReferences) ||
+		!sameAnnotations(view.Annotations, d.Annotations, entry.FieldsV1.Raw) {
 		return nil, false
 	}
 	return c, true
 }
 
-// sharedKeysEqual reports whether the keys of a view's labels or
-// annotations that obj also has hold the same values in both. A key on one
-// side only is not ours, or ours and then our field set changed with it:
-// the controller manager's revision annotation does not cost an
-// extraction.
-func sharedKeysEqual(view, obj map[string]string) bool {
+// sameAnnotations reports whether a view's annotations and an object's
+// agree on every key our field set may hold: equal values where both have
+// the key, and a key on one side only not named in fieldSet. A key JSON
+// would escape counts as named; a name found by chance elsewhere in the
+// field set only costs an extraction.
+func sameAnnotations(view, obj map[string]string, fieldSet []byte) bool {
+	oneSided := func(k string) bool {
+		return strings.ContainsAny(k, "\"\\<>&") || bytes.Contains(fieldSet, []byte(`"f:`+k+`"`))
+	}
 	for k, v := range obj {
-		if w, ok := view[k]; ok && w != v {
+		if w, ok := view[k]; ok && w != v || !ok && oneSided(k) {
+			return false
+		}
+	}
+	for k := range view {
+		if _, ok := obj[k]; !ok && oneSided(k) {
 			return false
 		}
 	}
