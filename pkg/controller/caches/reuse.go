@@ -36,9 +36,10 @@ import (
 // compared: the values of annotation keys on both sides, and a key on one
 // side only when our field set names it (a mutating webhook's removal is
 // not recorded in managedFields). An object of generation 0 was never
-// stored by an API server (a fake's) and is always extracted; so is every
-// object after an etcd restore that reused a generation, once anything in
-// it changes.
+// stored by an API server (a fake's) and is always extracted. After an etcd
+// restore that brings back a generation with other contents, a kept digest
+// may be stale until the object's generation next moves; restarting the
+// operator drops it (docs/operations.md, After restoring etcd from a backup).
 
 // priorViews finds the cached view a Deployment event replaces. Its indexer
 // is set once the informer exists, before it starts; nil means no reuse.
