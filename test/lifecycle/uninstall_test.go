@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -63,7 +65,9 @@ func TestUninstallKeepsServers(t *testing.T) {
 	}
 
 	kubectl(nil, "apply", "--server-side", "-f", "config/crd/bases/ogx.io_ogxservers.yaml")
-	kubectl(nil, "wait", "--for=condition=Established", "crd/ogxservers.ogx.io", "--timeout=60s")
+	// Not kubectl wait: it fails at once while the new CRD has no
+	// conditions yet, instead of waiting for them.
+	waitEstablished(t, "ogxservers.ogx.io")
 	kubectl(nil, "create", "namespace", "apps")
 	kubectl([]byte(server), "apply", "--server-side", "-n", "apps", "-f", "-")
 	serverUID := kubectl(nil, "get", "ogxserver", "kept", "-n", "apps", "-o", "jsonpath={.metadata.uid}")
@@ -157,4 +161,27 @@ func clients(t *testing.T) (*dynamic.DynamicClient, meta.RESTMapper) {
 		t.Fatal(err)
 	}
 	return dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+}
+
+// waitEstablished waits until the CRD named name reports Established.
+func waitEstablished(t *testing.T, name string) {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(cp.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := dyn.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
+	framework.Poll(t, time.Minute, "CRD "+name+" to be Established", func(ctx context.Context) (bool, error) {
+		crd, err := crds.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		conditions, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+		for _, c := range conditions {
+			if m, ok := c.(map[string]any); ok && m["type"] == string(apiextensionsv1.Established) && m["status"] == "True" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
 }
