@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/manifest"
 )
 
 // readDocuments reads every YAML or JSON document of the files ("-" is
@@ -19,38 +15,17 @@ import (
 func readDocuments(files []string, stdin io.Reader) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, f := range files {
-		var r io.Reader
+		var docs []*unstructured.Unstructured
+		var err error
 		if f == "-" {
-			r = stdin
+			docs, err = manifest.Read(stdin, f)
 		} else {
-			fh, err := os.Open(f)
-			if err != nil {
-				return nil, err
-			}
-			defer fh.Close()
-			r = fh
+			docs, err = manifest.ReadFile(f)
 		}
-		dec := utilyaml.NewYAMLReader(bufio.NewReader(r))
-		for {
-			doc, err := dec.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if len(bytes.TrimSpace(doc)) == 0 {
-				continue
-			}
-			obj := map[string]any{}
-			if err := yaml.Unmarshal(doc, &obj); err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if len(obj) == 0 {
-				continue
-			}
-			out = append(out, &unstructured.Unstructured{Object: obj})
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, docs...)
 	}
 	return out, nil
 }

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ogx-k8s/ogx-controller/pkg/manifest"
 )
 
 // manifests is the parsed content of a multi-document YAML file, indexed by
@@ -22,29 +18,11 @@ type manifests struct {
 
 // readManifests reads every non-empty document of file.
 func readManifests(file string) (*manifests, error) {
-	b, err := os.ReadFile(file)
+	docs, err := manifest.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	m := &manifests{file: file}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return m, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		var obj map[string]any
-		if err := yaml.Unmarshal(doc, &obj); err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		if len(obj) == 0 {
-			continue
-		}
-		m.docs = append(m.docs, &unstructured.Unstructured{Object: obj})
-	}
+	return &manifests{file: file, docs: docs}, nil
 }
 
 // get decodes the object of kind and name into out (a typed API object).

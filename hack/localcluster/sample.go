@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -15,12 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/yaml"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
+	"github.com/ogx-k8s/ogx-controller/pkg/manifest"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
@@ -38,32 +33,12 @@ type sampleObject struct {
 // readSamples decodes every YAML document in path, which must each be an
 // ogx.io/v1beta1 OGXServer; those without a namespace go to namespace.
 func readSamples(path, namespace string) ([]sampleObject, error) {
-	f, err := os.Open(path)
+	docs, err := manifest.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("opening sample: %w", err)
+		return nil, fmt.Errorf("reading sample: %w", err)
 	}
-	defer f.Close()
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(f))
 	var out []sampleObject
-	for i := 0; ; i++ {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading YAML document %d of %s: %w", i, path, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		var m map[string]any
-		if err := yaml.Unmarshal(doc, &m); err != nil {
-			return nil, fmt.Errorf("decoding YAML document %d of %s: %w", i, path, err)
-		}
-		if m == nil {
-			continue // only comments
-		}
-		u := &unstructured.Unstructured{Object: m}
+	for i, u := range docs {
 		if u.GetAPIVersion() != ogxServers.GroupVersion().String() || u.GetKind() != "OGXServer" {
 			return nil, fmt.Errorf("YAML document %d of %s is a %s %s; only ogx.io/v1beta1 OGXServer is applied here",
 				i, path, u.GetAPIVersion(), u.GetKind())

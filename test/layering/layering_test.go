@@ -25,7 +25,7 @@ var layers = []struct {
 }{
 	// Leaves: the API types and helpers that know nothing of the rest, and
 	// the checks of the install manifests (config).
-	{0, []string{"pkg/apis/", "pkg/fence", "pkg/contenthash", "pkg/tlsserve", "pkg/configgen/oci", "pkg/admission/admissiontest", "pkg/certgen", "pkg/testcerts", "pkg/webhookcerts", "pkg/crdvalidate", "config"}},
+	{0, []string{"pkg/apis/", "pkg/fence", "pkg/contenthash", "pkg/manifest", "pkg/tlsserve", "pkg/configgen/oci", "pkg/admission/admissiontest", "pkg/certgen", "pkg/testcerts", "pkg/webhookcerts", "pkg/crdvalidate", "config"}},
 	// Generated clients, listers and informers of the API types.
 	{1, []string{"pkg/generated/"}},
 	// Pure libraries: config generation, rendering, validation and its
