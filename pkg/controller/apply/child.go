@@ -289,7 +289,12 @@ func (c *Child[O, AC]) Newer(namespace, name string, cached Known[O], found bool
 	obj, sent, ok := c.Recent.Newer(namespace, name, cached.Obj, found)
 	switch {
 	case !ok:
-		return Known[O]{}, false
+		// Neither cached nor remembered. The informer may have cached our
+		// write and dropped it from Recent since the caller read the cache;
+		// Observe runs only once the cache holds the event's object, so a
+		// second read tells.
+		k, err := c.Cached(namespace, name)
+		return k, err == nil
 	case found && obj.GetResourceVersion() == cached.Obj.GetResourceVersion():
 		return cached, true
 	}

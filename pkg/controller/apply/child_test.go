@@ -48,6 +48,38 @@ func TestCurrentKeepsTheDigestOnlyForTheCachedVersion(t *testing.T) {
 	}
 }
 
+// TestCurrentSeesAWriteCachedBetweenItsReads: the informer may cache our
+// write and drop it from the remembered writes after Current read the
+// cache and before it read them; the write must not be taken for missing.
+func TestCurrentSeesAWriteCachedBetweenItsReads(t *testing.T) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "s-sa", Namespace: "ns", UID: "u", ResourceVersion: "5"}}
+	reads := 0
+	c := &Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{
+		Kind: "ServiceAccount", Recent: NewRecentWrites[*corev1.ServiceAccount](),
+	}
+	c.Cached = func(ns, name string) (Known[*corev1.ServiceAccount], error) {
+		reads++
+		if reads == 1 {
+			// The informer delivers our write right after this read.
+			c.Recent.Observe(sa, false)
+			return Known[*corev1.ServiceAccount]{}, apierrors.NewNotFound(corev1.Resource("serviceaccounts"), name)
+		}
+		return Known[*corev1.ServiceAccount]{Obj: sa, Digest: "cached-digest"}, nil
+	}
+	c.Recent.Remember(sa, "sent")
+	if k, ok := c.Current("ns", "s-sa"); !ok || k.Digest != "cached-digest" {
+		t.Errorf("Current = %+v, %v; want the cached write", k, ok)
+	}
+	reads = 0
+	c.Recent = NewRecentWrites[*corev1.ServiceAccount]()
+	c.Cached = func(ns, name string) (Known[*corev1.ServiceAccount], error) {
+		return Known[*corev1.ServiceAccount]{}, apierrors.NewNotFound(corev1.Resource("serviceaccounts"), name)
+	}
+	if k, ok := c.Current("ns", "s-sa"); ok {
+		t.Errorf("Current of a missing child = %+v, want not found", k)
+	}
+}
+
 // TestTakeOverKnownDropsTheDigestOfAPatchedObject: without anything to take
 // over the known child is kept as it is; an object the takeover patched is
 // known whole.
