@@ -268,9 +268,10 @@ type Known[O metav1.Object] struct {
 	// sent: the API server stores an apply's fields as sent (render writes
 	// the defaults it would add), so this is what we own in Obj without
 	// extracting it again while the cache is behind (4% of the operator's
-	// CPU in a fleet start, docs/performance.md, Where the CPU goes). A
-	// webhook's change to them shows in the cache's digest once it catches
-	// up, or after recentTTL if the object leaves the cache's selector.
+	// CPU in a fleet start, docs/performance.md, Where the CPU goes). The
+	// cache keeps it for the event of that object too (caches.KnowWrites):
+	// a webhook's change to our fields shows at the object's next change
+	// by another writer (docs/controllers.md, No-op skip and drift).
 	Sent string
 }
 

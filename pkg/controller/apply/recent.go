@@ -102,6 +102,24 @@ func (r *RecentWrites[O]) Newer(namespace, name string, cached O, found bool) (o
 	return w.Obj, w.sent, true
 }
 
+// SentFor is the digest of what our write sent when obj is the object that
+// write returned (the same UID and resourceVersion), else "". The child
+// caches' transform reads it before the informer's handlers Observe the
+// event, so the event of our own apply costs no extraction (caches,
+// childview.go).
+func (r *RecentWrites[O]) SentFor(obj metav1.Object) string {
+	if r == nil {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w, ok := r.m[recentKey(obj.GetNamespace(), obj.GetName())]
+	if !ok || w.Obj.GetUID() != obj.GetUID() || w.Obj.GetResourceVersion() != obj.GetResourceVersion() {
+		return ""
+	}
+	return w.sent
+}
+
 // Observe drops the entry an informer event supersedes: a deletion, or a
 // version at least as new as the one remembered. A deletion is kept as a
 // tombstone for Remember.

@@ -58,3 +58,27 @@ func (r *RecentWrites[O]) len() int {
 	defer r.mu.Unlock()
 	return len(r.m)
 }
+
+// TestSentFor: only the very object a write returned (its UID and
+// resourceVersion) is known by the digest the write sent.
+func TestSentFor(t *testing.T) {
+	r := NewRecentWrites[*corev1.ServiceAccount]()
+	r.Remember(rwSA("u1", "10"), "sent")
+	for _, tc := range []struct {
+		obj  *corev1.ServiceAccount
+		want string
+	}{
+		{rwSA("u1", "10"), "sent"},
+		{rwSA("u1", "11"), ""},
+		{rwSA("u2", "10"), ""},
+		{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", UID: "u1", ResourceVersion: "10"}}, ""},
+	} {
+		if got := r.SentFor(tc.obj); got != tc.want {
+			t.Errorf("SentFor(%s %s/%s) = %q, want %q", tc.obj.Name, tc.obj.UID, tc.obj.ResourceVersion, got, tc.want)
+		}
+	}
+	var none *RecentWrites[*corev1.ServiceAccount]
+	if got := none.SentFor(rwSA("u1", "10")); got != "" {
+		t.Errorf("nil RecentWrites: %q", got)
+	}
+}

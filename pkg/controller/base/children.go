@@ -44,6 +44,8 @@ func newChild[O metav1.Object, AC any, C TypedClient[O, AC]](kind, apiVersion st
 	// Service not created yet): one NotFound per kind, not one formatted per
 	// lookup as the generated listers do. Callers only test it with IsNotFound.
 	notFound := apierrors.NewNotFound(schema.GroupResource{Group: gv.Group, Resource: strings.ToLower(kind)}, "")
+	recent := apply.NewRecentWrites[O]()
+	caches.KnowWrites(c, recent)
 	return &apply.Child[O, AC]{
 		Kind:       kind,
 		APIVersion: apiVersion,
@@ -73,7 +75,7 @@ func newChild[O metav1.Object, AC any, C TypedClient[O, AC]](kind, apiVersion st
 		},
 		Extract:            func(o O) (AC, error) { return extract(o, render.FieldManager) },
 		SetResourceVersion: func(ac AC, rv string) { apply.SetTypedResourceVersion(ac, rv) },
-		Recent:             apply.NewRecentWrites[O](),
+		Recent:             recent,
 		Apply: func(ctx context.Context, ns string, ac AC) (O, error) {
 			return client(ns).Apply(ctx, ac, apply.ApplyOptions())
 		},

@@ -80,6 +80,8 @@ type Caches struct {
 	fields managedFieldsFilter
 	// kinds are the child views of the kinds AddChildKind added.
 	kinds map[reflect.Type]KindView
+	// sent are the remembered writes of the child kinds (KnowWrites).
+	sent map[reflect.Type]func(metav1.Object) string
 
 	OperatorFactory   informers.SharedInformerFactory
 	OperatorConfigMap corelisters.ConfigMapLister
@@ -96,7 +98,7 @@ type Caches struct {
 // keep; takeover are the upstream operator's (see managedFieldsFilter).
 func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string, ours, takeover []string) *Caches {
 	c := &Caches{scopes: map[string]*Scope{}, fields: newManagedFieldsFilter(ours, takeover),
-		kinds: map[reflect.Type]KindView{}}
+		kinds: map[reflect.Type]KindView{}, sent: map[reflect.Type]func(metav1.Object) string{}}
 	if len(namespaces) == 0 {
 		c.all = newScope(kube, ogx, metav1.NamespaceAll, c.childView())
 	}
@@ -121,7 +123,7 @@ func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []
 // childView is the transform of one scope's child caches; the scopes share
 // the views of added kinds.
 func (c *Caches) childView() childView {
-	return childView{fields: c.fields, labels: &mapSharer{}, kinds: c.kinds}
+	return childView{fields: c.fields, labels: &mapSharer{}, kinds: c.kinds, sent: c.sent}
 }
 
 func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, children childView) *Scope {

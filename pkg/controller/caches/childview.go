@@ -1,6 +1,7 @@
 package caches
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -48,22 +49,43 @@ type childView struct {
 	// prior finds the view a Deployment event replaces (reuse.go); nil
 	// reuses nothing.
 	prior *priorViews
+	// sent finds, by Go type, the digest our write sent for the object it
+	// returned (KnowWrites); written only before the caches start.
+	sent map[reflect.Type]func(metav1.Object) string
+}
+
+// KnowWrites makes the child caches take the digest of an object our write
+// returned from what the write sent (r.SentFor) rather than extract it: the
+// applier already knows that object by the sent digest (apply.Known.Sent),
+// and its event is the same object. The events of our own applies were 11%
+// of the operator's CPU in a fleet start (docs/performance.md, Where the
+// CPU goes). Call it before Start.
+func KnowWrites[O metav1.Object](c *Caches, r *apply.RecentWrites[O]) {
+	c.sent[reflect.TypeFor[O]()] = r.SentFor
+}
+
+// sentDigest is the digest our write sent for obj, or "" (KnowWrites).
+func (v childView) sentDigest(obj metav1.Object) string {
+	if f := v.sent[reflect.TypeOf(obj)]; f != nil {
+		return f(obj)
+	}
+	return ""
 }
 
 // KindView is how the child caches view one kind a controller package
 // adds (Caches.AddChildKind).
 type KindView struct {
 	typ  reflect.Type
-	view func(apply.ChildObject, *mapSharer) (*apply.CachedChild, error)
+	view func(obj apply.ChildObject, labels *mapSharer, sent string) (*apply.CachedChild, error)
 }
 
 // ViewOf is the view of kind O: trim returns what its readers use of an
 // object besides metadata (the cache copies metadata in), extract the
 // fields ogx-controller owns, whose digest the cache keeps.
 func ViewOf[O apply.ChildObject, AC any](extract func(O, string) (AC, error), trim func(O) O) KindView {
-	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, labels *mapSharer) (*apply.CachedChild, error) {
+	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, labels *mapSharer, sent string) (*apply.CachedChild, error) {
 		o := obj.(O)
-		return viewWith(o, extract, trim(o), labels)
+		return viewWith(o, extract, trim(o), labels, sent)
 	}}
 }
 
@@ -96,47 +118,57 @@ func (v childView) transform(obj any) (any, error) {
 
 // view trims o and computes its owned-fields digest.
 func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
+	sent := v.sentDigest(obj)
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
-		return v.deploymentView(o)
+		return v.deploymentView(o, sent)
 	case *corev1.Service:
-		return viewWith(o, corev1ac.ExtractService, &corev1.Service{Status: o.Status}, v.labels)
+		return viewWith(o, corev1ac.ExtractService, &corev1.Service{Status: o.Status}, v.labels, sent)
 	case *corev1.ServiceAccount:
-		return viewWith(o, corev1ac.ExtractServiceAccount, &corev1.ServiceAccount{}, v.labels)
+		return viewWith(o, corev1ac.ExtractServiceAccount, &corev1.ServiceAccount{}, v.labels, sent)
 	case *networkingv1.Ingress:
-		return viewWith(o, networkingv1ac.ExtractIngress, &networkingv1.Ingress{Spec: o.Spec, Status: o.Status}, v.labels)
+		return viewWith(o, networkingv1ac.ExtractIngress, &networkingv1.Ingress{Spec: o.Spec, Status: o.Status}, v.labels, sent)
 	}
 	if k, ok := v.kinds[reflect.TypeOf(obj)]; ok {
-		return k.view(obj, v.labels)
+		return k.view(obj, v.labels, sent)
 	}
 	return nil, fmt.Errorf("no view of %T", obj)
 }
 
-// viewWith builds the cached child of o: the digest of what we own, and
-// trimmed, o's metadata without field sets copied into it.
-func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, error), trimmed O, labels *mapSharer) (*apply.CachedChild, error) {
-	owned, err := extract(o, render.FieldManager)
-	if err != nil {
-		return nil, err
-	}
-	digest, err := apply.DigestOf(owned)
-	if err != nil {
-		return nil, err
+// viewWith builds the cached child of o: the digest of what we own (sent,
+// when o is the answer to our write, else extracted), and trimmed, o's
+// metadata without field sets copied into it.
+func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, error), trimmed O, labels *mapSharer, sent string) (*apply.CachedChild, error) {
+	digest := sent
+	if digest == "" {
+		owned, err := extract(o, render.FieldManager)
+		if err != nil {
+			return nil, err
+		}
+		if digest, err = apply.DigestOf(owned); err != nil {
+			return nil, err
+		}
 	}
 	setViewMeta(trimmed, o, labels)
 	return &apply.CachedChild{Object: trimmed, OwnedDigest: digest}, nil
 }
 
 // deploymentView builds the cached child of d: the digest of the view it
-// replaces when that still holds (reuse.go), else extracted.
-func (v childView) deploymentView(d *appsv1.Deployment) (*apply.CachedChild, error) {
+// replaces when that still holds (reuse.go), or the one our write sent,
+// else extracted.
+func (v childView) deploymentView(d *appsv1.Deployment, sent string) (*apply.CachedChild, error) {
 	out := &apply.CachedChild{Object: trimDeployment(d, v.labels)}
-	if entry := ourApplyEntry(d.ManagedFields); entry != nil {
+	entry := ourApplyEntry(d.ManagedFields)
+	if entry != nil {
 		out.OwnedFieldSet = fieldSetSum(entry)
 		if prior, ok := v.prior.reusable(d, entry, out.OwnedFieldSet); ok {
 			out.OwnedDigest, out.OwnsReplicas = prior.OwnedDigest, prior.OwnsReplicas
 			return out, nil
 		}
+	}
+	if sent != "" {
+		out.OwnedDigest, out.OwnsReplicas = sent, entry != nil && namesReplicas(entry)
+		return out, nil
 	}
 	owned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
 	if err != nil {
@@ -209,6 +241,17 @@ func setViewMeta(view, from metav1.Object, labels *mapSharer) {
 		}
 	}
 	view.SetAnnotations(annotations)
+}
+
+// namesReplicas reports whether a Deployment's managedFields entry owns
+// spec.replicas. encoding/json skips the rest of the field set unread.
+func namesReplicas(e *metav1.ManagedFieldsEntry) bool {
+	var set struct {
+		Spec struct {
+			Replicas *struct{} `json:"f:replicas"`
+		} `json:"f:spec"`
+	}
+	return json.Unmarshal(e.FieldsV1.Raw, &set) == nil && set.Spec.Replicas != nil
 }
 
 // OwnsReplicas reports whether ogx-controller owns spec.replicas of d, a

@@ -17,6 +17,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
@@ -261,6 +262,88 @@ func TestTakeoverPendingMatchesTakeover(t *testing.T) {
 		if got := f.takeoverPending(tc.obj, tc.subresource); got != tc.want {
 			e := tc.obj.GetManagedFields()[0]
 			t.Errorf("entry %s/%q, takeover of %q: pending = %v, want %v", e.Operation, e.Subresource, tc.subresource, got, tc.want)
+		}
+	}
+}
+
+// TestChildViewKnowsOurWrites: the object one of our writes returned is
+// cached with the digest that write sent, without extracting (KnowWrites),
+// for every kind, with a Deployment's ownership of spec.replicas read from
+// its field set; any other version of it is extracted.
+func TestChildViewKnowsOurWrites(t *testing.T) {
+	ctx := context.Background()
+	kube := kubefake.NewClientset()
+	owner := metav1ac.OwnerReference().WithAPIVersion("ogx.io/v1beta1").WithKind("OGXServer").
+		WithName("demo").WithUID("u1").WithController(true)
+	saAC := corev1ac.ServiceAccount("demo-sa", "team-a").WithOwnerReferences(owner)
+	sa, err := kube.CoreV1().ServiceAccounts("team-a").Apply(ctx, saAC, apply.ApplyOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	npAC := networkingv1ac.NetworkPolicy("demo-network-policy", "team-a").WithOwnerReferences(owner).
+		WithSpec(networkingv1ac.NetworkPolicySpec().WithPodSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "ogx"})))
+	np, err := kube.NetworkingV1().NetworkPolicies("team-a").Apply(ctx, npAC, apply.ApplyOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := int32(2)
+	scaled := viewDeploymentAC("img:1", &two)
+	withReplicas, err := kube.AppsV1().Deployments("team-a").Apply(ctx, scaled, apply.ApplyOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unscaled := viewDeploymentAC("img:1", nil)
+	other := "other"
+	unscaled.Name = &other
+	withoutReplicas, err := kube.AppsV1().Deployments("team-a").Apply(ctx, unscaled, apply.ApplyOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	c := NewCaches(kube, ogxfake.NewSimpleClientset(), []string{"team-a"}, "ogx-system", render.OwnFieldManagers(), nil)
+	npView := ViewOf(networkingv1ac.ExtractNetworkPolicy, func(*networkingv1.NetworkPolicy) *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} })
+	c.kinds[npView.typ] = npView
+	sas, nps, deployments := apply.NewRecentWrites[*corev1.ServiceAccount](), apply.NewRecentWrites[*networkingv1.NetworkPolicy](),
+		apply.NewRecentWrites[*appsv1.Deployment]()
+	KnowWrites(c, sas)
+	KnowWrites(c, nps)
+	KnowWrites(c, deployments)
+	sas.Remember(sa, "sent-sa")
+	nps.Remember(np, "sent-np")
+	deployments.Remember(withReplicas, "sent-scaled")
+	deployments.Remember(withoutReplicas, "sent-unscaled")
+
+	for _, tc := range []struct {
+		name         string
+		obj          apply.ChildObject
+		desired      any
+		sent         string
+		ownsReplicas bool
+	}{
+		{"ServiceAccount", sa, saAC, "sent-sa", false},
+		{"NetworkPolicy", np, npAC, "sent-np", false},
+		{"Deployment with replicas", withReplicas, scaled, "sent-scaled", true},
+		{"Deployment without replicas", withoutReplicas, unscaled, "sent-unscaled", false},
+	} {
+		transform := c.ChildTransform()
+		out, err := transform(tc.obj.DeepCopyObject())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out.(*apply.CachedChild)
+		if got.OwnedDigest != tc.sent || got.OwnsReplicas != tc.ownsReplicas {
+			t.Errorf("%s, our write's answer: digest %q, owns replicas %v; want %q, %v", tc.name, got.OwnedDigest, got.OwnsReplicas, tc.sent, tc.ownsReplicas)
+		}
+		// Another version of the object is extracted.
+		later := tc.obj.DeepCopyObject().(apply.ChildObject)
+		later.SetResourceVersion(later.GetResourceVersion() + "0")
+		out, err = transform(later)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := apply.DigestOf(tc.desired)
+		if got := out.(*apply.CachedChild); got.OwnedDigest != want || got.OwnsReplicas != tc.ownsReplicas {
+			t.Errorf("%s, a later version: digest %q, owns replicas %v; want the extracted %q, %v", tc.name, got.OwnedDigest, got.OwnsReplicas, want, tc.ownsReplicas)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
@@ -67,8 +68,21 @@ func CheckChild[O metav1.Object, AC any](e *Env, c *apply.Child[O, AC], kind, ap
 		t.Errorf("resourceVersion after unset = %q, want none", rv)
 	}
 
-	if _, err := c.Apply(ctx, Namespace, ac); err != nil {
+	answer, err := c.Apply(ctx, Namespace, ac)
+	if err != nil {
 		t.Errorf("apply: %v", err)
+	} else if kind != "ConfigMap" {
+		// The child caches know our write's answer by what the write sent
+		// (caches.KnowWrites); ConfigMaps are cached whole. A later
+		// version stands for the answer, so the informer's event of this
+		// one does not drop it.
+		later := any(answer).(runtime.Object).DeepCopyObject().(O)
+		later.SetResourceVersion(later.GetResourceVersion() + "0")
+		c.Recent.Remember(later, "sent")
+		view, err := e.Deps.Caches.ChildTransform()(any(later).(runtime.Object).DeepCopyObject())
+		if cached, ok := view.(*apply.CachedChild); err != nil || !ok || cached.OwnedDigest != "sent" {
+			t.Errorf("%s: the cache does not take our write's answer by the sent digest: %#v, %v", kind, view, err)
+		}
 	}
 	if _, err := c.Patch(ctx, Namespace, "c", []byte(`[{"op":"test","path":"/metadata/name","value":"c"}]`)); err != nil {
 		t.Errorf("patch: %v", err)
