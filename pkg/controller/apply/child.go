@@ -88,11 +88,11 @@ func (c *Child[O, AC]) Converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 // hands to another owner (the replica count of an autoscaled Deployment,
 // docs/children.md).
 func (c *Child[O, AC]) ConvergeCreating(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired, onCreate AC) (events.WriteResult, error) {
-	cached, err := c.Cached(owner.Namespace, name)
-	if err != nil && !apierrors.IsNotFound(err) {
+	existing, found, err := c.known(owner.Namespace, name)
+	if err != nil {
 		return "", fmt.Errorf("reading %s %s/%s from cache: %w", c.Kind, owner.Namespace, name, err)
 	}
-	if existing, found := c.Newer(owner.Namespace, name, cached, err == nil); found {
+	if found {
 		return c.update(ctx, owner, name, existing, desired, false)
 	}
 	key := recentKey(owner.Namespace, name)
@@ -280,26 +280,28 @@ type Known[O metav1.Object] struct {
 // yet. The status controller reads children through it, so it never reports
 // a child missing or stale that a controller has just written.
 func (c *Child[O, AC]) Current(namespace, name string) (Known[O], bool) {
-	cached, err := c.Cached(namespace, name)
-	return c.Newer(namespace, name, cached, err == nil)
+	k, found, _ := c.known(namespace, name)
+	return k, found
 }
 
-// Newer returns our own write of the child when it is newer than cached
-// (found false: the cache does not hold it), else cached.
-func (c *Child[O, AC]) Newer(namespace, name string, cached Known[O], found bool) (Known[O], bool) {
-	obj, sent, ok := c.Recent.Newer(namespace, name, cached.Obj, found)
+// known is Current with the cache's errors other than NotFound. It reads
+// the remembered write before the cache: Observe drops a remembered write
+// only once the cache holds that version, so a write missing from Recent
+// is in the cache read next, and one found there is compared with it. Read
+// the other way round, the informer could deliver the write between the
+// two reads and leave an older cached version, or none, standing.
+func (c *Child[O, AC]) known(namespace, name string) (Known[O], bool, error) {
+	written, sent, remembered := c.Recent.Lookup(namespace, name)
+	cached, err := c.Cached(namespace, name)
 	switch {
-	case !ok:
-		// Neither cached nor remembered. The informer may have cached our
-		// write and dropped it from Recent since the caller read the cache;
-		// Observe runs only once the cache holds the event's object, so a
-		// second read tells.
-		k, err := c.Cached(namespace, name)
-		return k, err == nil
-	case found && obj.GetResourceVersion() == cached.Obj.GetResourceVersion():
-		return cached, true
+	case err != nil && !apierrors.IsNotFound(err):
+		return Known[O]{}, false, err
+	case !remembered:
+		return cached, err == nil, nil
+	case err == nil && !NewerRV(written.GetResourceVersion(), cached.Obj.GetResourceVersion()):
+		return cached, true, nil
 	}
-	return Known[O]{Obj: obj, Sent: sent}, true
+	return Known[O]{Obj: written, Sent: sent}, true, nil
 }
 
 // TakeOverKnown is takeOver on a known child: an object it patched is

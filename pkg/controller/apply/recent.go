@@ -82,22 +82,22 @@ func (r *RecentWrites[O]) pruneLocked(now time.Time) {
 	}
 }
 
-// Newer returns the remembered object, with the digest its write sent,
-// when it is newer than cached (or cached is absent, found false).
-func (r *RecentWrites[O]) Newer(namespace, name string, cached O, found bool) (obj O, sent string, ok bool) {
+// Lookup returns the remembered write of namespace/name and the digest it
+// sent, unless none is remembered or it is older than recentTTL.
+func (r *RecentWrites[O]) Lookup(namespace, name string) (obj O, sent string, ok bool) {
 	if r == nil {
-		return cached, "", found
+		return obj, "", false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	key := recentKey(namespace, name)
 	w, ok := r.m[key]
 	if !ok {
-		return cached, "", found
+		return obj, "", false
 	}
-	if r.now().Sub(w.at) > recentTTL || (found && !NewerRV(w.Obj.GetResourceVersion(), cached.GetResourceVersion())) {
+	if r.now().Sub(w.at) > recentTTL {
 		delete(r.m, key)
-		return cached, "", found
+		return obj, "", false
 	}
 	return w.Obj, w.sent, true
 }
@@ -114,7 +114,10 @@ func (r *RecentWrites[O]) SentFor(obj metav1.Object) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	w, ok := r.m[recentKey(obj.GetNamespace(), obj.GetName())]
-	if !ok || w.Obj.GetUID() != obj.GetUID() || w.Obj.GetResourceVersion() != obj.GetResourceVersion() {
+	// An object without a resourceVersion (a fake clientset's) is not one
+	// version, so no write can be known to have returned it.
+	if !ok || obj.GetResourceVersion() == "" || w.Obj.GetUID() != obj.GetUID() ||
+		w.Obj.GetResourceVersion() != obj.GetResourceVersion() {
 		return ""
 	}
 	return w.sent

@@ -17,16 +17,16 @@ func TestRecentWrites(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	r := NewRecentWrites[*corev1.ServiceAccount]()
 	r.now = func() time.Time { return now }
-	var none *corev1.ServiceAccount
 
-	// A write the cache has not delivered yet is what converge sees.
+	// A write the cache has not delivered yet is remembered.
 	r.Remember(rwSA("u1", "10"), "")
-	if got, _, ok := r.Newer("ns", "sa", none, false); !ok || got.ResourceVersion != "10" {
+	if got, _, ok := r.Lookup("ns", "sa"); !ok || got.ResourceVersion != "10" {
 		t.Fatalf("before the cache: got %v %v, want our write", got, ok)
 	}
-	// An older cached version loses; the informer delivering ours drops it.
-	if got, _, _ := r.Newer("ns", "sa", rwSA("u1", "9"), true); got.ResourceVersion != "10" {
-		t.Errorf("older cache: got rv %s, want 10", got.ResourceVersion)
+	// An older event keeps it; the informer delivering ours drops it.
+	r.Observe(rwSA("u1", "9"), false)
+	if _, _, ok := r.Lookup("ns", "sa"); !ok {
+		t.Errorf("an older event dropped our write")
 	}
 	r.Observe(rwSA("u1", "10"), false)
 	if r.len() != 0 {
@@ -37,17 +37,17 @@ func TestRecentWrites(t *testing.T) {
 	// remembered, so the missing cache entry means missing.
 	r.Observe(rwSA("u2", "20"), true)
 	r.Remember(rwSA("u2", "20"), "")
-	if _, _, ok := r.Newer("ns", "sa", none, false); ok {
+	if _, _, ok := r.Lookup("ns", "sa"); ok {
 		t.Error("a write the informer already reported deleted hides the deletion")
 	}
 	// A new incarnation (another UID) is remembered.
 	r.Remember(rwSA("u3", "30"), "")
-	if got, _, ok := r.Newer("ns", "sa", none, false); !ok || got.UID != "u3" {
+	if got, _, ok := r.Lookup("ns", "sa"); !ok || got.UID != "u3" {
 		t.Errorf("new incarnation: got %v %v", got, ok)
 	}
 	// Past the TTL nothing remembered counts.
 	now = now.Add(recentTTL + time.Second)
-	if _, _, ok := r.Newer("ns", "sa", none, false); ok {
+	if _, _, ok := r.Lookup("ns", "sa"); ok {
 		t.Error("an entry older than recentTTL is still used")
 	}
 }
@@ -64,6 +64,7 @@ func (r *RecentWrites[O]) len() int {
 func TestSentFor(t *testing.T) {
 	r := NewRecentWrites[*corev1.ServiceAccount]()
 	r.Remember(rwSA("u1", "10"), "sent")
+	r.Remember(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fake", UID: "u1"}}, "sent")
 	for _, tc := range []struct {
 		obj  *corev1.ServiceAccount
 		want string
@@ -72,6 +73,8 @@ func TestSentFor(t *testing.T) {
 		{rwSA("u1", "11"), ""},
 		{rwSA("u2", "10"), ""},
 		{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", UID: "u1", ResourceVersion: "10"}}, ""},
+		// A fake clientset's object, of no version.
+		{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fake", UID: "u1"}}, ""},
 	} {
 		if got := r.SentFor(tc.obj); got != tc.want {
 			t.Errorf("SentFor(%s %s/%s) = %q, want %q", tc.obj.Name, tc.obj.UID, tc.obj.ResourceVersion, got, tc.want)
