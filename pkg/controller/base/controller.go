@@ -51,6 +51,9 @@ type Controller struct {
 	// Watched names the sources whose events start its passes; each
 	// controller declares them in its own package (watched).
 	Watched func(*caches.Sources) []*caches.Source
+	// Updates, when set, filters the update events of some watched sources
+	// for this controller alone (caches.Watch.Changed).
+	Updates func(*caches.Sources) map[*caches.Source]func(old, cur any) bool
 }
 
 // Watches are the entries that enqueue into this controller.
@@ -58,7 +61,14 @@ func (c *Controller) Watches(w *caches.Sources) []caches.Watch {
 	if c.Watched == nil {
 		return nil
 	}
-	return caches.WatchesOf(c.Enqueue, c.Watched(w)...)
+	entries := caches.WatchesOf(c.Enqueue, c.Watched(w)...)
+	if c.Updates != nil {
+		filters := c.Updates(w)
+		for i := range entries {
+			entries[i].Changed = filters[entries[i].Source]
+		}
+	}
+	return entries
 }
 
 // NewController runs reconcile in the worker loop of a controller named

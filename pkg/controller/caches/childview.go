@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -20,7 +21,8 @@ import (
 
 // The child caches hold an apply.CachedChild per child, not the whole object
 // (docs/performance.md, Memory, "What the cache transforms keep"): the digest
-// of the fields ogx-controller owns, computed once from the whole object, and
+// of the fields ogx-controller owns (computed from the whole object, or, for
+// the answer to our own apply, what that apply sent: KnowWrites), and
 // the object trimmed to what the other readers of a cached child use:
 //
 //   - metadata, with managedFields reduced to who has an entry (the
@@ -167,8 +169,10 @@ func (v childView) deploymentView(d *appsv1.Deployment, sent string) (*apply.Cac
 		}
 	}
 	if sent != "" {
-		out.OwnedDigest, out.OwnsReplicas = sent, entry != nil && namesReplicas(entry)
-		return out, nil
+		if owns, ok := namesReplicas(entry); ok {
+			out.OwnedDigest, out.OwnsReplicas = sent, owns
+			return out, nil
+		}
 	}
 	owned, err := appsv1ac.ExtractDeployment(d, render.FieldManager)
 	if err != nil {
@@ -202,6 +206,33 @@ func trimDeployment(d *appsv1.Deployment, labels *mapSharer) *appsv1.Deployment 
 	}
 	setViewMeta(out, d, labels)
 	return out
+}
+
+// DeploymentViewChanged filters the deployment controller's Deployment
+// updates: true unless old and cur are cached views with the same digest
+// and replica ownership that differ only in status and resourceVersion.
+// Everything else in the view (the replica count and strategy, the
+// metadata, our managedFields entries: the cache keeps no one else's) is
+// what that controller reads. The controller manager's status writes, most
+// of a new Deployment's events, each started a pass that rendered the
+// Deployment only to skip the apply. The status controller still sees every
+// update. A pass refused for a stale resourceVersion (a pinned patch racing
+// a status write) is retried after its backoff instead of at that event.
+func DeploymentViewChanged(old, cur any) bool {
+	o, ok := old.(*apply.CachedChild)
+	c, ok2 := cur.(*apply.CachedChild)
+	if !ok || !ok2 || o.OwnedDigest == "" || o.OwnedDigest != c.OwnedDigest || o.OwnsReplicas != c.OwnsReplicas {
+		return true
+	}
+	od, ok := o.Object.(*appsv1.Deployment)
+	cd, ok2 := c.Object.(*appsv1.Deployment)
+	if !ok || !ok2 {
+		return true
+	}
+	a, b := *od, *cd
+	a.Status, b.Status = appsv1.DeploymentStatus{}, appsv1.DeploymentStatus{}
+	a.ResourceVersion, b.ResourceVersion = "", ""
+	return !apiequality.Semantic.DeepEqual(&a, &b)
 }
 
 // setViewMeta copies the metadata of from to view, with managedFields
@@ -243,15 +274,22 @@ func setViewMeta(view, from metav1.Object, labels *mapSharer) {
 	view.SetAnnotations(annotations)
 }
 
-// namesReplicas reports whether a Deployment's managedFields entry owns
-// spec.replicas. encoding/json skips the rest of the field set unread.
-func namesReplicas(e *metav1.ManagedFieldsEntry) bool {
+// namesReplicas reports whether a Deployment's managedFields entry (nil:
+// none) owns spec.replicas; ok is false when its field set cannot be read.
+// Decoding into this struct keeps none of the rest of the field set.
+func namesReplicas(e *metav1.ManagedFieldsEntry) (owns, ok bool) {
+	if e == nil {
+		return false, true
+	}
 	var set struct {
 		Spec struct {
 			Replicas *struct{} `json:"f:replicas"`
 		} `json:"f:spec"`
 	}
-	return json.Unmarshal(e.FieldsV1.Raw, &set) == nil && set.Spec.Replicas != nil
+	if err := json.Unmarshal(e.FieldsV1.Raw, &set); err != nil {
+		return false, false
+	}
+	return set.Spec.Replicas != nil, true
 }
 
 // OwnsReplicas reports whether ogx-controller owns spec.replicas of d, a

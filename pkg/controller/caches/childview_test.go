@@ -2,6 +2,7 @@ package caches
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -300,6 +301,10 @@ func TestChildViewKnowsOurWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The fake stores no resourceVersion; an API server's answer has one.
+	for i, o := range []metav1.Object{sa, np, withReplicas, withoutReplicas} {
+		o.SetResourceVersion(fmt.Sprint(10 + i))
+	}
 	c := NewCaches(kube, ogxfake.NewSimpleClientset(), []string{"team-a"}, "ogx-system", render.OwnFieldManagers(), nil)
 	npView := ViewOf(networkingv1ac.ExtractNetworkPolicy, func(*networkingv1.NetworkPolicy) *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} })
 	c.kinds[npView.typ] = npView
@@ -345,5 +350,99 @@ func TestChildViewKnowsOurWrites(t *testing.T) {
 		if got := out.(*apply.CachedChild); got.OwnedDigest != want || got.OwnsReplicas != tc.ownsReplicas {
 			t.Errorf("%s, a later version: digest %q, owns replicas %v; want the extracted %q, %v", tc.name, got.OwnedDigest, got.OwnsReplicas, want, tc.ownsReplicas)
 		}
+	}
+}
+
+// TestDeploymentViewChanged: only an update that changes nothing but the
+// status and resourceVersion of a cached view is filtered out.
+func TestDeploymentViewChanged(t *testing.T) {
+	two := int32(2)
+	base := func() *apply.CachedChild {
+		return &apply.CachedChild{OwnedDigest: "d", OwnsReplicas: true, Object: &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "team-a", UID: "u", ResourceVersion: "5", Generation: 2,
+				Labels: map[string]string{"app": "ogx"}, Annotations: map[string]string{"a": "1"},
+				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: render.FieldManager, Operation: metav1.ManagedFieldsOperationApply}}},
+			Spec:   appsv1.DeploymentSpec{Replicas: &two},
+			Status: appsv1.DeploymentStatus{ObservedGeneration: 1},
+		}}
+	}
+	dep := func(c *apply.CachedChild) *appsv1.Deployment { return c.Object.(*appsv1.Deployment) }
+	for _, tc := range []struct {
+		name string
+		edit func(*apply.CachedChild)
+		want bool
+	}{
+		{"status and resourceVersion", func(c *apply.CachedChild) {
+			dep(c).ResourceVersion = "6"
+			dep(c).Status = appsv1.DeploymentStatus{ObservedGeneration: 2, AvailableReplicas: 2}
+		}, false},
+		{"digest", func(c *apply.CachedChild) { c.OwnedDigest = "e" }, true},
+		{"replica ownership", func(c *apply.CachedChild) { c.OwnsReplicas = false }, true},
+		{"whole object", func(c *apply.CachedChild) { c.OwnedDigest = "" }, true},
+		{"replicas", func(c *apply.CachedChild) { three := int32(3); dep(c).Spec.Replicas = &three }, true},
+		{"strategy", func(c *apply.CachedChild) { dep(c).Spec.Strategy.Type = appsv1.RecreateDeploymentStrategyType }, true},
+		{"generation", func(c *apply.CachedChild) { dep(c).Generation = 3 }, true},
+		{"label", func(c *apply.CachedChild) { dep(c).Labels = map[string]string{"app": "other"} }, true},
+		{"annotation", func(c *apply.CachedChild) { dep(c).Annotations = nil }, true},
+		{"managedFields entry", func(c *apply.CachedChild) {
+			dep(c).ManagedFields = append(dep(c).ManagedFields, metav1.ManagedFieldsEntry{Manager: render.StrategyFieldManager})
+		}, true},
+	} {
+		old, cur := base(), base()
+		tc.edit(cur)
+		if got := DeploymentViewChanged(old, cur); got != tc.want {
+			t.Errorf("%s: changed = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	d := dep(base())
+	if !DeploymentViewChanged(d, d) {
+		t.Error("objects that are not cached views count as unchanged")
+	}
+}
+
+// TestStatusWriteLeavesTheDeploymentViewUnchanged: through the real
+// transform, a status write by another manager (which adds its own
+// managedFields entry) changes nothing DeploymentViewChanged compares; the
+// cache keeps only our managers' entries, which is what makes the filter
+// work at all.
+func TestStatusWriteLeavesTheDeploymentViewUnchanged(t *testing.T) {
+	ctx := context.Background()
+	kube := kubefake.NewClientset()
+	deployments := kube.AppsV1().Deployments("team-a")
+	d, err := deployments.Apply(ctx, viewDeploymentAC("img:1", nil), apply.ApplyOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	views := testViews()
+	old, err := views.transform(d.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, AvailableReplicas: 1}
+	written, err := deployments.UpdateStatus(ctx, d, metav1.UpdateOptions{FieldManager: "kube-controller-manager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(written.ManagedFields) < 2 {
+		t.Fatalf("the status write left managedFields %v; want a second manager's entry", managersOf(written.ManagedFields))
+	}
+	cur, err := views.transform(written.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if DeploymentViewChanged(old, cur) {
+		t.Errorf("a status write counts as a change:\n%s", cmp.Diff(old, cur))
+	}
+	written.Spec.Template.Spec.Containers[0].Image = "img:2"
+	edited, err := deployments.Update(ctx, written, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := views.transform(edited.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !DeploymentViewChanged(cur, changed) {
+		t.Error("a hand edit of an owned field counts as no change")
 	}
 }
