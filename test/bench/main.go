@@ -62,6 +62,7 @@ type options struct {
 	keep                  bool
 	profileAPIServer      bool
 	raw                   bool
+	requestCosts          int      // requests per form in the request-cost mode; 0 runs the fleet phases
 	args                  []string // the command line, for the report
 }
 
@@ -96,6 +97,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.controllerArgs, "controller-args", "", "extra ogx-controller flags, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060)")
 	fs.BoolVar(&o.raw, "raw", true, "run the raw phase first (the ratios' base); -raw=false leaves the ratios out, e.g. at N=10000, where the raw phase alone takes most of an hour on two cores")
 	fs.BoolVar(&o.keep, "keep", false, "keep the control-plane directory (logs, audit log, etcd data) after exit")
+	fs.IntVar(&o.requestCosts, "request-costs", 0, "instead of the fleet phases, send this many requests of each form of write (create or apply of a Deployment, a status apply or merge patch, an Event, ...) and report what each cost the API server and etcd (requestcost.go)")
 	fs.BoolVar(&o.profileAPIServer, "profile-apiserver", false, "serve kube-apiserver's /debug/pprof to the admin kubeconfig's token, to profile the API server during a run")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -109,6 +111,8 @@ func parseFlags(args []string) (*options, error) {
 		return nil, errors.New("-workers must be at least 1")
 	case o.unrelated < 0:
 		return nil, errors.New("-unrelated must not be negative")
+	case o.requestCosts < 0:
+		return nil, errors.New("-request-costs must not be negative")
 	case o.probe != "off" && o.probe != "refuse":
 		return nil, fmt.Errorf("-probe must be off or refuse, not %q", o.probe)
 	case o.distribution != distributionName && o.distribution != distributionOCILabel:
@@ -153,6 +157,9 @@ func run(o *options) error {
 		return err
 	}
 
+	if o.requestCosts > 0 {
+		return runRequestCosts(ctx, cp, c, o)
+	}
 	r := &result{opts: o, machine: machineFacts(), commit: gitCommit()}
 	// The processes whose CPU time each phase measures.
 	pids := cp.PIDs()
