@@ -202,11 +202,12 @@ func costForms(c *benchClients) ([]costForm, error) {
 			return err
 		}},
 		{name: "apply ServiceAccount, creating it", namespace: "cost-sa-apply", send: func(ctx context.Context, i int) error {
-			body, err := applyBody(sa("cost-sa-apply", i), "v1", "ServiceAccount")
+			obj := sa("cost-sa-apply", i)
+			body, err := applyBody(obj, "v1", "ServiceAccount")
 			if err != nil {
 				return err
 			}
-			_, err = c.kube.CoreV1().ServiceAccounts("cost-sa-apply").Patch(ctx, name(i), types.ApplyPatchType, body, applyOpts)
+			_, err = c.kube.CoreV1().ServiceAccounts("cost-sa-apply").Patch(ctx, obj.Name, types.ApplyPatchType, body, applyOpts)
 			return err
 		}},
 		{name: "apply OGXServer status", namespace: "cost-status-apply", prepare: createServer("cost-status-apply"),
@@ -266,6 +267,7 @@ func readyStatus(name string) ogxv1beta1.OGXServerStatus {
 	}
 	return ogxv1beta1.OGXServerStatus{
 		ObservedGeneration: 1, Phase: ogxv1beta1.PhaseReady, AvailableReplicas: 1, Replicas: 1,
+		Version:    ogxv1beta1.VersionInfo{OperatorVersion: "v1.0.0", LastUpdated: now},
 		Selector:   "app=ogx,app.kubernetes.io/instance=" + name,
 		ServiceURL: "http://" + name + "-service.cost.svc.cluster.local:8321",
 		Conditions: []metav1.Condition{cond("Ready", "AllComponentsReady"), cond("DeploymentReady", "MinimumReplicasAvailable"),
