@@ -299,6 +299,7 @@ func (c *Child[O, AC]) known(namespace, name string) (Known[O], bool, error) {
 	case !remembered:
 		return cached, err == nil, nil
 	case err == nil && !NewerRV(written.GetResourceVersion(), cached.Obj.GetResourceVersion()):
+		c.Recent.Forget(namespace, name, written.GetResourceVersion())
 		return cached, true, nil
 	}
 	return Known[O]{Obj: written, Sent: sent}, true, nil

@@ -37,6 +37,9 @@ func TestCurrentKeepsTheDigestOnlyForTheCachedVersion(t *testing.T) {
 	if k, _ := c.Current("ns", "s-sa"); k.Digest != "cached-digest" {
 		t.Errorf("our write at the cached version: digest %q, want the cache's", k.Digest)
 	}
+	if c.Recent.len() != 0 {
+		t.Error("our write is still remembered once the cache caught up with it")
+	}
 	c.Recent.Remember(sa("6"), "sent-digest")
 	k, ok := c.Current("ns", "s-sa")
 	if !ok || k.Obj.ResourceVersion != "6" || k.Digest != "" || k.Sent != "sent-digest" {

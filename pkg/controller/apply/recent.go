@@ -30,6 +30,8 @@ type RecentWrites[O metav1.Object] struct {
 	mu   sync.Mutex
 	m    map[string]recentEntry[O]
 	gone map[string]tombstone
+	// pruned is when pruneLocked last ran.
+	pruned time.Time
 }
 
 type recentEntry[O metav1.Object] struct {
@@ -70,14 +72,21 @@ func (r *RecentWrites[O]) Remember(obj O, sent string) {
 	r.m[key] = recentEntry[O]{Obj: obj, sent: sent, at: now}
 }
 
-// pruneLocked drops expired tombstones once there are enough to matter.
+// pruneLocked drops expired writes and tombstones, at most once per
+// recentTTL: a write nothing reads or supersedes again would otherwise stay.
 func (r *RecentWrites[O]) pruneLocked(now time.Time) {
-	if len(r.gone) < 64 {
+	if now.Sub(r.pruned) < recentTTL {
 		return
 	}
+	r.pruned = now
 	for k, t := range r.gone {
 		if now.Sub(t.at) > recentTTL {
 			delete(r.gone, k)
+		}
+	}
+	for k, w := range r.m {
+		if now.Sub(w.at) > recentTTL {
+			delete(r.m, k)
 		}
 	}
 }
@@ -100,6 +109,23 @@ func (r *RecentWrites[O]) Lookup(namespace, name string) (obj O, sent string, ok
 		return obj, "", false
 	}
 	return w.Obj, w.sent, true
+}
+
+// Forget drops the remembered write of namespace/name if it is still the
+// one of resourceVersion rv: the cache has caught up with it. A write whose
+// event came before the write returned is never superseded by Observe
+// (nothing may follow it for a ServiceAccount), so readers that find the
+// cache as new forget it.
+func (r *RecentWrites[O]) Forget(namespace, name, rv string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := recentKey(namespace, name)
+	if w, ok := r.m[key]; ok && w.Obj.GetResourceVersion() == rv {
+		delete(r.m, key)
+	}
 }
 
 // SentFor is the digest of what our write sent when obj is the object that

@@ -50,6 +50,26 @@ func TestRecentWrites(t *testing.T) {
 	if _, _, ok := r.Lookup("ns", "sa"); ok {
 		t.Error("an entry older than recentTTL is still used")
 	}
+
+	// A write nothing reads or supersedes again is dropped by a later
+	// write once it has expired.
+	other := rwSA("u4", "40")
+	other.Name = "other"
+	r.Remember(other, "")
+	now = now.Add(recentTTL + time.Second)
+	r.Remember(rwSA("u5", "50"), "")
+	if r.len() != 1 {
+		t.Errorf("%d writes remembered, want the expired one dropped", r.len())
+	}
+	// Forget drops the write of the version the cache caught up with only.
+	r.Forget("ns", "sa", "49")
+	if _, _, ok := r.Lookup("ns", "sa"); !ok {
+		t.Error("Forget of another version dropped the write")
+	}
+	r.Forget("ns", "sa", "50")
+	if _, _, ok := r.Lookup("ns", "sa"); ok {
+		t.Error("Forget of the write's version kept it")
+	}
 }
 
 // len is the number of remembered writes.
