@@ -205,20 +205,6 @@ func TestMergeWatches(t *testing.T) {
 	if d := cmp.Diff([]string{"first team-a/demo"}, log); d != "" {
 		t.Errorf("source without a hook (-want +got):\n%s", d)
 	}
-
-	// A controller's own filter of updates (Watch.Changed) leaves the
-	// others, and adds, alone.
-	filtered := caches.WatchesOf(record("filtered"), observed)
-	filtered[0].Changed = func(old, cur any) bool { return false }
-	got = caches.MergeWatches(sources, append(caches.WatchesOf(record("all"), observed), filtered...))
-	log = nil
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}
-	got[0].Handler.OnUpdate(cm, cm)
-	got[0].Handler.OnAdd(cm, false)
-	want = []string{"observe cm", "all ns/a", "all ns/b", "observe cm", "all ns/a", "filtered ns/a", "all ns/b", "filtered ns/b"}
-	if d := cmp.Diff(want, log); d != "" {
-		t.Errorf("filtered update, then an add (-want +got):\n%s", d)
-	}
 }
 
 // TestDeclaredWatches: what the controllers declare, merged, is the table of
@@ -240,22 +226,14 @@ func TestDeclaredWatches(t *testing.T) {
 		sources.Owned["HorizontalPodAutoscaler"]: "HPA", sources.Owned["PodDisruptionBudget"]: "PDB",
 		sources.ConfigMaps: "ConfigMap", sources.Secrets: "Secret", sources.TrustedBundles: "trusted bundle"}
 	got := map[string][]string{}
-	var filtered []string
 	for i, entry := range m.watches(sources) {
 		key := fmt.Sprintf("probe/%d", i)
 		entry.Enqueue(key)
 		for name, q := range queues {
 			if q.Queue().Len() > 0 && drained(q, key) {
 				got[names[entry.Source]] = append(got[names[entry.Source]], name)
-				if entry.Changed != nil {
-					filtered = append(filtered, names[entry.Source]+" for "+name)
-				}
 			}
 		}
-	}
-	// Only the deployment controller filters a source's updates for itself.
-	if d := cmp.Diff([]string{"Deployment for deployment"}, filtered); d != "" {
-		t.Errorf("updates filtered per controller (-want +got):\n%s", d)
 	}
 	want := map[string][]string{
 		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"},

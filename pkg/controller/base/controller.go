@@ -51,9 +51,6 @@ type Controller struct {
 	// Watched names the sources whose events start its passes; each
 	// controller declares them in its own package (watched).
 	Watched func(*caches.Sources) []*caches.Source
-	// Updates, when set, filters the update events of some watched sources
-	// for this controller alone (caches.Watch.Changed).
-	Updates func(*caches.Sources) map[*caches.Source]func(old, cur any) bool
 }
 
 // Watches are the entries that enqueue into this controller.
@@ -61,14 +58,7 @@ func (c *Controller) Watches(w *caches.Sources) []caches.Watch {
 	if c.Watched == nil {
 		return nil
 	}
-	entries := caches.WatchesOf(c.Enqueue, c.Watched(w)...)
-	if c.Updates != nil {
-		filters := c.Updates(w)
-		for i := range entries {
-			entries[i].Changed = filters[entries[i].Source]
-		}
-	}
-	return entries
+	return caches.WatchesOf(c.Enqueue, c.Watched(w)...)
 }
 
 // NewController runs reconcile in the worker loop of a controller named

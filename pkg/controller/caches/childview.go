@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -206,33 +205,6 @@ func trimDeployment(d *appsv1.Deployment, labels *mapSharer) *appsv1.Deployment 
 	}
 	setViewMeta(out, d, labels)
 	return out
-}
-
-// DeploymentViewChanged filters the deployment controller's Deployment
-// updates: true unless old and cur are cached views with the same digest
-// and replica ownership that differ only in status and resourceVersion.
-// Everything else in the view (the replica count and strategy, the
-// metadata, our managedFields entries: the cache keeps no one else's) is
-// what that controller reads. The controller manager's status writes, most
-// of a new Deployment's events, each started a pass that rendered the
-// Deployment only to skip the apply. The status controller still sees every
-// update. A pass refused for a stale resourceVersion (a pinned patch racing
-// a status write) is retried after its backoff instead of at that event.
-func DeploymentViewChanged(old, cur any) bool {
-	o, ok := old.(*apply.CachedChild)
-	c, ok2 := cur.(*apply.CachedChild)
-	if !ok || !ok2 || o.OwnedDigest == "" || o.OwnedDigest != c.OwnedDigest || o.OwnsReplicas != c.OwnsReplicas {
-		return true
-	}
-	od, ok := o.Object.(*appsv1.Deployment)
-	cd, ok2 := c.Object.(*appsv1.Deployment)
-	if !ok || !ok2 {
-		return true
-	}
-	a, b := *od, *cd
-	a.Status, b.Status = appsv1.DeploymentStatus{}, appsv1.DeploymentStatus{}
-	a.ResourceVersion, b.ResourceVersion = "", ""
-	return !apiequality.Semantic.DeepEqual(&a, &b)
 }
 
 // setViewMeta copies the metadata of from to view, with managedFields

@@ -54,12 +54,10 @@ func (w *Sources) Ordered() []*Source {
 }
 
 // Watch says that events of source start passes of the controller
-// whose queue enqueue adds to. Changed, when set, filters the update events
-// for this controller alone, after the source's own filter.
+// whose queue enqueue adds to.
 type Watch struct {
 	Source  *Source
 	Enqueue func(string)
-	Changed func(old, cur any) bool
 }
 
 // WatchesOf gives each source the same enqueue; a nil source (an optional
@@ -80,17 +78,17 @@ func WatchesOf(enqueue func(string), sources ...*Source) []Watch {
 // Ordered. One handler per informer, because handlers of one informer run
 // on separate goroutines (docs/controllers.md, Enqueue rules).
 func MergeWatches(sources *Sources, entries []Watch) []Wiring {
-	targets := map[*Source][]target{}
+	enqueues := map[*Source][]func(string){}
 	for _, e := range entries {
-		targets[e.Source] = append(targets[e.Source], target{enqueue: e.Enqueue, changed: e.Changed})
+		enqueues[e.Source] = append(enqueues[e.Source], e.Enqueue)
 	}
 	var out []Wiring
 	for _, s := range sources.Ordered() {
-		ts := targets[s]
-		if len(ts) == 0 {
+		qs := enqueues[s]
+		if len(qs) == 0 {
 			continue
 		}
-		h := handler(s.Keys, s.Changed, ts)
+		h := Handler(s.Keys, s.Changed, qs...)
 		if s.Observe != nil {
 			h = Observing(s.Observe, h)
 		}
@@ -133,47 +131,25 @@ func MetaOf(obj any) (metav1.Object, bool) {
 // Handler builds event handlers that map an object to OGXServer keys and
 // enqueue them; update events are filtered by changed.
 func Handler(keys func(metav1.Object) []string, changed func(old, cur any) bool, enqueue ...func(string)) cache.ResourceEventHandlerFuncs {
-	targets := make([]target, len(enqueue))
-	for i, e := range enqueue {
-		targets[i] = target{enqueue: e}
-	}
-	return handler(keys, changed, targets)
-}
-
-// target is one controller's queue behind a source, with the filter of
-// update events it alone applies (Watch.Changed).
-type target struct {
-	enqueue func(string)
-	changed func(old, cur any) bool
-}
-
-// handler is Handler with a filter per target.
-func handler(keys func(metav1.Object) []string, changed func(old, cur any) bool, targets []target) cache.ResourceEventHandlerFuncs {
-	send := func(obj any, old any, update bool) {
+	do := func(obj any) {
 		m, ok := MetaOf(obj)
 		if !ok {
 			return
 		}
-		wanted := make([]func(string), 0, len(targets))
-		for _, t := range targets {
-			if !update || t.changed == nil || t.changed(old, obj) {
-				wanted = append(wanted, t.enqueue)
-			}
-		}
 		for _, k := range keys(m) {
-			for _, enqueue := range wanted {
-				enqueue(k)
+			for _, e := range enqueue {
+				e(k)
 			}
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { send(obj, nil, false) },
+		AddFunc: do,
 		UpdateFunc: func(old, cur any) {
 			if changed == nil || changed(old, cur) {
-				send(cur, old, true)
+				do(cur)
 			}
 		},
-		DeleteFunc: func(obj any) { send(obj, nil, false) },
+		DeleteFunc: do,
 	}
 }
 

@@ -48,9 +48,6 @@ func NewController(d *base.Deps) *base.Controller {
 		}
 		return out
 	}
-	c.Updates = func(w *caches.Sources) map[*caches.Source]func(old, cur any) bool {
-		return map[*caches.Source]func(old, cur any) bool{w.Deployments: caches.DeploymentViewChanged}
-	}
 	return c
 }
 
