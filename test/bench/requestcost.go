@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	"github.com/ogx-k8s/ogx-controller/test/framework"
 )
 
@@ -124,6 +126,21 @@ func costReport(results []costResult, o *options) string {
 	return b.String()
 }
 
+// costClients send the forms' requests: kube and ogx as JSON, proto as
+// ogx-controller's built-in clients do.
+type costClients struct {
+	kube, proto kubernetes.Interface
+	ogx         versioned.Interface
+}
+
+func costApplyOptions() metav1.PatchOptions {
+	return metav1.PatchOptions{FieldManager: costFieldManager, Force: ptr.To(true)}
+}
+
+func costCreateOptions() metav1.CreateOptions { return metav1.CreateOptions{FieldManager: costFieldManager} }
+
+func costName(i int) string { return fmt.Sprintf("c%05d", i) }
+
 // costForms are the forms measured: a Deployment's first write as a create
 // (protobuf, as ogx-controller's built-in clients send, and JSON) and as
 // the create-only apply ogx-controller sends, an apply that changes
@@ -137,68 +154,59 @@ func costForms(c *benchClients) ([]costForm, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := func(i int) string { return fmt.Sprintf("c%05d", i) }
-	applyOpts := metav1.PatchOptions{FieldManager: costFieldManager, Force: ptr.To(true)}
-	createOpts := metav1.CreateOptions{FieldManager: costFieldManager}
-	deployment := func(ns string, i int) *appsv1.Deployment {
-		d := rawDeployment(name(i))
-		d.Namespace = ns
-		d.Spec.Replicas = ptr.To[int32](0)
-		d.Spec.Paused = true
-		return d
-	}
-	applyBody := func(obj runtime.Object, apiVersion, kind string) ([]byte, error) {
-		b, err := json.Marshal(obj)
-		if err != nil {
-			return nil, err
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, err
-		}
-		m["apiVersion"], m["kind"] = apiVersion, kind
-		delete(m, "status")
-		dropNulls(m)
-		return json.Marshal(m)
-	}
-	applyDeployment := func(ns string) func(ctx context.Context, i int) error {
+	cc := costClients{kube: c.kube, proto: protoKube, ogx: c.ogx}
+	return slices.Concat(deploymentForms(cc), serviceAccountForms(cc), statusForms(cc), []costForm{
+		{name: "create Event (events.k8s.io/v1, protobuf)", namespace: "cost-events", send: func(ctx context.Context, i int) error {
+			_, err := cc.proto.EventsV1().Events("cost-events").Create(ctx, event("cost-events", costName(i)), metav1.CreateOptions{})
+			return err
+		}},
+	}), nil
+}
+
+// costDeployment is the raw phase's Deployment, paused with no replicas.
+func costDeployment(ns string, i int) *appsv1.Deployment {
+	d := rawDeployment(costName(i))
+	d.Namespace = ns
+	d.Spec.Replicas = ptr.To[int32](0)
+	d.Spec.Paused = true
+	return d
+}
+
+func deploymentForms(cc costClients) []costForm {
+	create := func(client kubernetes.Interface, ns string) func(ctx context.Context, i int) error {
 		return func(ctx context.Context, i int) error {
-			body, err := applyBody(deployment(ns, i), "apps/v1", "Deployment")
-			if err != nil {
-				return err
-			}
-			_, err = c.kube.AppsV1().Deployments(ns).Patch(ctx, name(i), types.ApplyPatchType, body, applyOpts)
+			_, err := client.AppsV1().Deployments(ns).Create(ctx, costDeployment(ns, i), costCreateOptions())
 			return err
 		}
 	}
-	sa := func(ns string, i int) *corev1.ServiceAccount {
-		s := rawServiceAccount(name(i))
-		s.Namespace = ns
-		return s
-	}
-	server := func(ns string, i int) *ogxv1beta1.OGXServer {
-		return &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: name(i), Namespace: ns}, Spec: serverSpec(nil)}
-	}
-	createServer := func(ns string) func(ctx context.Context, i int) error {
+	apply := func(ns string) func(ctx context.Context, i int) error {
 		return func(ctx context.Context, i int) error {
-			_, err := c.ogx.OgxV1beta1().OGXServers(ns).Create(ctx, server(ns, i), metav1.CreateOptions{})
+			body, err := applyBody(costDeployment(ns, i), "apps/v1", "Deployment")
+			if err != nil {
+				return err
+			}
+			_, err = cc.kube.AppsV1().Deployments(ns).Patch(ctx, costName(i), types.ApplyPatchType, body, costApplyOptions())
 			return err
 		}
 	}
 	return []costForm{
-		{name: "create Deployment (protobuf)", namespace: "cost-create-proto", send: func(ctx context.Context, i int) error {
-			_, err := protoKube.AppsV1().Deployments("cost-create-proto").Create(ctx, deployment("cost-create-proto", i), createOpts)
-			return err
-		}},
-		{name: "create Deployment (JSON)", namespace: "cost-create-json", send: func(ctx context.Context, i int) error {
-			_, err := c.kube.AppsV1().Deployments("cost-create-json").Create(ctx, deployment("cost-create-json", i), createOpts)
-			return err
-		}},
-		{name: "apply Deployment, creating it", namespace: "cost-apply", send: applyDeployment("cost-apply")},
+		{name: "create Deployment (protobuf)", namespace: "cost-create-proto", send: create(cc.proto, "cost-create-proto")},
+		{name: "create Deployment (JSON)", namespace: "cost-create-json", send: create(cc.kube, "cost-create-json")},
+		{name: "apply Deployment, creating it", namespace: "cost-apply", send: apply("cost-apply")},
 		{name: "apply Deployment, changing nothing", namespace: "cost-apply-again",
-			prepare: applyDeployment("cost-apply-again"), send: applyDeployment("cost-apply-again")},
+			prepare: apply("cost-apply-again"), send: apply("cost-apply-again")},
+	}
+}
+
+func serviceAccountForms(cc costClients) []costForm {
+	sa := func(ns string, i int) *corev1.ServiceAccount {
+		s := rawServiceAccount(costName(i))
+		s.Namespace = ns
+		return s
+	}
+	return []costForm{
 		{name: "create ServiceAccount (protobuf)", namespace: "cost-sa-create", send: func(ctx context.Context, i int) error {
-			_, err := protoKube.CoreV1().ServiceAccounts("cost-sa-create").Create(ctx, sa("cost-sa-create", i), createOpts)
+			_, err := cc.proto.CoreV1().ServiceAccounts("cost-sa-create").Create(ctx, sa("cost-sa-create", i), costCreateOptions())
 			return err
 		}},
 		{name: "apply ServiceAccount, creating it", namespace: "cost-sa-apply", send: func(ctx context.Context, i int) error {
@@ -207,34 +215,59 @@ func costForms(c *benchClients) ([]costForm, error) {
 			if err != nil {
 				return err
 			}
-			_, err = c.kube.CoreV1().ServiceAccounts("cost-sa-apply").Patch(ctx, obj.Name, types.ApplyPatchType, body, applyOpts)
+			_, err = cc.kube.CoreV1().ServiceAccounts("cost-sa-apply").Patch(ctx, obj.Name, types.ApplyPatchType, body, costApplyOptions())
 			return err
 		}},
-		{name: "apply OGXServer status", namespace: "cost-status-apply", prepare: createServer("cost-status-apply"),
+	}
+}
+
+func statusForms(cc costClients) []costForm {
+	create := func(ns string) func(ctx context.Context, i int) error {
+		return func(ctx context.Context, i int) error {
+			s := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: costName(i), Namespace: ns}, Spec: serverSpec(nil)}
+			_, err := cc.ogx.OgxV1beta1().OGXServers(ns).Create(ctx, s, metav1.CreateOptions{})
+			return err
+		}
+	}
+	return []costForm{
+		{name: "apply OGXServer status", namespace: "cost-status-apply", prepare: create("cost-status-apply"),
 			send: func(ctx context.Context, i int) error {
 				body, err := json.Marshal(map[string]any{"apiVersion": "ogx.io/v1beta1", "kind": "OGXServer",
-					"metadata": map[string]any{"name": name(i), "namespace": "cost-status-apply"}, "status": readyStatus(name(i))})
+					"metadata": map[string]any{"name": costName(i), "namespace": "cost-status-apply"}, "status": readyStatus(costName(i))})
 				if err != nil {
 					return err
 				}
-				_, err = c.ogx.OgxV1beta1().OGXServers("cost-status-apply").Patch(ctx, name(i), types.ApplyPatchType, body, applyOpts, "status")
+				_, err = cc.ogx.OgxV1beta1().OGXServers("cost-status-apply").Patch(ctx, costName(i), types.ApplyPatchType, body, costApplyOptions(), "status")
 				return err
 			}},
-		{name: "merge-patch OGXServer status", namespace: "cost-status-merge", prepare: createServer("cost-status-merge"),
+		{name: "merge-patch OGXServer status", namespace: "cost-status-merge", prepare: create("cost-status-merge"),
 			send: func(ctx context.Context, i int) error {
-				body, err := json.Marshal(map[string]any{"status": readyStatus(name(i))})
+				body, err := json.Marshal(map[string]any{"status": readyStatus(costName(i))})
 				if err != nil {
 					return err
 				}
-				_, err = c.ogx.OgxV1beta1().OGXServers("cost-status-merge").Patch(ctx, name(i), types.MergePatchType, body,
+				_, err = cc.ogx.OgxV1beta1().OGXServers("cost-status-merge").Patch(ctx, costName(i), types.MergePatchType, body,
 					metav1.PatchOptions{FieldManager: costFieldManager}, "status")
 				return err
 			}},
-		{name: "create Event (events.k8s.io/v1, protobuf)", namespace: "cost-events", send: func(ctx context.Context, i int) error {
-			_, err := protoKube.EventsV1().Events("cost-events").Create(ctx, event("cost-events", name(i)), metav1.CreateOptions{})
-			return err
-		}},
-	}, nil
+	}
+}
+
+// applyBody is obj as the body of a server-side apply: with its type,
+// without status or null values, as an apply configuration encodes.
+func applyBody(obj runtime.Object, apiVersion, kind string) ([]byte, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["apiVersion"], m["kind"] = apiVersion, kind
+	delete(m, "status")
+	dropNulls(m)
+	return json.Marshal(m)
 }
 
 // dropNulls removes the null values (creationTimestamp of a typed object's
