@@ -8,9 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// recentTTL bounds how long a remembered write or a deletion is kept: the
+// recentTTL is how long a remembered write or a deletion counts: the
 // informer delivers our writes within moments, so an older entry can only
-// be one the informer will never supersede.
+// be one the informer will never supersede. Expired entries are pruned by
+// the next write a recentTTL after the last pruning.
 const recentTTL = time.Minute
 
 // RecentWrites remembers the object each of a kind's writes returned until
@@ -20,7 +21,9 @@ const recentTTL = time.Minute
 // for a missing object (docs/controllers.md, No-op skip and drift).
 //
 // Entries are dropped by Observe, which the kind's informer calls before it
-// enqueues anything for the same event. A deletion is also remembered (by
+// enqueues anything for the same event, by Forget once a reader finds the
+// cache as new (an event that came before the write returned supersedes
+// nothing), and when expired. A deletion is also remembered (by
 // UID): the informer may deliver an object's creation and deletion before
 // the write that created it has returned, whose result must then not hide
 // the deletion.

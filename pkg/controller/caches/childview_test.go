@@ -352,3 +352,24 @@ func TestChildViewKnowsOurWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestChildViewExtractsWhenTheFieldSetIsUnreadable: with a sent digest
+// but a field set it cannot read, the Deployment's view does not claim the
+// replica count is not ours; it extracts, and an object whose fields
+// cannot be extracted is cached whole.
+func TestChildViewExtractsWhenTheFieldSetIsUnreadable(t *testing.T) {
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "team-a", UID: "u", ResourceVersion: "7",
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: render.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+			APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":"unreadable"}`)}}}}}
+	views := testViews()
+	deployments := apply.NewRecentWrites[*appsv1.Deployment]()
+	deployments.Remember(d.DeepCopy(), "sent")
+	views.sent = map[reflect.Type]func(metav1.Object) string{reflect.TypeFor[*appsv1.Deployment](): deployments.SentFor}
+	out, err := views.transform(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.(*apply.CachedChild); got.OwnedDigest != "" {
+		t.Errorf("digest %q from an unreadable field set, want the object cached whole", got.OwnedDigest)
+	}
+}
