@@ -31,6 +31,13 @@ func restConfig(o *options, identity string) (*rest.Config, error) {
 		return nil, fmt.Errorf("building client config: %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	// Uncompressed responses, as the control plane's own controllers ask:
+	// the API server gzips a watch-list stream for a client that accepts
+	// it, for the life of the watch, once per watcher, and the operator
+	// inflates every event; next to an API server in the same cluster that
+	// is CPU on both ends for bandwidth nobody is short of
+	// (docs/performance.md, Memory).
+	cfg.DisableCompression = true
 	cfg.UserAgent = fmt.Sprintf("ogx-controller/%s (%s)", o.operatorVersion, identity)
 	return cfg, nil
 }
