@@ -25,18 +25,24 @@ import (
 // the status takeover of the OGXServer itself.
 func TakeoverPatch(obj metav1.Object, apiVersion string, managers []string, subresource string, now time.Time) ([]byte, error) {
 	entries := obj.GetManagedFields()
+	takeover := func(e metav1.ManagedFieldsEntry) bool {
+		return e.Subresource == subresource && slices.Contains(managers, e.Manager) &&
+			(e.Operation == metav1.ManagedFieldsOperationApply || e.Operation == metav1.ManagedFieldsOperationUpdate)
+	}
+	// Most objects have nothing to take over: decide that before reading
+	// our own field set (3.7% of the operator's allocations when read
+	// first, docs/performance.md).
+	if !slices.ContainsFunc(entries, takeover) {
+		return nil, nil
+	}
 	merged := &fieldpath.Set{}
 	var kept []metav1.ManagedFieldsEntry
-	found := false
 	for _, e := range entries {
-		takeover := e.Subresource == subresource && slices.Contains(managers, e.Manager) &&
-			(e.Operation == metav1.ManagedFieldsOperationApply || e.Operation == metav1.ManagedFieldsOperationUpdate)
 		ours := e.Subresource == subresource && e.Manager == render.FieldManager && e.Operation == metav1.ManagedFieldsOperationApply
-		if !takeover && !ours {
+		if !takeover(e) && !ours {
 			kept = append(kept, e)
 			continue
 		}
-		found = found || takeover
 		if e.FieldsV1 == nil {
 			continue
 		}
@@ -45,9 +51,6 @@ func TakeoverPatch(obj metav1.Object, apiVersion string, managers []string, subr
 			return nil, fmt.Errorf("reading managed fields of %s: %w", e.Manager, err)
 		}
 		merged = merged.Union(s)
-	}
-	if !found {
-		return nil, nil
 	}
 	raw, err := merged.ToJSON()
 	if err != nil {
