@@ -8,24 +8,38 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// CachedChild is what a child cache holds for one child.
+// CachedChild is what a child cache holds for one child: the object whole
+// (Whole), or a view of it: its metadata, the digest of the fields
+// ogx-controller owns and a Body with what the readers of its kind use
+// besides metadata. A view of a Deployment is about 450 bytes where a
+// trimmed *appsv1.Deployment with its wrapper was about 1,580 (the struct
+// alone is that large); the views of a server's children take about 2 KiB
+// less than trimmed typed objects (docs/performance.md, Memory). Readers
+// get a typed object built from the view on each read (Typed, KnownOf).
 type CachedChild struct {
-	metav1.TypeMeta
-	// Object is the child, trimmed to what its readers use (the child caches
-	// decide what) unless OwnedDigest is empty.
-	Object ChildObject
+	// Whole is the child as received, when it is kept whole; nil for a
+	// view.
+	Whole ChildObject
+	// Meta is a view's metadata (the child caches decide what of it).
+	Meta metav1.ObjectMeta
+	// Body builds a view's typed object from Meta.
+	Body Body
 	// OwnedDigest is DigestOf the fields ogx-controller owns in the whole
-	// object; empty when Object is whole.
+	// object; empty when Whole is set.
 	OwnedDigest string
-	// OwnsReplicas: ogx-controller owns spec.replicas (Deployments with a
-	// digest only).
+	// OwnsReplicas: ogx-controller owns spec.replicas (Deployment views
+	// only).
 	OwnsReplicas bool
-	// OwnedFieldSet is the sha256 of our Apply entry's API version and
-	// field set, for Deployments with a digest: with the generation and
-	// metadata it tells when the digest still holds (caches, reuse.go).
-	OwnedFieldSet [32]byte
+}
+
+// Body is a view's part that is not metadata: what the readers of its kind
+// use. Object returns a new typed object with meta and that part; a body
+// is never changed once cached, so the objects share what it holds.
+type Body interface {
+	Object(meta metav1.ObjectMeta) ChildObject
 }
 
 // ChildObject is a typed child object.
@@ -34,14 +48,36 @@ type ChildObject interface {
 	runtime.Object
 }
 
+// Typed returns the child as a typed object: Whole, or one built from the
+// view. Readers must not change what it shares with the cache.
+func (c *CachedChild) Typed() ChildObject {
+	if c.Whole != nil {
+		return c.Whole
+	}
+	return c.Body.Object(c.Meta)
+}
+
 // GetObjectMeta makes the cache's key functions and the event handlers see
 // the child's metadata.
-func (c *CachedChild) GetObjectMeta() metav1.Object { return c.Object }
+func (c *CachedChild) GetObjectMeta() metav1.Object {
+	if c.Whole != nil {
+		return c.Whole
+	}
+	return &c.Meta
+}
 
-// DeepCopyObject makes CachedChild a runtime.Object, as caches need.
+// GetObjectKind makes CachedChild a runtime.Object; a cached child has no
+// type metadata of its own.
+func (c *CachedChild) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// DeepCopyObject makes CachedChild a runtime.Object, as caches need. A
+// body is shared: it is never changed.
 func (c *CachedChild) DeepCopyObject() runtime.Object {
 	out := *c
-	out.Object = c.Object.DeepCopyObject().(ChildObject)
+	if c.Whole != nil {
+		out.Whole = c.Whole.DeepCopyObject().(ChildObject)
+	}
+	c.Meta.DeepCopyInto(&out.Meta)
 	return &out
 }
 
@@ -63,10 +99,10 @@ func DigestOf(ac any) (string, error) {
 // object (the ConfigMaps' cache).
 func KnownOf[O metav1.Object](kind string, obj any) (Known[O], error) {
 	if c, ok := obj.(*CachedChild); ok {
-		if o, ok := c.Object.(O); ok {
+		if o, ok := c.Typed().(O); ok && c.Whole == nil {
 			return Known[O]{Obj: o, Digest: c.OwnedDigest, OwnsReplicas: c.OwnsReplicas}, nil
 		}
-		obj = c.Object
+		obj = c.Typed()
 	}
 	if o, ok := obj.(O); ok {
 		return Known[O]{Obj: o}, nil

@@ -131,8 +131,9 @@ type Kind[O apply.ChildObject, AC any] struct {
 	Client func(kube kubernetes.Interface, namespace string) TypedClient[O, AC]
 	// Extract is client-go's Extract function of the kind.
 	Extract func(O, string) (AC, error)
-	// Trim returns what the cache keeps of an object besides its metadata:
-	// what the controller reads of it, often nothing (caches.ViewOf).
+	// Trim returns what the cache keeps of an object besides its metadata
+	// (caches.ViewOf): what the controller reads of it. Nil, as for most
+	// kinds, keeps nothing but metadata and the digest.
 	Trim func(O) O
 }
 

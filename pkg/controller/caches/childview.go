@@ -21,8 +21,9 @@ import (
 // The child caches hold an apply.CachedChild per child, not the whole object
 // (docs/performance.md, Memory, "What the cache transforms keep"): the digest
 // of the fields ogx-controller owns (computed from the whole object, or, for
-// the answer to our own apply, what that apply sent: KnowWrites), and
-// the object trimmed to what the other readers of a cached child use:
+// the answer to our own apply, what that apply sent: KnowWrites), the
+// object's metadata and a body with what the other readers of a cached
+// child use besides metadata:
 //
 //   - metadata, with managedFields reduced to who has an entry (the
 //     ownership guard, the event handlers, recentWrites, hasManagerEntry);
@@ -30,8 +31,7 @@ import (
 //     spec.replicas and strategy type (status, switchStrategy) and the
 //     user-config volume of its template (config retention);
 //   - the Ingress's spec and status (status: the external URL);
-//   - the Service's status; of the kinds controller packages add, what
-//     their KindView keeps.
+//   - of the kinds controller packages add, what their KindView keeps.
 //
 // An object with an entry of a takeover manager, or one whose owned fields
 // cannot be extracted, is kept whole, without a digest: the takeover must
@@ -83,13 +83,45 @@ type KindView struct {
 }
 
 // ViewOf is the view of kind O: trim returns what its readers use of an
-// object besides metadata (the cache copies metadata in), extract the
-// fields ogx-controller owns, whose digest the cache keeps.
+// object besides metadata, without metadata (a nil trim: nothing); extract
+// the fields ogx-controller owns, whose digest the cache keeps.
 func ViewOf[O apply.ChildObject, AC any](extract func(O, string) (AC, error), trim func(O) O) KindView {
+	empty := &trimmed{obj: reflect.New(reflect.TypeFor[O]().Elem()).Interface().(apply.ChildObject)}
 	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, labels *mapSharer, sent string) (*apply.CachedChild, error) {
 		o := obj.(O)
-		return viewWith(o, extract, trim(o), labels, sent)
+		body := empty
+		if trim != nil {
+			body = &trimmed{obj: trim(o)}
+		}
+		return viewWith(o, extract, body, labels, sent)
 	}}
+}
+
+// trimmed is the body of a view whose readers use a typed object trimmed
+// by its kind: that object without metadata. The views of a kind whose
+// readers use only metadata share one empty object.
+type trimmed struct{ obj apply.ChildObject }
+
+func (b *trimmed) Object(meta metav1.ObjectMeta) apply.ChildObject {
+	out := b.obj.DeepCopyObject().(apply.ChildObject)
+	*out.(metav1.ObjectMetaAccessor).GetObjectMeta().(*metav1.ObjectMeta) = meta
+	return out
+}
+
+// serviceAccountBody and serviceBody are the bodies of ServiceAccount and
+// Service views: their readers use only metadata. They have no size, so a
+// view holds one without allocating.
+type (
+	serviceAccountBody struct{}
+	serviceBody        struct{}
+)
+
+func (serviceAccountBody) Object(meta metav1.ObjectMeta) apply.ChildObject {
+	return &corev1.ServiceAccount{ObjectMeta: meta}
+}
+
+func (serviceBody) Object(meta metav1.ObjectMeta) apply.ChildObject {
+	return &corev1.Service{ObjectMeta: meta}
 }
 
 func (v childView) transform(obj any) (any, error) {
@@ -108,13 +140,13 @@ func (v childView) transform(obj any) (any, error) {
 		return obj, nil
 	}
 	if v.fields.takeoverPending(o, "") {
-		return &apply.CachedChild{Object: o}, nil
+		return &apply.CachedChild{Whole: o}, nil
 	}
 	v.fields.filter(o)
 	out, err := v.view(o)
 	if err != nil {
 		internMeta(o, v.labels)
-		return &apply.CachedChild{Object: o}, nil
+		return &apply.CachedChild{Whole: o}, nil
 	}
 	return out, nil
 }
@@ -126,11 +158,12 @@ func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 	case *appsv1.Deployment:
 		return v.deploymentView(o, sent)
 	case *corev1.Service:
-		return viewWith(o, corev1ac.ExtractService, &corev1.Service{Status: o.Status}, v.labels, sent)
+		return viewWith(o, corev1ac.ExtractService, serviceBody{}, v.labels, sent)
 	case *corev1.ServiceAccount:
-		return viewWith(o, corev1ac.ExtractServiceAccount, &corev1.ServiceAccount{}, v.labels, sent)
+		return viewWith(o, corev1ac.ExtractServiceAccount, serviceAccountBody{}, v.labels, sent)
 	case *networkingv1.Ingress:
-		return viewWith(o, networkingv1ac.ExtractIngress, &networkingv1.Ingress{Spec: o.Spec, Status: o.Status}, v.labels, sent)
+		body := &trimmed{obj: &networkingv1.Ingress{Spec: o.Spec, Status: o.Status}}
+		return viewWith(o, networkingv1ac.ExtractIngress, body, v.labels, sent)
 	}
 	if k, ok := v.kinds[reflect.TypeOf(obj)]; ok {
 		return k.view(obj, v.labels, sent)
@@ -138,10 +171,10 @@ func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 	return nil, fmt.Errorf("no view of %T", obj)
 }
 
-// viewWith builds the cached child of o: the digest of what we own (sent,
-// when o is the answer to our write, else extracted), and trimmed, o's
-// metadata without field sets copied into it.
-func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, error), trimmed O, labels *mapSharer, sent string) (*apply.CachedChild, error) {
+// viewWith builds the view of o: the digest of what we own (sent, when o
+// is the answer to our write, else extracted), o's metadata without field
+// sets, and body.
+func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, error), body apply.Body, labels *mapSharer, sent string) (*apply.CachedChild, error) {
 	digest := sent
 	if digest == "" {
 		owned, err := extract(o, render.FieldManager)
@@ -152,19 +185,22 @@ func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, err
 			return nil, err
 		}
 	}
-	setViewMeta(trimmed, o, labels)
-	return &apply.CachedChild{Object: trimmed, OwnedDigest: digest}, nil
+	out := &apply.CachedChild{Body: body, OwnedDigest: digest}
+	setViewMeta(&out.Meta, o, labels)
+	return out, nil
 }
 
-// deploymentView builds the cached child of d: the digest of the view it
-// replaces when that still holds (reuse.go), or the one our write sent,
-// else extracted.
+// deploymentView builds the view of d: the digest of the view it replaces
+// when that still holds (reuse.go), or the one our write sent, else
+// extracted.
 func (v childView) deploymentView(d *appsv1.Deployment, sent string) (*apply.CachedChild, error) {
-	out := &apply.CachedChild{Object: trimDeployment(d, v.labels)}
+	body := trimDeployment(d)
+	out := &apply.CachedChild{Body: body}
+	setViewMeta(&out.Meta, d, v.labels)
 	entry := ourApplyEntry(d.ManagedFields)
 	if entry != nil {
-		out.OwnedFieldSet = fieldSetSum(entry)
-		if prior, ok := v.prior.reusable(d, entry, out.OwnedFieldSet); ok {
+		body.fieldSet = fieldSetSum(entry)
+		if prior, ok := v.prior.reusable(d, entry, body.fieldSet); ok {
 			out.OwnedDigest, out.OwnsReplicas = prior.OwnedDigest, prior.OwnsReplicas
 			return out, nil
 		}
@@ -186,26 +222,46 @@ func (v childView) deploymentView(d *appsv1.Deployment, sent string) (*apply.Cac
 	return out, nil
 }
 
-// trimDeployment is what the Deployment cache keeps of d.
-func trimDeployment(d *appsv1.Deployment, labels *mapSharer) *appsv1.Deployment {
-	out := &appsv1.Deployment{Status: d.Status}
+// deploymentBody is what a Deployment view keeps besides metadata: the
+// status (of its conditions only failures), spec.replicas and strategy
+// type (status, switchStrategy) and the user-config volume of the template
+// (config retention).
+type deploymentBody struct {
+	status   appsv1.DeploymentStatus
+	replicas *int32
+	strategy appsv1.DeploymentStrategyType
+	volumes  []corev1.Volume
+	// fieldSet is the sha256 of our Apply entry's API version and field
+	// set: with the generation and metadata it tells when the digest still
+	// holds (reuse.go).
+	fieldSet [32]byte
+}
+
+func (b *deploymentBody) Object(meta metav1.ObjectMeta) apply.ChildObject {
+	d := &appsv1.Deployment{ObjectMeta: meta, Status: b.status}
+	d.Spec.Replicas = b.replicas
+	d.Spec.Strategy.Type = b.strategy
+	d.Spec.Template.Spec.Volumes = b.volumes
+	return d
+}
+
+// trimDeployment is the body of d's view.
+func trimDeployment(d *appsv1.Deployment) *deploymentBody {
+	out := &deploymentBody{status: d.Status, replicas: d.Spec.Replicas, strategy: d.Spec.Strategy.Type}
 	// Only failures are read of the conditions (IsDeploymentFailure).
-	out.Status.Conditions = nil
+	out.status.Conditions = nil
 	for _, c := range d.Status.Conditions {
 		if IsDeploymentFailure(c) {
-			out.Status.Conditions = append(out.Status.Conditions, c)
+			out.status.Conditions = append(out.status.Conditions, c)
 		}
 	}
-	out.Spec.Replicas = d.Spec.Replicas
-	out.Spec.Strategy.Type = d.Spec.Strategy.Type
 	// Config retention must not delete the ConfigMap the template mounts.
 	for _, v := range d.Spec.Template.Spec.Volumes {
 		if v.Name == render.VolumeUserConfig && v.ConfigMap != nil {
-			out.Spec.Template.Spec.Volumes = append(out.Spec.Template.Spec.Volumes, corev1.Volume{Name: v.Name,
+			out.volumes = append(out.volumes, corev1.Volume{Name: v.Name,
 				VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: v.ConfigMap.LocalObjectReference}}})
 		}
 	}
-	setViewMeta(out, d, labels)
 	return out
 }
 

@@ -124,7 +124,7 @@ func TestChildViewsShareLabels(t *testing.T) {
 	labels := func() map[string]string { return map[string]string{"app.kubernetes.io/managed-by": "ogx-operator"} }
 	a, _ := v.transform(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "a-sa", Namespace: "ns", Labels: labels()}})
 	b, _ := v.transform(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "b-sa", Namespace: "ns", Labels: labels()}})
-	if mapPointer(a.(*apply.CachedChild).Object.GetLabels()) != mapPointer(b.(*apply.CachedChild).Object.GetLabels()) {
+	if mapPointer(a.(*apply.CachedChild).Typed().GetLabels()) != mapPointer(b.(*apply.CachedChild).Typed().GetLabels()) {
 		t.Errorf("equal label maps not shared")
 	}
 }

@@ -79,11 +79,12 @@ func (p *priorViews) reusable(d *appsv1.Deployment, entry *metav1.ManagedFieldsE
 		return nil, false
 	}
 	c, ok := obj.(*apply.CachedChild)
-	if !ok || c.OwnedDigest == "" || c.OwnedFieldSet != sum {
+	if !ok || c.OwnedDigest == "" {
 		return nil, false
 	}
-	view, ok := c.Object.(*appsv1.Deployment)
-	if !ok || view.UID != d.UID || view.Generation != d.Generation ||
+	body, ok := c.Body.(*deploymentBody)
+	view := &c.Meta
+	if !ok || body.fieldSet != sum || view.UID != d.UID || view.Generation != d.Generation ||
 		!maps.Equal(view.Labels, d.Labels) || !slices.Equal(view.Finalizers, d.Finalizers) ||
 		!apiequality.Semantic.DeepEqual(view.OwnerReferences, d.OwnerReferences) ||
 		!sameAnnotations(view.Annotations, d.Annotations, entry.FieldsV1.Raw) {

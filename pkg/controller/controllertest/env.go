@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
 	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
@@ -256,7 +257,7 @@ func (e *Env) WaitCaught() {
 						return false, err.Error()
 					}
 				}
-				if !equality.Semantic.DeepEqual(got, want) {
+				if !sameEntry(got, want) {
 					return false, fmt.Sprintf("%s %s cached copy is stale", k.gvr.Resource, key)
 				}
 			}
@@ -274,4 +275,15 @@ func Started(tb testing.TB, opts base.Options, kubeObjs []runtime.Object, server
 	e := NewEnv(tb, opts, kubeObjs, servers...)
 	e.Start()
 	return e
+}
+
+// sameEntry compares two cache entries; views by what they hand readers.
+func sameEntry(a, b any) bool {
+	ca, okA := a.(*apply.CachedChild)
+	cb, okB := b.(*apply.CachedChild)
+	if okA && okB {
+		return ca.OwnedDigest == cb.OwnedDigest && ca.OwnsReplicas == cb.OwnsReplicas &&
+			equality.Semantic.DeepEqual(ca.Typed(), cb.Typed())
+	}
+	return equality.Semantic.DeepEqual(a, b)
 }

@@ -36,8 +36,6 @@ var roleBindingKind = base.Kind[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyC
 		return kube.RbacV1().RoleBindings(ns)
 	},
 	Extract: rbacv1ac.ExtractRoleBinding,
-	// Nothing but metadata and the digest is read.
-	Trim: func(*rbacv1.RoleBinding) *rbacv1.RoleBinding { return &rbacv1.RoleBinding{} },
 }
 
 // convergeRoleBinding applies N-rb where render.WantRoleBinding holds; rb is

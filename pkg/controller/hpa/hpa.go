@@ -28,10 +28,6 @@ var kind = base.Kind[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.Ho
 		return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
 	},
 	Extract: autoscalingv2ac.ExtractHorizontalPodAutoscaler,
-	// Nothing but metadata and the digest is read.
-	Trim: func(*autoscalingv2.HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscaler {
-		return &autoscalingv2.HorizontalPodAutoscaler{}
-	},
 }
 
 // NewController builds the HorizontalPodAutoscaler controller and registers its kind.

@@ -28,8 +28,6 @@ var kind = base.Kind[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyA
 		return kube.NetworkingV1().NetworkPolicies(ns)
 	},
 	Extract: networkingv1ac.ExtractNetworkPolicy,
-	// Nothing but metadata and the digest is read.
-	Trim: func(*networkingv1.NetworkPolicy) *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} },
 }
 
 // NewController builds the NetworkPolicy controller and registers its kind.

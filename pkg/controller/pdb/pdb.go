@@ -28,10 +28,6 @@ var kind = base.Kind[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBud
 		return kube.PolicyV1().PodDisruptionBudgets(ns)
 	},
 	Extract: policyv1ac.ExtractPodDisruptionBudget,
-	// Nothing but metadata and the digest is read.
-	Trim: func(*policyv1.PodDisruptionBudget) *policyv1.PodDisruptionBudget {
-		return &policyv1.PodDisruptionBudget{}
-	},
 }
 
 // NewController builds the PodDisruptionBudget controller and registers its kind.

@@ -27,7 +27,7 @@ func TestIngressViewKeepsExternalURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := *externalURL(s, view.(*apply.CachedChild).Object.(*networkingv1.Ingress)); got != want || want != "https://1.2.3.4" {
+	if got := *externalURL(s, view.(*apply.CachedChild).Typed().(*networkingv1.Ingress)); got != want || want != "https://1.2.3.4" {
 		t.Errorf("external URL from the view %q, from the whole Ingress %q", got, want)
 	}
 }
