@@ -186,10 +186,8 @@ func (m *Manager) registerHandlers() error {
 		m.handlersSynced = append(m.handlersSynced, reg.HasSynced)
 	}
 	m.Caches.Each(func(sc *caches.Scope) {
-		for _, ix := range []cache.Indexers{caches.ReferenceIndexers(), caches.UIDIndexers()} {
-			if err := sc.ServerInformer.AddIndexers(ix); err != nil {
-				errs = append(errs, err)
-			}
+		if err := sc.ServerInformer.AddIndexers(caches.ReferenceIndexers()); err != nil {
+			errs = append(errs, err)
 		}
 		add(sc.ServerInformer, m.serverEvents())
 		sources := m.scopeSources(sc)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 )
 
@@ -15,10 +16,18 @@ const sweepInterval = 5 * time.Minute
 // may record after that, and the entry would stay for the life of the
 // process. It reads only the cache.
 func (m *Manager) sweep(ctx context.Context) {
-	// Liveness is asked of the cache per entry, not of a list taken before:
-	// the informer stores a new server before any pass can record for it,
-	// so its record is never taken for a deleted server's.
-	if n := m.Records.Sweep(m.Caches.HasServer); n > 0 {
+	// The cache is read after the record's UIDs are taken (Store.Sweep asks
+	// live only then): the informer stores a new server before any pass can
+	// record for it, so every UID taken belongs to a server that was
+	// cached, and one missing from the later read was deleted.
+	var cached map[types.UID]bool
+	live := func(uid types.UID) bool {
+		if cached == nil {
+			cached = m.Caches.ServerUIDs()
+		}
+		return cached[uid]
+	}
+	if n := m.Records.Sweep(live); n > 0 {
 		klog.FromContext(ctx).V(2).Info("Dropped the state of deleted servers", "servers", n)
 	}
 }

@@ -90,19 +90,20 @@ func TestSweepDropsStateOfDeletedServers(t *testing.T) {
 	}
 }
 
-// The sweep asks the cache whether a server exists when it drops that
-// server's state: a server created after the sweep began is live for it.
-func TestHasServerFollowsTheCache(t *testing.T) {
+// The sweep reads the cache after it takes the record's UIDs: a server
+// created after the process started, recorded once cached, stays live for
+// it; once deleted and gone from the cache, its state is dropped.
+func TestSweepReadsTheCacheAfterTheRecord(t *testing.T) {
 	e := newSFEnv(t, base.Options{}, nil, controllertest.Server(sfNamespace, sfName, sfUID))
 	late := controllertest.Server(sfNamespace, "late", types.UID("3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"))
-	if e.m.Caches.HasServer(late.UID) {
-		t.Fatal("hasServer is true before the server exists")
+	if e.m.Caches.ServerUIDs()[late.UID] {
+		t.Fatal("the cache holds the server before it exists")
 	}
 	if _, err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Create(e.ctx, late, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	controllertest.Eventually(t, "the new server in the UID index", func() (bool, string) {
-		return e.m.Caches.HasServer(late.UID), "not indexed"
+	controllertest.Eventually(t, "the new server in the cache", func() (bool, string) {
+		return e.m.Caches.ServerUIDs()[late.UID], "not cached"
 	})
 	recordAll(e.m, late)
 	e.m.sweep(e.ctx)
@@ -112,7 +113,12 @@ func TestHasServerFollowsTheCache(t *testing.T) {
 	if err := e.ogx.OgxV1beta1().OGXServers(sfNamespace).Delete(e.ctx, late.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	controllertest.Eventually(t, "the deleted server gone from the UID index", func() (bool, string) {
-		return !e.m.Caches.HasServer(late.UID), "still indexed"
+	controllertest.Eventually(t, "the deleted server gone from the cache", func() (bool, string) {
+		return !e.m.Caches.ServerUIDs()[late.UID], "still cached"
 	})
+	recordAll(e.m, late) // a pass that ended after the delete event
+	e.m.sweep(e.ctx)
+	if held := storeHolds(e.m, late.UID); len(held) != 0 {
+		t.Errorf("after the sweep these stores still hold the deleted server: %v", held)
+	}
 }

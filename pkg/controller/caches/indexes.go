@@ -96,16 +96,6 @@ const IndexInstance = "instance"
 // for the status tests' pod caches).
 func InstanceIndexers() cache.Indexers { return metaIndexers(IndexInstance, ByInstance) }
 
-// indexUID indexes the OGXServer cache by UID, so the sweep of per-server
-// state (Manager.sweep) asks the cache whether a server exists at the moment
-// it drops that server's state.
-const indexUID = "uid"
-
-// UIDIndexers builds the UID index.
-func UIDIndexers() cache.Indexers {
-	return metaIndexers(indexUID, func(m metav1.Object) []string { return []string{string(m.GetUID())} })
-}
-
 // metaIndexers builds the index name of the keys of an object's metadata.
 func metaIndexers(name string, keys func(metav1.Object) []string) cache.Indexers {
 	return cache.Indexers{name: func(obj any) ([]string, error) {

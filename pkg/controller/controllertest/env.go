@@ -103,9 +103,6 @@ func (e *Env) Start() {
 		if err := sc.ServerInformer.AddIndexers(caches.ReferenceIndexers()); err != nil {
 			e.TB.Fatal(err)
 		}
-		if err := sc.ServerInformer.AddIndexers(caches.UIDIndexers()); err != nil {
-			e.TB.Fatal(err)
-		}
 	})
 	c.Start(e.Ctx)
 	if err := c.WaitForSync(e.Ctx, e.Deps.Opts.CacheSyncTimeout); err != nil {

@@ -116,8 +116,8 @@ func (s *Store) Forget(uid types.UID) {
 // Sweep forgets every server that is not live and returns how many: a pass
 // running when its server was deleted may record a value after Forget,
 // which would otherwise stay for the life of the process. live is asked
-// without the lock held, so a sweep stalls no pass; a UID is never reused,
-// so a server found dead stays dead.
+// only after every UID is taken, without the lock held, so a sweep stalls
+// no pass; a UID is never reused, so a server found dead stays dead.
 func (s *Store) Sweep(live func(types.UID) bool) int {
 	s.mu.Lock()
 	uids := make([]types.UID, 0, len(s.servers))
