@@ -36,7 +36,7 @@ func restConfig(o *options, identity string) (*rest.Config, error) {
 	// it, for the life of the watch, once per watcher, and the operator
 	// inflates every event; next to an API server in the same cluster that
 	// is CPU on both ends for bandwidth nobody is short of
-	// (docs/performance.md, Memory).
+	// (docs/performance.md, Client limits and workers).
 	cfg.DisableCompression = true
 	cfg.UserAgent = fmt.Sprintf("ogx-controller/%s (%s)", o.operatorVersion, identity)
 	return cfg, nil

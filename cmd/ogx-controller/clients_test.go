@@ -18,14 +18,19 @@ import (
 )
 
 // TestClientsContentTypes: the clients of built-in kinds ask for protobuf
-// (cheaper to decode, docs/performance.md), and the OGXServer client asks
-// for JSON, the only form the API server serves custom resources in.
+// (cheaper to decode, docs/performance.md), the OGXServer client asks for
+// JSON, the only form the API server serves custom resources in, and none
+// asks for compressed responses.
 func TestClientsContentTypes(t *testing.T) {
 	var mu sync.Mutex
 	accept := map[string]string{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var encodings []string
+	// TLS, as an API server speaks: without a TLS config client-go uses
+	// http.DefaultTransport, which ignores DisableCompression.
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		accept[r.URL.Path] = r.Header.Get("Accept")
+		encodings = append(encodings, r.Header.Values("Accept-Encoding")...)
 		mu.Unlock()
 		http.Error(w, "not here", http.StatusNotFound)
 	}))
@@ -33,7 +38,7 @@ func TestClientsContentTypes(t *testing.T) {
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
 kind: Config
-clusters: [{name: c, cluster: {server: "`+srv.URL+`"}}]
+clusters: [{name: c, cluster: {server: "`+srv.URL+`", insecure-skip-tls-verify: true}}]
 users: [{name: u, user: {token: t}}]
 contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
@@ -73,5 +78,9 @@ current-context: c
 	defer mu.Unlock()
 	if diff := cmp.Diff(want, accept); diff != "" {
 		t.Errorf("Accept headers by path (-want +got):\n%s", diff)
+	}
+	// Uncompressed responses (restConfig): no client offers gzip.
+	if len(encodings) != 0 {
+		t.Errorf("Accept-Encoding sent: %q", encodings)
 	}
 }

@@ -99,10 +99,11 @@ func DigestOf(ac any) (string, error) {
 // object (the ConfigMaps' cache).
 func KnownOf[O metav1.Object](kind string, obj any) (Known[O], error) {
 	if c, ok := obj.(*CachedChild); ok {
-		if o, ok := c.Typed().(O); ok && c.Whole == nil {
+		typed := c.Typed()
+		if o, ok := typed.(O); ok && c.Whole == nil {
 			return Known[O]{Obj: o, Digest: c.OwnedDigest, OwnsReplicas: c.OwnsReplicas}, nil
 		}
-		obj = c.Typed()
+		obj = typed
 	}
 	if o, ok := obj.(O); ok {
 		return Known[O]{Obj: o}, nil

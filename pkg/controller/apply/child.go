@@ -257,8 +257,8 @@ func ApplyOptions() metav1.ApplyOptions {
 // kind before the event enqueues any key.
 func (c *Child[O, AC]) Observe(obj metav1.Object, deleted bool) { c.Recent.Observe(obj, deleted) }
 
-// Known is a child as ogx-controller last knew it: from the cache
-// (trimmed, with the digest of the fields it owns; see CachedChild) or from
+// Known is a child as ogx-controller last knew it: built from the cache's
+// view (with the digest of the fields it owns; see CachedChild) or from
 // the answer to one of our writes or a live read (whole, digest empty).
 type Known[O metav1.Object] struct {
 	Obj          O

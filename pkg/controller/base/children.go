@@ -131,10 +131,6 @@ type Kind[O apply.ChildObject, AC any] struct {
 	Client func(kube kubernetes.Interface, namespace string) TypedClient[O, AC]
 	// Extract is client-go's Extract function of the kind.
 	Extract func(O, string) (AC, error)
-	// Trim returns what the cache keeps of an object besides its metadata
-	// (caches.ViewOf): what the controller reads of it. Nil, as for most
-	// kinds, keeps nothing but metadata and the digest.
-	Trim func(O) O
 }
 
 // OwnedSource is a kind a controller package registered: the manager makes
@@ -149,7 +145,7 @@ type OwnedSource struct {
 // event source in d; call it from the kind's NewController, before the
 // caches start. The controller watches it through Source.
 func RegisterKind[O apply.ChildObject, AC any](d *Deps, k Kind[O, AC]) *apply.Child[O, AC] {
-	d.Caches.AddChildKind(k.Kind, k.Informer, caches.ViewOf(k.Extract, k.Trim))
+	d.Caches.AddChildKind(k.Kind, k.Informer, caches.ViewOf(k.Extract))
 	child := newChild(k.Kind, k.APIVersion, d.Caches, d.Opts, d.Events.Journal(),
 		func(ns string) TypedClient[O, AC] { return k.Client(d.Kube, ns) }, k.Extract)
 	d.Owned = append(d.Owned, OwnedSource{Kind: k.Kind, APIVersion: k.APIVersion, Observe: child.Observe})

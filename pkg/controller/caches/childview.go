@@ -31,7 +31,8 @@ import (
 //     spec.replicas and strategy type (status, switchStrategy) and the
 //     user-config volume of its template (config retention);
 //   - the Ingress's spec and status (status: the external URL);
-//   - of the kinds controller packages add, what their KindView keeps.
+//   - of a Service, a ServiceAccount and the kinds controller packages add
+//     (ViewOf), nothing.
 //
 // An object with an entry of a takeover manager, or one whose owned fields
 // cannot be extracted, is kept whole, without a digest: the takeover must
@@ -82,30 +83,43 @@ type KindView struct {
 	view func(obj apply.ChildObject, labels *mapSharer, sent string) (*apply.CachedChild, error)
 }
 
-// ViewOf is the view of kind O: trim returns what its readers use of an
-// object besides metadata, without metadata (a nil trim: nothing); extract
-// the fields ogx-controller owns, whose digest the cache keeps.
-func ViewOf[O apply.ChildObject, AC any](extract func(O, string) (AC, error), trim func(O) O) KindView {
+// ViewOf is the view of kind O, whose controller reads only metadata (a
+// kind whose readers use more gets a body of its own, as the Deployment
+// does): the metadata and the digest of the fields ogx-controller owns,
+// extracted by extract. A kind without embedded ObjectMeta fails here, when
+// it is registered, not in a pass.
+func ViewOf[O apply.ChildObject, AC any](extract func(O, string) (AC, error)) KindView {
 	empty := &trimmed{obj: reflect.New(reflect.TypeFor[O]().Elem()).Interface().(apply.ChildObject)}
+	if _, ok := objectMetaOf(empty.obj); !ok {
+		panic(fmt.Sprintf("caches.ViewOf: %T has no embedded ObjectMeta", empty.obj))
+	}
 	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, labels *mapSharer, sent string) (*apply.CachedChild, error) {
-		o := obj.(O)
-		body := empty
-		if trim != nil {
-			body = &trimmed{obj: trim(o)}
-		}
-		return viewWith(o, extract, body, labels, sent)
+		return viewWith(obj.(O), extract, empty, labels, sent)
 	}}
 }
 
 // trimmed is the body of a view whose readers use a typed object trimmed
-// by its kind: that object without metadata. The views of a kind whose
-// readers use only metadata share one empty object.
+// to what they read: that object without metadata, copied on each read.
+// The views of a kind whose readers use only metadata share one empty
+// object (ViewOf).
 type trimmed struct{ obj apply.ChildObject }
 
 func (b *trimmed) Object(meta metav1.ObjectMeta) apply.ChildObject {
 	out := b.obj.DeepCopyObject().(apply.ChildObject)
-	*out.(metav1.ObjectMetaAccessor).GetObjectMeta().(*metav1.ObjectMeta) = meta
+	if m, ok := objectMetaOf(out); ok {
+		*m = meta
+	}
 	return out
+}
+
+// objectMetaOf is the ObjectMeta a typed object embeds.
+func objectMetaOf(obj apply.ChildObject) (*metav1.ObjectMeta, bool) {
+	a, ok := obj.(metav1.ObjectMetaAccessor)
+	if !ok {
+		return nil, false
+	}
+	m, ok := a.GetObjectMeta().(*metav1.ObjectMeta)
+	return m, ok
 }
 
 // serviceAccountBody and serviceBody are the bodies of ServiceAccount and
@@ -262,6 +276,10 @@ func trimDeployment(d *appsv1.Deployment) *deploymentBody {
 				VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: v.ConfigMap.LocalObjectReference}}})
 		}
 	}
+	// Every read hands these slices out: an append there must not write
+	// into the cache's array.
+	out.status.Conditions = slices.Clip(out.status.Conditions)
+	out.volumes = slices.Clip(out.volumes)
 	return out
 }
 

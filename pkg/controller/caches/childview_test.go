@@ -202,7 +202,7 @@ func TestChildViewOtherKinds(t *testing.T) {
 	np, _ := kube.NetworkingV1().NetworkPolicies("team-a").Get(ctx, "demo-network-policy", metav1.GetOptions{})
 
 	views := testViews()
-	npView := ViewOf(networkingv1ac.ExtractNetworkPolicy, nil)
+	npView := ViewOf(networkingv1ac.ExtractNetworkPolicy)
 	views.kinds = map[reflect.Type]KindView{npView.typ: npView}
 	for _, tc := range []struct {
 		name    string
@@ -228,6 +228,21 @@ func TestChildViewOtherKinds(t *testing.T) {
 		}
 		if got := out.(*apply.CachedChild).Typed(); got.GetName() != tc.obj.GetName() || metav1.GetControllerOfNoCopy(got).UID != "u1" {
 			t.Errorf("%s: the typed object of the view lost its metadata: %+v", tc.name, got)
+		}
+		// Each read is an object of its own: what one reader sets on it
+		// reaches neither the view nor, through a shared empty object,
+		// the views of other children.
+		first := out.(*apply.CachedChild).Typed()
+		first.SetName("changed")
+		first.SetGeneration(7)
+		if np, ok := first.(*networkingv1.NetworkPolicy); ok {
+			np.Spec.PolicyTypes = []networkingv1.PolicyType{networkingv1.PolicyTypeEgress}
+		}
+		if again := out.(*apply.CachedChild).Typed(); again.GetName() != tc.obj.GetName() || again.GetGeneration() == 7 || !tc.spec(out) {
+			t.Errorf("%s: a change to one read reached the next: %+v", tc.name, again)
+		}
+		if np, ok := out.(*apply.CachedChild).Typed().(*networkingv1.NetworkPolicy); ok && np.Spec.PolicyTypes != nil {
+			t.Errorf("%s: a change to one read's spec reached the shared empty object", tc.name)
 		}
 		// client-go may run the transform on its own output again (the
 		// streaming list of WatchListClient does): the view must survive.
@@ -309,7 +324,7 @@ func TestChildViewKnowsOurWrites(t *testing.T) {
 		o.SetResourceVersion(fmt.Sprint(10 + i))
 	}
 	c := NewCaches(kube, ogxfake.NewSimpleClientset(), []string{"team-a"}, "ogx-system", render.OwnFieldManagers(), nil)
-	npView := ViewOf(networkingv1ac.ExtractNetworkPolicy, nil)
+	npView := ViewOf(networkingv1ac.ExtractNetworkPolicy)
 	c.kinds[npView.typ] = npView
 	sas, nps, deployments := apply.NewRecentWrites[*corev1.ServiceAccount](), apply.NewRecentWrites[*networkingv1.NetworkPolicy](),
 		apply.NewRecentWrites[*appsv1.Deployment]()

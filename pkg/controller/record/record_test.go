@@ -158,3 +158,22 @@ func TestViewReadsWithoutStoring(t *testing.T) {
 		t.Error("View stored a server")
 	}
 }
+
+// TestSweepAsksLiveAfterTakingTheUIDs: a server recorded while a sweep runs
+// (after the sweep took the UIDs) is not among those it judges, so the
+// manager's sweep may read the cache once, at its first question.
+func TestSweepAsksLiveAfterTakingTheUIDs(t *testing.T) {
+	s := New()
+	a := NewSlot[bool](s)
+	a.Set("u1", true)
+	asked := 0
+	n := s.Sweep(func(types.UID) bool {
+		if asked++; asked == 1 {
+			a.Set("late", true)
+		}
+		return false
+	})
+	if n != 1 || asked != 1 || s.Has("u1") || !s.Has("late") {
+		t.Errorf("Sweep forgot %d after %d questions; u1 kept %v, late kept %v; want 1, 1, false, true", n, asked, s.Has("u1"), s.Has("late"))
+	}
+}
