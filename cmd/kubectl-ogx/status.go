@@ -14,7 +14,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -22,7 +21,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -184,9 +182,6 @@ func gatherStatus(ctx context.Context, c *statusClients, ns, name string) (*serv
 // they belong to an optional API (docs/controllers.md, Optional APIs).
 func readChildren(ctx context.Context, kube kubernetes.Interface, s *ogxv1beta1.OGXServer) []child {
 	ns, n := s.Namespace, s.Name
-	get := func(kind, name string, read func(context.Context, string, metav1.GetOptions) error) child {
-		return child{kind: kind, name: name, exists: existence(read(ctx, name, metav1.GetOptions{}))}
-	}
 	deploy := child{kind: "Deployment", name: render.DeploymentName(n)}
 	d, err := kube.AppsV1().Deployments(ns).Get(ctx, deploy.name, metav1.GetOptions{})
 	deploy.exists = existence(err)
@@ -199,54 +194,52 @@ func readChildren(ctx context.Context, kube kubernetes.Interface, s *ogxv1beta1.
 		}
 		deploy.ready = fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, desired)
 	}
-	out := []child{
-		deploy,
-		get("Service", render.ServiceName(n), func(ctx context.Context, name string, o metav1.GetOptions) error {
-			_, err := kube.CoreV1().Services(ns).Get(ctx, name, o)
-			return err
-		}),
-		get("ServiceAccount", render.ServiceAccountName(n), func(ctx context.Context, name string, o metav1.GetOptions) error {
-			_, err := kube.CoreV1().ServiceAccounts(ns).Get(ctx, name, o)
-			return err
-		}),
-	}
-	if s.Spec.StorageSpec() != nil {
-		out = append(out, get("PersistentVolumeClaim", claimName(s, d), func(ctx context.Context, name string, o metav1.GetOptions) error {
-			_, err := kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, o)
-			return err
-		}))
-	}
-	if cg := s.Status.ConfigGeneration; cg != nil && cg.ConfigMapName != "" {
-		out = append(out, get("ConfigMap", cg.ConfigMapName, func(ctx context.Context, name string, o metav1.GetOptions) error {
-			_, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, name, o)
-			return err
-		}))
-	}
-	if render.WantNetworkPolicy(s) {
-		out = append(out, get("NetworkPolicy", render.NetworkPolicyName(n), func(ctx context.Context, name string, o metav1.GetOptions) error {
-			_, err := kube.NetworkingV1().NetworkPolicies(ns).Get(ctx, name, o)
-			return err
-		}))
-	}
-	if render.WantHPA(s) {
-		out = append(out, get("HorizontalPodAutoscaler", render.HPAName(n), func(ctx context.Context, name string, o metav1.GetOptions) error {
-			_, err := kube.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, name, o)
-			return err
-		}))
-	}
-	if render.WantPDB(s) {
-		out = append(out, get("PodDisruptionBudget", render.PDBName(n), func(ctx context.Context, name string, o metav1.GetOptions) error {
-			_, err := kube.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, name, o)
-			return err
-		}))
-	}
-	if render.WantIngress(s) {
-		out = append(out, get("Ingress", render.IngressName(n), func(ctx context.Context, name string, o metav1.GetOptions) error {
-			_, err := kube.NetworkingV1().Ingresses(ns).Get(ctx, name, o)
-			return err
-		}))
+	out := []child{deploy}
+	for _, c := range otherChildren(kube, s, d) {
+		if c.want {
+			_, err := c.get(ctx, c.name, metav1.GetOptions{})
+			out = append(out, child{kind: c.kind, name: c.name, exists: existence(err)})
+		}
 	}
 	return out
+}
+
+// wantedChild is a child other than the Deployment: whether the spec asks
+// for it, and how to read it.
+type wantedChild struct {
+	kind, name string
+	want       bool
+	get        func(context.Context, string, metav1.GetOptions) (any, error)
+}
+
+// otherChildren lists the children after the Deployment d (nil when it
+// could not be read), in the order status prints them.
+func otherChildren(kube kubernetes.Interface, s *ogxv1beta1.OGXServer, d *appsv1.Deployment) []wantedChild {
+	ns, n := s.Namespace, s.Name
+	cg := s.Status.ConfigGeneration
+	return []wantedChild{
+		{"Service", render.ServiceName(n), true, getter(kube.CoreV1().Services(ns).Get)},
+		{"ServiceAccount", render.ServiceAccountName(n), true, getter(kube.CoreV1().ServiceAccounts(ns).Get)},
+		{"PersistentVolumeClaim", claimName(s, d), s.Spec.StorageSpec() != nil, getter(kube.CoreV1().PersistentVolumeClaims(ns).Get)},
+		{"ConfigMap", configMapName(cg), cg != nil && cg.ConfigMapName != "", getter(kube.CoreV1().ConfigMaps(ns).Get)},
+		{"NetworkPolicy", render.NetworkPolicyName(n), render.WantNetworkPolicy(s), getter(kube.NetworkingV1().NetworkPolicies(ns).Get)},
+		{"HorizontalPodAutoscaler", render.HPAName(n), render.WantHPA(s), getter(kube.AutoscalingV2().HorizontalPodAutoscalers(ns).Get)},
+		{"PodDisruptionBudget", render.PDBName(n), render.WantPDB(s), getter(kube.PolicyV1().PodDisruptionBudgets(ns).Get)},
+		{"Ingress", render.IngressName(n), render.WantIngress(s), getter(kube.NetworkingV1().Ingresses(ns).Get)},
+	}
+}
+
+// getter adapts a typed client's Get to wantedChild.get.
+func getter[O any](get func(context.Context, string, metav1.GetOptions) (O, error)) func(context.Context, string, metav1.GetOptions) (any, error) {
+	return func(ctx context.Context, name string, o metav1.GetOptions) (any, error) { return get(ctx, name, o) }
+}
+
+// configMapName is the generated config's ConfigMap, "" without one.
+func configMapName(cg *ogxv1beta1.ConfigGenerationStatus) string {
+	if cg == nil {
+		return ""
+	}
+	return cg.ConfigMapName
 }
 
 // claimName is the PVC the server's pods mount: the Deployment says which
@@ -327,114 +320,4 @@ func firstSeen(e corev1.Event) time.Time {
 		return e.EventTime.Time
 	}
 	return e.CreationTimestamp.Time
-}
-
-// printStatus lays out what was read as kubectl describe would: fields,
-// then tables of conditions, children and Events. Ages are relative to now.
-func printStatus(st *serverStatus, now time.Time) string {
-	var b strings.Builder
-	s := st.server
-	age := func(t time.Time) string {
-		if t.IsZero() {
-			return "<unknown>"
-		}
-		return duration.HumanDuration(now.Sub(t))
-	}
-	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	field := func(k, v string) {
-		if v == "" {
-			v = "<none>"
-		}
-		fmt.Fprintf(w, "%s:\t%s\n", k, v)
-	}
-	field("Name", s.Name)
-	field("Namespace", s.Namespace)
-	field("Age", age(s.CreationTimestamp.Time))
-	field("Phase", string(s.Status.Phase))
-	field("Generation", fmt.Sprintf("%d (observed %d)", s.Generation, s.Status.ObservedGeneration))
-	field("Distribution", s.Status.DistributionConfig.ActiveDistribution)
-	image, source := "", ""
-	if r := s.Status.ResolvedDistribution; r != nil {
-		image, source = r.Image, r.ConfigSource
-	}
-	field("Image", image)
-	field("Config source", source)
-	if cg := s.Status.ConfigGeneration; cg != nil {
-		field("Generated config", cg.ConfigMapName)
-	}
-	field("Service URL", s.Status.ServiceURL)
-	if s.Status.ExternalURL != nil {
-		field("External URL", *s.Status.ExternalURL)
-	}
-	field("Server version", s.Status.Version.ServerVersion)
-	field("Operator version", s.Status.Version.OperatorVersion)
-	_ = w.Flush()
-
-	b.WriteString("\nConditions:\n")
-	if len(s.Status.Conditions) == 0 {
-		b.WriteString("  <none>\n")
-	} else {
-		w = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "  TYPE\tSTATUS\tREASON\tAGE\tMESSAGE")
-		for _, c := range s.Status.Conditions {
-			msg := oneLine(c.Message)
-			if c.ObservedGeneration != s.Generation {
-				// Written for an older spec: not yet news about this one.
-				msg = strings.TrimSpace(fmt.Sprintf("%s (observed generation %d)", msg, c.ObservedGeneration))
-			}
-			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, age(c.LastTransitionTime.Time), msg)
-		}
-		_ = w.Flush()
-	}
-
-	b.WriteString("\nChildren:\n")
-	w = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "  KIND\tNAME\tEXISTS\tREADY")
-	for _, c := range st.children {
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", c.kind, c.name, c.exists, cmp.Or(c.ready, "-"))
-	}
-	_ = w.Flush()
-
-	b.WriteString("\nEvents:\n")
-	switch {
-	case st.eventsErr != nil:
-		fmt.Fprintf(&b, "  <unknown: %v>\n", st.eventsErr)
-	case len(st.events) == 0:
-		b.WriteString("  <none>\n")
-	default:
-		w = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "  TYPE\tREASON\tAGE\tFROM\tMESSAGE")
-		for _, e := range st.events {
-			when := age(lastSeen(e))
-			if n := eventCount(e); n > 1 {
-				when = fmt.Sprintf("%s (x%d over %s)", when, n, age(firstSeen(e)))
-			}
-			from := cmp.Or(e.Source.Component, e.ReportingController)
-			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", e.Type, e.Reason, when, from, oneLine(e.Message))
-		}
-		_ = w.Flush()
-	}
-	return trimLines(b.String())
-}
-
-// trimLines drops the spaces tabwriter leaves after an empty last column.
-func trimLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n")
-}
-
-// eventCount is how often an Event happened.
-func eventCount(e corev1.Event) int32 {
-	if e.Series != nil && e.Series.Count > 0 {
-		return e.Series.Count
-	}
-	return e.Count
-}
-
-// oneLine keeps a table row on one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
