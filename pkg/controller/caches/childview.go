@@ -89,23 +89,23 @@ type KindView struct {
 // extracted by extract. A kind without embedded ObjectMeta fails here, when
 // it is registered, not in a pass.
 func ViewOf[O apply.ChildObject, AC any](extract func(O, string) (AC, error)) KindView {
-	empty := &trimmed{obj: reflect.New(reflect.TypeFor[O]().Elem()).Interface().(apply.ChildObject)}
-	if _, ok := objectMetaOf(empty.obj); !ok {
-		panic(fmt.Sprintf("caches.ViewOf: %T has no embedded ObjectMeta", empty.obj))
+	typ := reflect.TypeFor[O]().Elem()
+	body := metaOnly{newObject: func() apply.ChildObject { return reflect.New(typ).Interface().(apply.ChildObject) }}
+	if _, ok := objectMetaOf(body.newObject()); !ok {
+		panic(fmt.Sprintf("caches.ViewOf: %v has no embedded ObjectMeta", typ))
 	}
 	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, labels *mapSharer, sent string) (*apply.CachedChild, error) {
-		return viewWith(obj.(O), extract, empty, labels, sent)
+		return viewWith(obj.(O), extract, body, labels, sent)
 	}}
 }
 
-// trimmed is the body of a view whose readers use a typed object trimmed
-// to what they read: that object without metadata, copied on each read.
-// The views of a kind whose readers use only metadata share one empty
-// object (ViewOf).
-type trimmed struct{ obj apply.ChildObject }
+// metaOnly is the body of a view whose readers use only metadata: each
+// read is a new empty object of the kind with the view's metadata. One
+// function field, so a view holds it without allocating.
+type metaOnly struct{ newObject func() apply.ChildObject }
 
-func (b *trimmed) Object(meta metav1.ObjectMeta) apply.ChildObject {
-	out := b.obj.DeepCopyObject().(apply.ChildObject)
+func (b metaOnly) Object(meta metav1.ObjectMeta) apply.ChildObject {
+	out := b.newObject()
 	if m, ok := objectMetaOf(out); ok {
 		*m = meta
 	}
@@ -122,20 +122,15 @@ func objectMetaOf(obj apply.ChildObject) (*metav1.ObjectMeta, bool) {
 	return m, ok
 }
 
-// serviceAccountBody and serviceBody are the bodies of ServiceAccount and
-// Service views: their readers use only metadata. They have no size, so a
-// view holds one without allocating.
-type (
-	serviceAccountBody struct{}
-	serviceBody        struct{}
-)
-
-func (serviceAccountBody) Object(meta metav1.ObjectMeta) apply.ChildObject {
-	return &corev1.ServiceAccount{ObjectMeta: meta}
+// ingressBody is what an Ingress view keeps besides metadata: its spec and
+// status (status: the external URL).
+type ingressBody struct {
+	spec   networkingv1.IngressSpec
+	status networkingv1.IngressStatus
 }
 
-func (serviceBody) Object(meta metav1.ObjectMeta) apply.ChildObject {
-	return &corev1.Service{ObjectMeta: meta}
+func (b *ingressBody) Object(meta metav1.ObjectMeta) apply.ChildObject {
+	return &networkingv1.Ingress{ObjectMeta: meta, Spec: b.spec, Status: b.status}
 }
 
 func (v childView) transform(obj any) (any, error) {
@@ -172,12 +167,13 @@ func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 	case *appsv1.Deployment:
 		return v.deploymentView(o, sent)
 	case *corev1.Service:
-		return viewWith(o, corev1ac.ExtractService, serviceBody{}, v.labels, sent)
+		body := metaOnly{newObject: func() apply.ChildObject { return &corev1.Service{} }}
+		return viewWith(o, corev1ac.ExtractService, body, v.labels, sent)
 	case *corev1.ServiceAccount:
-		return viewWith(o, corev1ac.ExtractServiceAccount, serviceAccountBody{}, v.labels, sent)
+		body := metaOnly{newObject: func() apply.ChildObject { return &corev1.ServiceAccount{} }}
+		return viewWith(o, corev1ac.ExtractServiceAccount, body, v.labels, sent)
 	case *networkingv1.Ingress:
-		body := &trimmed{obj: &networkingv1.Ingress{Spec: o.Spec, Status: o.Status}}
-		return viewWith(o, networkingv1ac.ExtractIngress, body, v.labels, sent)
+		return viewWith(o, networkingv1ac.ExtractIngress, &ingressBody{spec: o.Spec, status: o.Status}, v.labels, sent)
 	}
 	if k, ok := v.kinds[reflect.TypeOf(obj)]; ok {
 		return k.view(obj, v.labels, sent)

@@ -230,8 +230,7 @@ func TestChildViewOtherKinds(t *testing.T) {
 			t.Errorf("%s: the typed object of the view lost its metadata: %+v", tc.name, got)
 		}
 		// Each read is an object of its own: what one reader sets on it
-		// reaches neither the view nor, through a shared empty object,
-		// the views of other children.
+		// reaches neither the view nor the next read.
 		first := out.(*apply.CachedChild).Typed()
 		first.SetName("changed")
 		first.SetGeneration(7)
@@ -242,7 +241,7 @@ func TestChildViewOtherKinds(t *testing.T) {
 			t.Errorf("%s: a change to one read reached the next: %+v", tc.name, again)
 		}
 		if np, ok := out.(*apply.CachedChild).Typed().(*networkingv1.NetworkPolicy); ok && np.Spec.PolicyTypes != nil {
-			t.Errorf("%s: a change to one read's spec reached the shared empty object", tc.name)
+			t.Errorf("%s: a change to one read's spec reached the next read", tc.name)
 		}
 		// client-go may run the transform on its own output again (the
 		// streaming list of WatchListClient does): the view must survive.
