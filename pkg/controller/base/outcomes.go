@@ -1,8 +1,11 @@
 package base
 
 import (
+	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -64,25 +67,80 @@ func (e *DeferredError) Error() string { return e.Message }
 // OutcomeBoard keeps in the per-server record each child controller's last
 // outcome and the conditions it wants shown (facts: the adoption
 // conditions), and reports every change to the record for status.
-// A server's outcomes are a slice, not a map: about ten controllers record
-// one each, and at fleet size a map per server costs several times the
-// memory.
+// A server's outcomes are a slice of 24-byte entries, not a map of
+// Outcomes: about ten controllers record one each, and at N=1,000 a map
+// took about 2.5 KiB per server and a slice of whole Outcomes about 0.8
+// (the heap profile in docs/performance.md, Memory).
 type OutcomeBoard struct {
 	record   *record.Store
 	outcomes record.Slot[[]recordedOutcome]
 	facts    record.Slot[map[string][]metav1.Condition]
+
+	// names are the controllers that recorded an outcome, in the order
+	// they first did; an entry holds its controller's index.
+	namesMu sync.Mutex
+	names   []string
 }
 
-// recordedOutcome is one controller's outcome for a server.
+// recordedOutcome is one controller's outcome for a server, as stored: the
+// controller and class as small indexes, and reason and message only when
+// there are any (an OK outcome has neither).
 type recordedOutcome struct {
-	controller string
-	Outcome
+	generation int64
+	detail     *outcomeDetail
+	controller uint8
+	class      uint8
 }
+
+type outcomeDetail struct{ reason, message string }
+
+// outcomeClasses are the classes an entry's class indexes.
+var outcomeClasses = [...]OutcomeClass{OutcomeOK, OutcomeWaiting, OutcomeUserError, OutcomeTransient}
 
 // NewOutcomeBoard returns a board keeping its values in r.
 func NewOutcomeBoard(r *record.Store) *OutcomeBoard {
 	return &OutcomeBoard{record: r, outcomes: record.NewSlot[[]recordedOutcome](r),
 		facts: record.NewSlot[map[string][]metav1.Condition](r)}
+}
+
+// controllerIndex is the index of a controller's name, assigned on its
+// first record.
+func (b *OutcomeBoard) controllerIndex(controller string) uint8 {
+	b.namesMu.Lock()
+	defer b.namesMu.Unlock()
+	if i := slices.Index(b.names, controller); i >= 0 {
+		return uint8(i)
+	}
+	if len(b.names) > math.MaxUint8 {
+		panic("base.OutcomeBoard: more than 256 controllers")
+	}
+	b.names = append(b.names, controller)
+	return uint8(len(b.names) - 1)
+}
+
+// controllerName is the name of the controller of index i.
+func (b *OutcomeBoard) controllerName(i uint8) string {
+	b.namesMu.Lock()
+	defer b.namesMu.Unlock()
+	return b.names[i]
+}
+
+// stored is o as an entry of controller index c.
+func stored(c uint8, o Outcome) recordedOutcome {
+	r := recordedOutcome{generation: o.Generation, controller: c, class: uint8(slices.Index(outcomeClasses[:], o.Class))}
+	if o.Reason != "" || o.Message != "" {
+		r.detail = &outcomeDetail{reason: o.Reason, message: o.Message}
+	}
+	return r
+}
+
+// outcome is the Outcome an entry holds.
+func (r recordedOutcome) outcome() Outcome {
+	o := Outcome{Generation: r.generation, Class: outcomeClasses[r.class]}
+	if r.detail != nil {
+		o.Reason, o.Message = r.detail.reason, r.detail.message
+	}
+	return o
 }
 
 // Record stores a controller's outcome for an OGXServer, reports the change
@@ -97,17 +155,24 @@ func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Ou
 // one invalid spec, found by every controller, is one cause, and it gets
 // one Event.
 func (b *OutcomeBoard) RecordCause(key string, uid types.UID, controller string, o Outcome) (changed, newCause bool) {
+	if !slices.Contains(outcomeClasses[:], o.Class) {
+		panic(fmt.Sprintf("base.OutcomeBoard: unknown outcome class %q", o.Class))
+	}
+	c := b.controllerIndex(controller)
 	changed = true
 	newCause = o.Class == OutcomeUserError
 	b.outcomes.Update(uid, func(list []recordedOutcome, _ bool) ([]recordedOutcome, bool) {
 		found := false
 		for i := range list {
-			if list[i].controller == controller {
-				changed, found = list[i].Outcome != o, true
-				list[i].Outcome = o
+			cur := list[i].outcome()
+			if list[i].controller == c {
+				found = true
+				if changed = cur != o; changed {
+					list[i] = stored(c, o)
+				}
 				continue
 			}
-			if r := list[i].Outcome; r.Class == OutcomeUserError && r.Reason == o.Reason && r.Message == o.Message {
+			if cur.Class == OutcomeUserError && cur.Reason == o.Reason && cur.Message == o.Message {
 				newCause = false
 			}
 		}
@@ -118,7 +183,7 @@ func (b *OutcomeBoard) RecordCause(key string, uid types.UID, controller string,
 		// with room for 16 outcomes where about ten are ever recorded.
 		grown := make([]recordedOutcome, len(list), len(list)+1)
 		copy(grown, list)
-		return append(grown, recordedOutcome{controller: controller, Outcome: o}), true
+		return append(grown, stored(c, o)), true
 	})
 	if changed {
 		b.record.Changed(key)
@@ -133,7 +198,7 @@ func (b *OutcomeBoard) ReportsUserError(uid types.UID, reason, message string) b
 	found := false
 	b.outcomes.View(uid, func(list []recordedOutcome, _ bool) {
 		for _, r := range list {
-			if r.Class == OutcomeUserError && r.Reason == reason && r.Message == message {
+			if o := r.outcome(); o.Class == OutcomeUserError && o.Reason == reason && o.Message == message {
 				found = true
 				return
 			}
@@ -144,14 +209,13 @@ func (b *OutcomeBoard) ReportsUserError(uid types.UID, reason, message string) b
 
 // Get returns a copy of the outcomes recorded for uid.
 func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
-	var out map[string]Outcome
-	// Read under the record's lock: RecordCause changes entries in place.
-	b.outcomes.View(uid, func(list []recordedOutcome, _ bool) {
-		out = make(map[string]Outcome, len(list))
-		for _, r := range list {
-			out[r.controller] = r.Outcome
-		}
-	})
+	var list []recordedOutcome
+	// Copied under the record's lock: RecordCause changes entries in place.
+	b.outcomes.View(uid, func(l []recordedOutcome, _ bool) { list = slices.Clone(l) })
+	out := make(map[string]Outcome, len(list))
+	for _, r := range list {
+		out[b.controllerName(r.controller)] = r.outcome()
+	}
 	return out
 }
 

@@ -2,6 +2,7 @@ package base
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -104,5 +105,33 @@ func TestOneCauseOneEvent(t *testing.T) {
 	}
 	if _, n := b.RecordCause("ns/s", "u", "pvc", invalid); !n {
 		t.Errorf("a cause that came back after every controller cleared it is new again")
+	}
+}
+
+// TestOutcomeBoardKeepsEveryField: an outcome of each class, with and
+// without a reason or message, reads back as recorded from the board's
+// compact entries, for each controller apart.
+func TestOutcomeBoardKeepsEveryField(t *testing.T) {
+	b := NewOutcomeBoard(record.New())
+	want := map[string]Outcome{
+		"ok":        {Generation: 3, Class: OutcomeOK},
+		"waiting":   {Generation: 4, Class: OutcomeWaiting, Reason: ogxv1beta1.ReasonProgressing, Message: "pods terminating"},
+		"user":      {Generation: 5, Class: OutcomeUserError, Reason: ogxv1beta1.ReasonInvalidSpec},
+		"transient": {Generation: 6, Class: OutcomeTransient, Message: "connection refused"},
+	}
+	for c, o := range want {
+		b.Record("ns/s", "u", c, o)
+	}
+	if diff := cmp.Diff(want, b.Get("u")); diff != "" {
+		t.Errorf("Get (-want +got):\n%s", diff)
+	}
+	if !b.ReportsUserError("u", ogxv1beta1.ReasonInvalidSpec, "") || b.ReportsUserError("u", ogxv1beta1.ReasonProgressing, "pods terminating") {
+		t.Error("ReportsUserError reads the wrong entries")
+	}
+	if b.Record("ns/s", "u", "waiting", want["waiting"]) {
+		t.Error("the same outcome again is a change")
+	}
+	if list, _ := b.outcomes.Get("u"); unsafe.Sizeof(list[0]) > 24 {
+		t.Errorf("an entry takes %d bytes", unsafe.Sizeof(list[0]))
 	}
 }

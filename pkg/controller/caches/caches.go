@@ -123,7 +123,7 @@ func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []
 // childView is the transform of one scope's child caches; the scopes share
 // the views of added kinds.
 func (c *Caches) childView() childView {
-	return childView{fields: c.fields, labels: &mapSharer{}, kinds: c.kinds, sent: c.sent}
+	return childView{fields: c.fields, share: &sharing{}, kinds: c.kinds, sent: c.sent}
 }
 
 func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace string, children childView) *Scope {

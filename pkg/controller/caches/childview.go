@@ -26,7 +26,9 @@ import (
 // child use besides metadata:
 //
 //   - metadata, with managedFields reduced to who has an entry (the
-//     ownership guard, the event handlers, recentWrites, hasManagerEntry);
+//     ownership guard, the event handlers, recentWrites, hasManagerEntry):
+//     no field set and no time, in a list shared by every view with the
+//     same entries (entryLists);
 //   - the Deployment's status (of its conditions only failures),
 //     spec.replicas and strategy type (status, switchStrategy) and the
 //     user-config volume of its template (config retention);
@@ -42,8 +44,8 @@ import (
 // childView is the transform of the child caches.
 type childView struct {
 	fields managedFieldsFilter
-	// labels shares equal label maps between views.
-	labels *mapSharer
+	// share shares equal label maps and managedFields lists between views.
+	share *sharing
 	// kinds are the views of the kinds controller packages added
 	// (Caches.AddChildKind), by Go type; written only before the caches
 	// start.
@@ -80,7 +82,7 @@ func (v childView) sentDigest(obj metav1.Object) string {
 // adds (Caches.AddChildKind).
 type KindView struct {
 	typ  reflect.Type
-	view func(obj apply.ChildObject, labels *mapSharer, sent string) (*apply.CachedChild, error)
+	view func(obj apply.ChildObject, share *sharing, sent string) (*apply.CachedChild, error)
 }
 
 // ViewOf is the view of kind O, whose controller reads only metadata (a
@@ -94,8 +96,8 @@ func ViewOf[O apply.ChildObject, AC any](extract func(O, string) (AC, error)) Ki
 	if _, ok := objectMetaOf(body.newObject()); !ok {
 		panic(fmt.Sprintf("caches.ViewOf: %v has no embedded ObjectMeta", typ))
 	}
-	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, labels *mapSharer, sent string) (*apply.CachedChild, error) {
-		return viewWith(obj.(O), extract, body, labels, sent)
+	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, share *sharing, sent string) (*apply.CachedChild, error) {
+		return viewWith(obj.(O), extract, body, share, sent)
 	}}
 }
 
@@ -141,7 +143,7 @@ func (v childView) transform(obj any) (any, error) {
 	}
 	if pvc, ok := obj.(*corev1.PersistentVolumeClaim); ok {
 		v.fields.filter(pvc)
-		internMeta(pvc, v.labels)
+		internMeta(pvc, &v.share.labels)
 		return obj, nil
 	}
 	o, ok := obj.(apply.ChildObject)
@@ -154,7 +156,7 @@ func (v childView) transform(obj any) (any, error) {
 	v.fields.filter(o)
 	out, err := v.view(o)
 	if err != nil {
-		internMeta(o, v.labels)
+		internMeta(o, &v.share.labels)
 		return &apply.CachedChild{Whole: o}, nil
 	}
 	return out, nil
@@ -168,15 +170,15 @@ func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 		return v.deploymentView(o, sent)
 	case *corev1.Service:
 		body := metaOnly{newObject: func() apply.ChildObject { return &corev1.Service{} }}
-		return viewWith(o, corev1ac.ExtractService, body, v.labels, sent)
+		return viewWith(o, corev1ac.ExtractService, body, v.share, sent)
 	case *corev1.ServiceAccount:
 		body := metaOnly{newObject: func() apply.ChildObject { return &corev1.ServiceAccount{} }}
-		return viewWith(o, corev1ac.ExtractServiceAccount, body, v.labels, sent)
+		return viewWith(o, corev1ac.ExtractServiceAccount, body, v.share, sent)
 	case *networkingv1.Ingress:
-		return viewWith(o, networkingv1ac.ExtractIngress, &ingressBody{spec: o.Spec, status: o.Status}, v.labels, sent)
+		return viewWith(o, networkingv1ac.ExtractIngress, &ingressBody{spec: o.Spec, status: o.Status}, v.share, sent)
 	}
 	if k, ok := v.kinds[reflect.TypeOf(obj)]; ok {
-		return k.view(obj, v.labels, sent)
+		return k.view(obj, v.share, sent)
 	}
 	return nil, fmt.Errorf("no view of %T", obj)
 }
@@ -184,7 +186,7 @@ func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 // viewWith builds the view of o: the digest of what we own (sent, when o
 // is the answer to our write, else extracted), o's metadata without field
 // sets, and body.
-func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, error), body apply.Body, labels *mapSharer, sent string) (*apply.CachedChild, error) {
+func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, error), body apply.Body, share *sharing, sent string) (*apply.CachedChild, error) {
 	digest := sent
 	if digest == "" {
 		owned, err := extract(o, render.FieldManager)
@@ -196,7 +198,7 @@ func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, err
 		}
 	}
 	out := &apply.CachedChild{Body: body, OwnedDigest: digest}
-	setViewMeta(&out.Meta, o, labels)
+	setViewMeta(&out.Meta, o, share)
 	return out, nil
 }
 
@@ -206,7 +208,7 @@ func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, err
 func (v childView) deploymentView(d *appsv1.Deployment, sent string) (*apply.CachedChild, error) {
 	body := trimDeployment(d)
 	out := &apply.CachedChild{Body: body}
-	setViewMeta(&out.Meta, d, v.labels)
+	setViewMeta(&out.Meta, d, v.share)
 	entry := ourApplyEntry(d.ManagedFields)
 	if entry != nil {
 		body.fieldSet = fieldSetSum(entry)
@@ -280,9 +282,9 @@ func trimDeployment(d *appsv1.Deployment) *deploymentBody {
 }
 
 // setViewMeta copies the metadata of from to view, with managedFields
-// reduced to who has an entry and without kubectl's last-applied copy. An
-// object without annotations gets no map.
-func setViewMeta(view, from metav1.Object, labels *mapSharer) {
+// reduced to who has an entry (a list shared between views) and without
+// kubectl's last-applied copy. An object without annotations gets no map.
+func setViewMeta(view, from metav1.Object, share *sharing) {
 	view.SetName(from.GetName())
 	view.SetNamespace(from.GetNamespace())
 	view.SetUID(from.GetUID())
@@ -293,12 +295,9 @@ func setViewMeta(view, from metav1.Object, labels *mapSharer) {
 	view.SetLabels(from.GetLabels())
 	view.SetOwnerReferences(from.GetOwnerReferences())
 	view.SetFinalizers(from.GetFinalizers())
-	entries := slices.Clone(from.GetManagedFields())
-	for i := range entries {
-		entries[i].FieldsV1 = nil
-	}
-	view.SetManagedFields(entries)
-	internMeta(view, labels)
+	internMeta(view, &share.labels)
+	// Set after interning, which would write into the shared list.
+	view.SetManagedFields(share.entries.share(from.GetManagedFields()))
 	// Set after interning, with canonical keys, so the map is built once.
 	a := from.GetAnnotations()
 	n := len(a)

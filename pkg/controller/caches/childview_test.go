@@ -24,7 +24,7 @@ import (
 
 func testViews() childView {
 	return childView{fields: newManagedFieldsFilter(
-		render.OwnFieldManagers(), []string{"ogx-operator"}), labels: &mapSharer{}}
+		render.OwnFieldManagers(), []string{"ogx-operator"}), share: &sharing{}}
 }
 
 func viewDeploymentAC(image string, replicas *int32) *appsv1ac.DeploymentApplyConfiguration {

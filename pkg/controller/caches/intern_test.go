@@ -13,6 +13,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // fresh returns a copy of s in memory of its own, as a decoder makes.
@@ -126,5 +127,39 @@ func TestChildViewsShareLabels(t *testing.T) {
 	b, _ := v.transform(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "b-sa", Namespace: "ns", Labels: labels()}})
 	if mapPointer(a.(*apply.CachedChild).Typed().GetLabels()) != mapPointer(b.(*apply.CachedChild).Typed().GetLabels()) {
 		t.Errorf("equal label maps not shared")
+	}
+}
+
+// TestChildViewsShareManagedFields: views whose objects have the same
+// entries (times and field sets apart) share one list without either; a
+// view with other entries gets its own.
+func TestChildViewsShareManagedFields(t *testing.T) {
+	v := testViews()
+	entry := func(manager string, at int64) metav1.ManagedFieldsEntry {
+		now := metav1.Unix(at, 0)
+		return metav1.ManagedFieldsEntry{Manager: fresh(manager), Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}, Time: &now}
+	}
+	view := func(name string, entries ...metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+		out, err := v.transform(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ManagedFields: entries}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*apply.CachedChild).Typed().GetManagedFields()
+	}
+	a, b := view("a", entry(render.FieldManager, 1)), view("b", entry(render.FieldManager, 2))
+	want := []metav1.ManagedFieldsEntry{{Manager: render.FieldManager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1", FieldsType: "FieldsV1"}}
+	if diff := cmp.Diff(want, a); diff != "" {
+		t.Errorf("view's entries (-want +got):\n%s", diff)
+	}
+	if &a[0] != &b[0] {
+		t.Error("equal entries not shared")
+	}
+	c := view("c", entry(render.FieldManager, 1), entry(render.StrategyFieldManager, 1))
+	if len(c) != 2 || &c[0] == &a[0] {
+		t.Errorf("other entries share a list: %v", c)
+	}
+	if len(view("d")) != 0 {
+		t.Error("a view without entries has some")
 	}
 }
