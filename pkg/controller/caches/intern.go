@@ -2,6 +2,7 @@ package caches
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"unique"
@@ -79,6 +80,10 @@ func internMeta(m metav1.Object, labels *mapSharer) {
 // one operator version, is shared through shared.
 func internStatus(st *ogxv1beta1.OGXServerStatus, shared *mapSharer) {
 	st.Phase = ogxv1beta1.Phase(intern(string(st.Phase)))
+	// The JSON decoder grows a slice by half as it goes: seven conditions
+	// arrive with room for nine, about 0.2 KiB per server at rest.
+	st.Conditions = rightSized(st.Conditions)
+	st.DistributionConfig.Providers = rightSized(st.DistributionConfig.Providers)
 	for i := range st.Conditions {
 		c := &st.Conditions[i]
 		c.Type, c.Reason, c.Message = intern(c.Type), intern(c.Reason), intern(c.Message)
@@ -188,4 +193,12 @@ func (e *entryLists) share(entries []metav1.ManagedFieldsEntry) []metav1.Managed
 		e.lists[key.String()] = l
 	}
 	return l
+}
+
+// rightSized is s in an array of its length.
+func rightSized[T any](s []T) []T {
+	if cap(s) == len(s) {
+		return s
+	}
+	return slices.Clone(s)
 }

@@ -78,6 +78,12 @@ func TestInternStatusSharesAndKeepsValues(t *testing.T) {
 	if diff := cmp.Diff(want, a); diff != "" {
 		t.Fatalf("interning changed the status (-want +got):\n%s", diff)
 	}
+	roomy := status()
+	roomy.Conditions = append(make([]metav1.Condition, 0, 9), roomy.Conditions...)
+	internStatus(&roomy, shared)
+	if cap(roomy.Conditions) != len(roomy.Conditions) || roomy.Conditions[0].Reason != "Available" {
+		t.Errorf("conditions kept with room for %d: %v", cap(roomy.Conditions), roomy.Conditions)
+	}
 	if unsafe.StringData(a.Conditions[0].Message) != unsafe.StringData(b.Conditions[0].Message) {
 		t.Errorf("condition messages not shared")
 	}
