@@ -15,9 +15,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
@@ -125,8 +123,9 @@ type Kind[O apply.ChildObject, AC any] struct {
 	// Kind and APIVersion name it in apply configurations, Events and
 	// errors.
 	Kind, APIVersion string
-	// Informer picks its informer from a scope's child factory.
-	Informer func(informers.SharedInformerFactory) cache.SharedIndexInformer
+	// Informer is the kind's NewFiltered...Informer from client-go's
+	// informers packages, with which the caches make its informer.
+	Informer caches.NewFilteredInformer
 	// Client picks its typed client for a namespace.
 	Client func(kube kubernetes.Interface, namespace string) TypedClient[O, AC]
 	// Extract is client-go's Extract function of the kind.

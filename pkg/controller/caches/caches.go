@@ -6,12 +6,19 @@ import (
 	"reflect"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
+	appsinformers "k8s.io/client-go/informers/apps/v1"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/informers/internalinterfaces"
+	networkinginformers "k8s.io/client-go/informers/networking/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
@@ -21,6 +28,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	ogxinformers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions"
+	ogxv1beta1informers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions/ogx/v1beta1"
 	ogxlisters "github.com/ogx-k8s/ogx-controller/pkg/generated/listers/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -62,6 +70,10 @@ type Scope struct {
 	// (WatchTrustedBundles); nil without a metadata client.
 	TrustedBundleFactory metadatainformer.SharedInformerFactory
 	TrustedBundles       cache.SharedIndexInformer
+
+	// childSelector and podSelector select the objects of ChildFactory and
+	// PodFactory.
+	childSelector, podSelector string
 
 	// informers are every informer of the scope, which WaitForSync awaits.
 	informers []cache.SharedIndexInformer
@@ -133,13 +145,13 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 		ogxinformers.WithTransform(serverView(children.fields)))
 	filtered := func(selector string, transform cache.TransformFunc) informers.SharedInformerFactory {
 		return informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(namespace),
-			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }),
-			informers.WithTransform(transform))
+			informers.WithTweakListOptions(selectorTweak(selector)), informers.WithTransform(transform))
 	}
-	s.ChildFactory = filtered(labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String(),
-		children.transform)
+	s.childSelector = labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedByValue}).String()
+	s.ChildFactory = filtered(s.childSelector, children.transform)
 	s.AdoptedFactory = filtered(render.LabelAdoptedFrom, managedFieldsFilter{}.transform)
-	s.PodFactory = filtered(render.LabelApp+"="+render.AppValue+","+render.LabelInstance, NewPodView)
+	s.podSelector = render.LabelApp + "=" + render.AppValue + "," + render.LabelInstance
+	s.PodFactory = filtered(s.podSelector, NewPodView)
 	s.WatchedFactory = filtered(labels.SelectorFromSet(labels.Set{ogxv1beta1.WatchLabel: "true"}).String(),
 		stripUserManagedFields)
 	s.bindInformers()
@@ -153,8 +165,21 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 // listers and indexers.
 func (s *Scope) bindInformers() {
 	f, w, a := s.ChildFactory, s.WatchedFactory, s.AdoptedFactory
+	s.OGXFactory.InformerFor(&ogxv1beta1.OGXServer{}, func(c versioned.Interface, resync time.Duration) cache.SharedIndexInformer {
+		return ogxv1beta1informers.NewFilteredOGXServerInformer(c, s.Namespace, resync, cache.Indexers{}, nil)
+	})
 	srv := s.OGXFactory.Ogx().V1beta1().OGXServers()
 	s.ServerLister, s.ServerInformer = srv.Lister(), srv.Informer()
+	for obj, newInformer := range map[runtime.Object]NewFilteredInformer{
+		&appsv1.Deployment{}:            appsinformers.NewFilteredDeploymentInformer,
+		&corev1.Service{}:               coreinformers.NewFilteredServiceInformer,
+		&corev1.ServiceAccount{}:        coreinformers.NewFilteredServiceAccountInformer,
+		&corev1.PersistentVolumeClaim{}: coreinformers.NewFilteredPersistentVolumeClaimInformer,
+		&networkingv1.Ingress{}:         networkinginformers.NewFilteredIngressInformer,
+	} {
+		s.unindexedChild(obj, newInformer)
+	}
+	unindexed(s.PodFactory, &corev1.Pod{}, s.Namespace, selectorTweak(s.podSelector), coreinformers.NewFilteredPodInformer)
 	s.PVCs = f.Core().V1().PersistentVolumeClaims().Lister()
 	s.ConfigMaps = w.Core().V1().ConfigMaps().Lister()
 	s.Secrets = w.Core().V1().Secrets().Lister()
@@ -184,13 +209,13 @@ func (s *Scope) bindInformers() {
 }
 
 // AddChildKind caches one more child kind, which only its own controller
-// package reads (base.RegisterKind), in every scope: informer creates the
-// kind's informer in a scope's child factory, and view is how its objects
-// are cached. Call it before Start.
-func (c *Caches) AddChildKind(kind string, informer func(informers.SharedInformerFactory) cache.SharedIndexInformer, view KindView) {
+// package reads (base.RegisterKind), in every scope: newInformer is the
+// kind's generated NewFiltered...Informer, and view is how its objects are
+// cached. Call it before Start.
+func (c *Caches) AddChildKind(kind string, newInformer NewFilteredInformer, view KindView) {
 	c.kinds[view.typ] = view
 	c.Each(func(s *Scope) {
-		inf := informer(s.ChildFactory)
+		inf := s.unindexedChild(reflect.New(view.typ.Elem()).Interface().(runtime.Object), newInformer)
 		s.childInformers[kind] = inf
 		s.ChildIndexers[kind] = inf.GetIndexer()
 		s.informers = append(s.informers, inf)
@@ -345,3 +370,30 @@ func (c *Caches) ChildTransform() cache.TransformFunc { return c.childView().tra
 
 // WatchedTransform is the watched informers' transform (see ServerTransform).
 func (c *Caches) WatchedTransform() cache.TransformFunc { return stripUserManagedFields }
+
+// NewFilteredInformer is a generated NewFiltered...Informer function of
+// client-go's informers packages.
+type NewFilteredInformer func(kubernetes.Interface, string, time.Duration, cache.Indexers, internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer
+
+// unindexedChild makes the child factory's informer of obj's type
+// (unindexed).
+func (s *Scope) unindexedChild(obj runtime.Object, newInformer NewFilteredInformer) cache.SharedIndexInformer {
+	return unindexed(s.ChildFactory, obj, s.Namespace, selectorTweak(s.childSelector), newInformer)
+}
+
+// unindexed makes f's informer of obj's type without the namespace index
+// a factory gives every informer: nothing lists these caches by namespace
+// (children and pods are read by key or by their own index), and the
+// index took about 0.7 KiB per server at N=1,000 (docs/performance.md,
+// Memory). Called before anything else asks f for the type, as f keeps the
+// first informer made for it.
+func unindexed(f informers.SharedInformerFactory, obj runtime.Object, namespace string, tweak internalinterfaces.TweakListOptionsFunc, newInformer NewFilteredInformer) cache.SharedIndexInformer {
+	return f.InformerFor(obj, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		return newInformer(c, namespace, resync, cache.Indexers{}, tweak)
+	})
+}
+
+// selectorTweak sets a list's label selector.
+func selectorTweak(selector string) internalinterfaces.TweakListOptionsFunc {
+	return func(o *metav1.ListOptions) { o.LabelSelector = selector }
+}

@@ -1,15 +1,22 @@
 package caches
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	networkinginformers "k8s.io/client-go/informers/networking/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	ogxfake "github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned/fake"
 	"github.com/ogx-k8s/ogx-controller/pkg/metrics"
 )
 
@@ -88,5 +95,39 @@ func TestCountPhases(t *testing.T) {
 	want := map[string]int{"Pending": 0, "Initializing": 0, "Ready": 2, "Failed": 1, "Terminating": 0, metrics.PhaseUnknown: 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("countPhases (-want +got):\n%s", diff)
+	}
+}
+
+// TestPerServerCachesHaveNoNamespaceIndex: the caches that hold an object
+// per server (children, pods, OGXServers) keep only the indexes something
+// reads; the ConfigMaps' cache, listed by namespace for retention, keeps
+// its namespace index.
+func TestPerServerCachesHaveNoNamespaceIndex(t *testing.T) {
+	c := NewCaches(kubefake.NewClientset(), ogxfake.NewClientset(), []string{"ns"}, "ogx-system", nil, nil)
+	c.AddChildKind("NetworkPolicy", networkinginformers.NewFilteredNetworkPolicyInformer,
+		ViewOf(func(*networkingv1.NetworkPolicy, string) (struct{}, error) { return struct{}{}, nil }))
+	s := c.For("ns")
+	indexes := func(inf cache.SharedIndexInformer) []string {
+		return slices.Sorted(maps.Keys(inf.GetIndexer().GetIndexers()))
+	}
+	for kind, idx := range s.ChildIndexers {
+		if kind == "ConfigMap" {
+			continue
+		}
+		if names := slices.Sorted(maps.Keys(idx.GetIndexers())); len(names) != 0 {
+			t.Errorf("%s cache has indexes %v", kind, names)
+		}
+	}
+	if got := indexes(s.ChildInformer("NetworkPolicy")); len(got) != 0 {
+		t.Errorf("added kind's cache has indexes %v", got)
+	}
+	if got := slices.Sorted(maps.Keys(s.PodIndexer.GetIndexers())); !slices.Equal(got, []string{IndexInstance}) {
+		t.Errorf("pod cache indexes %v, want only %s", got, IndexInstance)
+	}
+	if got := indexes(s.ServerInformer); slices.Contains(got, cache.NamespaceIndex) {
+		t.Errorf("OGXServer cache indexes %v", got)
+	}
+	if got := slices.Sorted(maps.Keys(s.ChildIndexers["ConfigMap"].GetIndexers())); !slices.Equal(got, []string{cache.NamespaceIndex}) {
+		t.Errorf("ConfigMap cache indexes %v, want the namespace index", got)
 	}
 }

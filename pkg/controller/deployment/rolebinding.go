@@ -9,9 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
-	"k8s.io/client-go/informers"
+	rbacinformers "k8s.io/client-go/informers/rbac/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
@@ -29,9 +28,7 @@ type roleBindingChild = apply.Child[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingAp
 // holds no rule on them.
 var roleBindingKind = base.Kind[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration]{
 	Kind: "RoleBinding", APIVersion: "rbac.authorization.k8s.io/v1",
-	Informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-		return f.Rbac().V1().RoleBindings().Informer()
-	},
+	Informer: rbacinformers.NewFilteredRoleBindingInformer,
 	Client: func(kube kubernetes.Interface, ns string) base.TypedClient[*rbacv1.RoleBinding, *rbacv1ac.RoleBindingApplyConfiguration] {
 		return kube.RbacV1().RoleBindings(ns)
 	},

@@ -6,9 +6,8 @@ package hpa
 import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
-	"k8s.io/client-go/informers"
+	autoscalinginformers "k8s.io/client-go/informers/autoscaling/v2"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -21,9 +20,7 @@ const Name = "hpa"
 // declared here and registered by NewController (base.RegisterKind).
 var kind = base.Kind[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]{
 	Kind: "HorizontalPodAutoscaler", APIVersion: "autoscaling/v2",
-	Informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-		return f.Autoscaling().V2().HorizontalPodAutoscalers().Informer()
-	},
+	Informer: autoscalinginformers.NewFilteredHorizontalPodAutoscalerInformer,
 	Client: func(kube kubernetes.Interface, ns string) base.TypedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration] {
 		return kube.AutoscalingV2().HorizontalPodAutoscalers(ns)
 	},

@@ -6,9 +6,8 @@ package networkpolicy
 import (
 	networkingv1 "k8s.io/api/networking/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
-	"k8s.io/client-go/informers"
+	networkinginformers "k8s.io/client-go/informers/networking/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -21,9 +20,7 @@ const Name = "networkpolicy"
 // declared here and registered by NewController (base.RegisterKind).
 var kind = base.Kind[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration]{
 	Kind: "NetworkPolicy", APIVersion: "networking.k8s.io/v1",
-	Informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-		return f.Networking().V1().NetworkPolicies().Informer()
-	},
+	Informer: networkinginformers.NewFilteredNetworkPolicyInformer,
 	Client: func(kube kubernetes.Interface, ns string) base.TypedClient[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration] {
 		return kube.NetworkingV1().NetworkPolicies(ns)
 	},

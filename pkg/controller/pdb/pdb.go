@@ -6,9 +6,8 @@ package pdb
 import (
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
-	"k8s.io/client-go/informers"
+	policyinformers "k8s.io/client-go/informers/policy/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
@@ -21,9 +20,7 @@ const Name = "pdb"
 // declared here and registered by NewController (base.RegisterKind).
 var kind = base.Kind[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]{
 	Kind: "PodDisruptionBudget", APIVersion: "policy/v1",
-	Informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-		return f.Policy().V1().PodDisruptionBudgets().Informer()
-	},
+	Informer: policyinformers.NewFilteredPodDisruptionBudgetInformer,
 	Client: func(kube kubernetes.Interface, ns string) base.TypedClient[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration] {
 		return kube.PolicyV1().PodDisruptionBudgets(ns)
 	},
