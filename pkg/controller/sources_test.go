@@ -276,7 +276,7 @@ func drained(q *worker.Runner, key string) bool {
 // object, and the applier's recent-writes hook sees the deletion.
 func TestHandlerUnwrapsCachedChildren(t *testing.T) {
 	svc := &corev1.Service{ObjectMeta: controlled(sfNamespace, "demo-service", "ogx.io/v1beta1", "OGXServer", "demo", true)}
-	cached := &apply.CachedChild{Meta: svc.ObjectMeta, OwnedDigest: "d"}
+	cached := &apply.CachedChild{Meta: svc.ObjectMeta, OwnedDigest: apply.Digest{1}}
 	var keys []string
 	var observed []string
 	h := caches.Observing(func(m metav1.Object, deleted bool) {

@@ -157,7 +157,7 @@ func (c *Child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 // remembers what the API server returned and reports result; a refused
 // apply is classified (ClassifyWriteError, which keeps the API status
 // reachable through %w).
-func (c *Child[O, AC]) write(ctx context.Context, namespace, name string, desired AC, sent string, result events.WriteResult) (events.WriteResult, error) {
+func (c *Child[O, AC]) write(ctx context.Context, namespace, name string, desired AC, sent Digest, result events.WriteResult) (events.WriteResult, error) {
 	out, err := c.Apply(ctx, namespace, desired)
 	if err != nil {
 		return "", ClassifyWriteError(c.Kind, name, err)
@@ -206,16 +206,16 @@ func (c *Child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 
 // ownedDigest is the digest of the fields ogx-controller owns in k: the
 // cache's, or what our write sent, else extracted from the whole object.
-func (c *Child[O, AC]) ownedDigest(k Known[O]) (string, error) {
-	if k.Digest != "" {
+func (c *Child[O, AC]) ownedDigest(k Known[O]) (Digest, error) {
+	if !k.Digest.IsZero() {
 		return k.Digest, nil
 	}
-	if k.Sent != "" {
+	if !k.Sent.IsZero() {
 		return k.Sent, nil
 	}
 	owned, err := c.Extract(k.Obj)
 	if err != nil {
-		return "", err
+		return Digest{}, err
 	}
 	return DigestOf(owned)
 }
@@ -259,10 +259,10 @@ func (c *Child[O, AC]) Observe(obj metav1.Object, deleted bool) { c.Recent.Obser
 
 // Known is a child as ogx-controller last knew it: built from the cache's
 // view (with the digest of the fields it owns; see CachedChild) or from
-// the answer to one of our writes or a live read (whole, digest empty).
+// the answer to one of our writes or a live read (whole, digest zero).
 type Known[O metav1.Object] struct {
 	Obj          O
-	Digest       string
+	Digest       Digest
 	OwnsReplicas bool
 	// Sent is, for the answer to one of our applies, the digest of what it
 	// sent: the API server stores an apply's fields as sent (render writes
@@ -272,7 +272,7 @@ type Known[O metav1.Object] struct {
 	// cache keeps it for the event of that object too (caches.KnowWrites):
 	// a webhook's change to our fields shows at the object's next change
 	// by another writer (docs/controllers.md, No-op skip and drift).
-	Sent string
+	Sent Digest
 }
 
 // Current returns the object with the child's name as ogx-controller last

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"strconv"
 	"testing"
@@ -27,26 +28,26 @@ func TestCurrentKeepsTheDigestOnlyForTheCachedVersion(t *testing.T) {
 	c := &Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{
 		Kind: "ServiceAccount", Recent: NewRecentWrites[*corev1.ServiceAccount](),
 		Cached: func(string, string) (Known[*corev1.ServiceAccount], error) {
-			return Known[*corev1.ServiceAccount]{Obj: sa(cachedRV), Digest: "cached-digest"}, nil
+			return Known[*corev1.ServiceAccount]{Obj: sa(cachedRV), Digest: testDigest("cached-digest")}, nil
 		},
 	}
-	if k, ok := c.Current("ns", "s-sa"); !ok || k.Digest != "cached-digest" {
+	if k, ok := c.Current("ns", "s-sa"); !ok || k.Digest != testDigest("cached-digest") {
 		t.Fatalf("Current without a write = %+v, %v; want the cache's digest", k, ok)
 	}
-	c.Recent.Remember(sa("5"), "")
-	if k, _ := c.Current("ns", "s-sa"); k.Digest != "cached-digest" {
+	c.Recent.Remember(sa("5"), Digest{})
+	if k, _ := c.Current("ns", "s-sa"); k.Digest != testDigest("cached-digest") {
 		t.Errorf("our write at the cached version: digest %q, want the cache's", k.Digest)
 	}
 	if c.Recent.len() != 0 {
 		t.Error("our write is still remembered once the cache caught up with it")
 	}
-	c.Recent.Remember(sa("6"), "sent-digest")
+	c.Recent.Remember(sa("6"), testDigest("sent-digest"))
 	k, ok := c.Current("ns", "s-sa")
-	if !ok || k.Obj.ResourceVersion != "6" || k.Digest != "" || k.Sent != "sent-digest" {
+	if !ok || k.Obj.ResourceVersion != "6" || !k.Digest.IsZero() || k.Sent != testDigest("sent-digest") {
 		t.Errorf("our newer write: %+v, %v; want version 6 known whole (no digest) with what it sent", k, ok)
 	}
 	cachedRV = "7"
-	if k, _ := c.Current("ns", "s-sa"); k.Obj.ResourceVersion != "7" || k.Digest != "cached-digest" || k.Sent != "" {
+	if k, _ := c.Current("ns", "s-sa"); k.Obj.ResourceVersion != "7" || k.Digest != testDigest("cached-digest") || !k.Sent.IsZero() {
 		t.Errorf("cache ahead of our write: %+v; want the cache with its digest, nothing sent", k)
 	}
 }
@@ -70,10 +71,10 @@ func TestCurrentSeesAWriteDeliveredDuringItsRead(t *testing.T) {
 			if before == "" {
 				return Known[*corev1.ServiceAccount]{}, apierrors.NewNotFound(corev1.Resource("serviceaccounts"), name)
 			}
-			return Known[*corev1.ServiceAccount]{Obj: sa(before), Digest: "old-digest"}, nil
+			return Known[*corev1.ServiceAccount]{Obj: sa(before), Digest: testDigest("old-digest")}, nil
 		}
-		c.Recent.Remember(sa("5"), "sent")
-		if k, ok := c.Current("ns", "s-sa"); !ok || k.Obj.ResourceVersion != "5" || k.Sent != "sent" {
+		c.Recent.Remember(sa("5"), testDigest("sent"))
+		if k, ok := c.Current("ns", "s-sa"); !ok || k.Obj.ResourceVersion != "5" || k.Sent != testDigest("sent") {
 			t.Errorf("cache held %q: Current = %+v, %v; want our write, version 5", before, k, ok)
 		}
 	}
@@ -101,13 +102,13 @@ func TestTakeOverKnownDropsTheDigestOfAPatchedObject(t *testing.T) {
 	c := &Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{Kind: "ServiceAccount", APIVersion: "v1",
 		Recent: NewRecentWrites[*corev1.ServiceAccount](),
 		Patch:  func(context.Context, string, string, []byte) (*corev1.ServiceAccount, error) { return patched, nil }}
-	k := Known[*corev1.ServiceAccount]{Obj: cached, Digest: "d"}
-	if got, err := c.TakeOverKnown(context.Background(), owner, k); err != nil || got.Digest != "d" || got.Obj != cached {
+	k := Known[*corev1.ServiceAccount]{Obj: cached, Digest: testDigest("d")}
+	if got, err := c.TakeOverKnown(context.Background(), owner, k); err != nil || got.Digest != testDigest("d") || got.Obj != cached {
 		t.Errorf("no takeover managers: %+v, %v; want the known child unchanged", got, err)
 	}
 	c.Takeover = []string{"ogx-operator"}
 	got, err := c.TakeOverKnown(context.Background(), owner, k)
-	if err != nil || got.Obj != patched || got.Digest != "" {
+	if err != nil || got.Obj != patched || !got.Digest.IsZero() {
 		t.Errorf("after a takeover patch: %+v, %v; want the patched object, no digest", got, err)
 	}
 }
@@ -193,3 +194,6 @@ func TestPinnedWriteRemembersWhatItSent(t *testing.T) {
 		t.Errorf("%d extractions and %d applies; want 1 (the live read) and 2 (create, pinned update)", extracted, applies)
 	}
 }
+
+// testDigest is a digest standing for s.
+func testDigest(s string) Digest { return sha256.Sum256([]byte(s)) }

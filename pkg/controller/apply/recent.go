@@ -39,9 +39,9 @@ type RecentWrites[O metav1.Object] struct {
 
 type recentEntry[O metav1.Object] struct {
 	Obj O
-	// sent is the digest of the apply configuration the write sent ("" for
-	// other writes): see Known.Sent.
-	sent string
+	// sent is the digest of the apply configuration the write sent (zero
+	// for other writes): see Known.Sent.
+	sent Digest
 	at   time.Time
 }
 
@@ -58,9 +58,9 @@ func NewRecentWrites[O metav1.Object]() *RecentWrites[O] {
 func recentKey(namespace, name string) string { return namespace + "/" + name }
 
 // Remember records the object a write returned, and the digest of the
-// apply configuration it sent (or ""), unless the informer has already
+// apply configuration it sent (or zero), unless the informer has already
 // reported it deleted.
-func (r *RecentWrites[O]) Remember(obj O, sent string) {
+func (r *RecentWrites[O]) Remember(obj O, sent Digest) {
 	if r == nil {
 		return
 	}
@@ -96,20 +96,20 @@ func (r *RecentWrites[O]) pruneLocked(now time.Time) {
 
 // Lookup returns the remembered write of namespace/name and the digest it
 // sent, unless none is remembered or it is older than recentTTL.
-func (r *RecentWrites[O]) Lookup(namespace, name string) (obj O, sent string, ok bool) {
+func (r *RecentWrites[O]) Lookup(namespace, name string) (obj O, sent Digest, ok bool) {
 	if r == nil {
-		return obj, "", false
+		return obj, Digest{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	key := recentKey(namespace, name)
 	w, ok := r.m[key]
 	if !ok {
-		return obj, "", false
+		return obj, Digest{}, false
 	}
 	if r.now().Sub(w.at) > recentTTL {
 		delete(r.m, key)
-		return obj, "", false
+		return obj, Digest{}, false
 	}
 	return w.Obj, w.sent, true
 }
@@ -136,9 +136,9 @@ func (r *RecentWrites[O]) Forget(namespace, name, rv string) {
 // caches' transform reads it before the informer's handlers Observe the
 // event, so the event of our own apply costs no extraction (caches,
 // childview.go).
-func (r *RecentWrites[O]) SentFor(obj metav1.Object) string {
+func (r *RecentWrites[O]) SentFor(obj metav1.Object) Digest {
 	if r == nil {
-		return ""
+		return Digest{}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -147,7 +147,7 @@ func (r *RecentWrites[O]) SentFor(obj metav1.Object) string {
 	// version, so no write can be known to have returned it.
 	if !ok || obj.GetResourceVersion() == "" || w.Obj.GetUID() != obj.GetUID() ||
 		w.Obj.GetResourceVersion() != obj.GetResourceVersion() {
-		return ""
+		return Digest{}
 	}
 	return w.sent
 }

@@ -19,7 +19,7 @@ func TestRecentWrites(t *testing.T) {
 	r.now = func() time.Time { return now }
 
 	// A write the cache has not delivered yet is remembered.
-	r.Remember(rwSA("u1", "10"), "")
+	r.Remember(rwSA("u1", "10"), Digest{})
 	if got, _, ok := r.Lookup("ns", "sa"); !ok || got.ResourceVersion != "10" {
 		t.Fatalf("before the cache: got %v %v, want our write", got, ok)
 	}
@@ -36,12 +36,12 @@ func TestRecentWrites(t *testing.T) {
 	// Deleted before the write returned: the write's result is not
 	// remembered, so the missing cache entry means missing.
 	r.Observe(rwSA("u2", "20"), true)
-	r.Remember(rwSA("u2", "20"), "")
+	r.Remember(rwSA("u2", "20"), Digest{})
 	if _, _, ok := r.Lookup("ns", "sa"); ok {
 		t.Error("a write the informer already reported deleted hides the deletion")
 	}
 	// A new incarnation (another UID) is remembered.
-	r.Remember(rwSA("u3", "30"), "")
+	r.Remember(rwSA("u3", "30"), Digest{})
 	if got, _, ok := r.Lookup("ns", "sa"); !ok || got.UID != "u3" {
 		t.Errorf("new incarnation: got %v %v", got, ok)
 	}
@@ -55,9 +55,9 @@ func TestRecentWrites(t *testing.T) {
 	// write once it has expired.
 	other := rwSA("u4", "40")
 	other.Name = "other"
-	r.Remember(other, "")
+	r.Remember(other, Digest{})
 	now = now.Add(recentTTL + time.Second)
-	r.Remember(rwSA("u5", "50"), "")
+	r.Remember(rwSA("u5", "50"), Digest{})
 	if r.len() != 1 {
 		t.Errorf("%d writes remembered, want the expired one dropped", r.len())
 	}
@@ -83,25 +83,25 @@ func (r *RecentWrites[O]) len() int {
 // resourceVersion) is known by the digest the write sent.
 func TestSentFor(t *testing.T) {
 	r := NewRecentWrites[*corev1.ServiceAccount]()
-	r.Remember(rwSA("u1", "10"), "sent")
-	r.Remember(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fake", UID: "u1"}}, "sent")
+	r.Remember(rwSA("u1", "10"), testDigest("sent"))
+	r.Remember(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fake", UID: "u1"}}, testDigest("sent"))
 	for _, tc := range []struct {
 		obj  *corev1.ServiceAccount
-		want string
+		want Digest
 	}{
-		{rwSA("u1", "10"), "sent"},
-		{rwSA("u1", "11"), ""},
-		{rwSA("u2", "10"), ""},
-		{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", UID: "u1", ResourceVersion: "10"}}, ""},
+		{rwSA("u1", "10"), testDigest("sent")},
+		{rwSA("u1", "11"), Digest{}},
+		{rwSA("u2", "10"), Digest{}},
+		{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", UID: "u1", ResourceVersion: "10"}}, Digest{}},
 		// A fake clientset's object, of no version.
-		{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fake", UID: "u1"}}, ""},
+		{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fake", UID: "u1"}}, Digest{}},
 	} {
 		if got := r.SentFor(tc.obj); got != tc.want {
 			t.Errorf("SentFor(%s %s/%s) = %q, want %q", tc.obj.Name, tc.obj.UID, tc.obj.ResourceVersion, got, tc.want)
 		}
 	}
 	var none *RecentWrites[*corev1.ServiceAccount]
-	if got := none.SentFor(rwSA("u1", "10")); got != "" {
+	if got := none.SentFor(rwSA("u1", "10")); !got.IsZero() {
 		t.Errorf("nil RecentWrites: %q", got)
 	}
 }

@@ -85,7 +85,7 @@ func (c *Child[O, AC]) TakeOver(ctx context.Context, owner *ogxv1beta1.OGXServer
 	if err != nil {
 		return obj, ClassifyWriteError(c.Kind, obj.GetName(), err)
 	}
-	c.Recent.Remember(out, "")
+	c.Recent.Remember(out, Digest{})
 	c.Journal.Add(owner.Namespace+"/"+owner.Name, owner.UID, c.Kind, obj.GetName(), events.TakenOver)
 	klog.FromContext(ctx).Info("Took over field ownership from the upstream operator", "kind", c.Kind, "name", obj.GetName())
 	return out, nil

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/apply"
 	"github.com/ogx-k8s/ogx-controller/pkg/generated/clientset/versioned"
 	ogxinformers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions"
 	ogxv1beta1informers "github.com/ogx-k8s/ogx-controller/pkg/generated/informers/externalversions/ogx/v1beta1"
@@ -93,7 +94,7 @@ type Caches struct {
 	// kinds are the child views of the kinds AddChildKind added.
 	kinds map[reflect.Type]KindView
 	// sent are the remembered writes of the child kinds (KnowWrites).
-	sent map[reflect.Type]func(metav1.Object) string
+	sent map[reflect.Type]func(metav1.Object) apply.Digest
 
 	OperatorFactory   informers.SharedInformerFactory
 	OperatorConfigMap corelisters.ConfigMapLister
@@ -110,7 +111,7 @@ type Caches struct {
 // keep; takeover are the upstream operator's (see managedFieldsFilter).
 func NewCaches(kube kubernetes.Interface, ogx versioned.Interface, namespaces []string, operatorNamespace string, ours, takeover []string) *Caches {
 	c := &Caches{scopes: map[string]*Scope{}, fields: newManagedFieldsFilter(ours, takeover),
-		kinds: map[reflect.Type]KindView{}, sent: map[reflect.Type]func(metav1.Object) string{}}
+		kinds: map[reflect.Type]KindView{}, sent: map[reflect.Type]func(metav1.Object) apply.Digest{}}
 	if len(namespaces) == 0 {
 		c.all = newScope(kube, ogx, metav1.NamespaceAll, c.childView())
 	}

@@ -55,7 +55,7 @@ type childView struct {
 	prior *priorViews
 	// sent finds, by Go type, the digest our write sent for the object it
 	// returned (KnowWrites); written only before the caches start.
-	sent map[reflect.Type]func(metav1.Object) string
+	sent map[reflect.Type]func(metav1.Object) apply.Digest
 }
 
 // KnowWrites makes the child caches take the digest of an object our write
@@ -70,19 +70,19 @@ func KnowWrites[O metav1.Object](c *Caches, r *apply.RecentWrites[O]) {
 	c.sent[reflect.TypeFor[O]()] = r.SentFor
 }
 
-// sentDigest is the digest our write sent for obj, or "" (KnowWrites).
-func (v childView) sentDigest(obj metav1.Object) string {
+// sentDigest is the digest our write sent for obj, or zero (KnowWrites).
+func (v childView) sentDigest(obj metav1.Object) apply.Digest {
 	if f := v.sent[reflect.TypeOf(obj)]; f != nil {
 		return f(obj)
 	}
-	return ""
+	return apply.Digest{}
 }
 
 // KindView is how the child caches view one kind a controller package
 // adds (Caches.AddChildKind).
 type KindView struct {
 	typ  reflect.Type
-	view func(obj apply.ChildObject, share *sharing, sent string) (*apply.CachedChild, error)
+	view func(obj apply.ChildObject, share *sharing, sent apply.Digest) (*apply.CachedChild, error)
 }
 
 // ViewOf is the view of kind O, whose controller reads only metadata (a
@@ -96,7 +96,7 @@ func ViewOf[O apply.ChildObject, AC any](extract func(O, string) (AC, error)) Ki
 	if _, ok := objectMetaOf(body.newObject()); !ok {
 		panic(fmt.Sprintf("caches.ViewOf: %v has no embedded ObjectMeta", typ))
 	}
-	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, share *sharing, sent string) (*apply.CachedChild, error) {
+	return KindView{typ: reflect.TypeFor[O](), view: func(obj apply.ChildObject, share *sharing, sent apply.Digest) (*apply.CachedChild, error) {
 		return viewWith(obj.(O), extract, body, share, sent)
 	}}
 }
@@ -186,9 +186,9 @@ func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
 // viewWith builds the view of o: the digest of what we own (sent, when o
 // is the answer to our write, else extracted), o's metadata without field
 // sets, and body.
-func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, error), body apply.Body, share *sharing, sent string) (*apply.CachedChild, error) {
+func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, error), body apply.Body, share *sharing, sent apply.Digest) (*apply.CachedChild, error) {
 	digest := sent
-	if digest == "" {
+	if digest.IsZero() {
 		owned, err := extract(o, render.FieldManager)
 		if err != nil {
 			return nil, err
@@ -205,7 +205,7 @@ func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, err
 // deploymentView builds the view of d: the digest of the view it replaces
 // when that still holds (reuse.go), or the one our write sent, else
 // extracted.
-func (v childView) deploymentView(d *appsv1.Deployment, sent string) (*apply.CachedChild, error) {
+func (v childView) deploymentView(d *appsv1.Deployment, sent apply.Digest) (*apply.CachedChild, error) {
 	body := trimDeployment(d)
 	out := &apply.CachedChild{Body: body}
 	setViewMeta(&out.Meta, d, v.share)
@@ -217,7 +217,7 @@ func (v childView) deploymentView(d *appsv1.Deployment, sent string) (*apply.Cac
 			return out, nil
 		}
 	}
-	if sent != "" {
+	if !sent.IsZero() {
 		if owns, ok := namesReplicas(entry); ok {
 			out.OwnedDigest, out.OwnsReplicas = sent, owns
 			return out, nil
@@ -338,7 +338,7 @@ func namesReplicas(e *metav1.ManagedFieldsEntry) (owns, ok bool) {
 // OwnsReplicas reports whether ogx-controller owns spec.replicas of d, a
 // Deployment as last known (apply.Known).
 func OwnsReplicas(d apply.Known[*appsv1.Deployment]) (bool, error) {
-	if d.Digest != "" {
+	if !d.Digest.IsZero() {
 		return d.OwnsReplicas, nil
 	}
 	owned, err := appsv1ac.ExtractDeployment(d.Obj, render.FieldManager)

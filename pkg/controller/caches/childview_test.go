@@ -2,6 +2,7 @@ package caches
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"reflect"
 	"testing"
@@ -152,7 +153,7 @@ func TestViewWithoutAnnotationsHasNoMap(t *testing.T) {
 	if a := v.Meta.GetAnnotations(); a != nil {
 		t.Errorf("annotations %v", a)
 	}
-	if v.OwnedDigest == "" {
+	if v.OwnedDigest.IsZero() {
 		t.Errorf("no digest")
 	}
 }
@@ -174,7 +175,7 @@ func TestChildViewTakeoverKeepsWhole(t *testing.T) {
 	if diff := cmp.Diff(want, out.(*apply.CachedChild).Typed()); diff != "" {
 		t.Errorf("object with a takeover entry changed (-want +got):\n%s", diff)
 	}
-	if d := out.(*apply.CachedChild).OwnedDigest; d != "" {
+	if d := out.(*apply.CachedChild).OwnedDigest; !d.IsZero() {
 		t.Errorf("a whole object carries a digest %q", d)
 	}
 }
@@ -330,22 +331,22 @@ func TestChildViewKnowsOurWrites(t *testing.T) {
 	KnowWrites(c, sas)
 	KnowWrites(c, nps)
 	KnowWrites(c, deployments)
-	sas.Remember(sa, "sent-sa")
-	nps.Remember(np, "sent-np")
-	deployments.Remember(withReplicas, "sent-scaled")
-	deployments.Remember(withoutReplicas, "sent-unscaled")
+	sas.Remember(sa, testDigest("sent-sa"))
+	nps.Remember(np, testDigest("sent-np"))
+	deployments.Remember(withReplicas, testDigest("sent-scaled"))
+	deployments.Remember(withoutReplicas, testDigest("sent-unscaled"))
 
 	for _, tc := range []struct {
 		name         string
 		obj          apply.ChildObject
 		desired      any
-		sent         string
+		sent         apply.Digest
 		ownsReplicas bool
 	}{
-		{"ServiceAccount", sa, saAC, "sent-sa", false},
-		{"NetworkPolicy", np, npAC, "sent-np", false},
-		{"Deployment with replicas", withReplicas, scaled, "sent-scaled", true},
-		{"Deployment without replicas", withoutReplicas, unscaled, "sent-unscaled", false},
+		{"ServiceAccount", sa, saAC, testDigest("sent-sa"), false},
+		{"NetworkPolicy", np, npAC, testDigest("sent-np"), false},
+		{"Deployment with replicas", withReplicas, scaled, testDigest("sent-scaled"), true},
+		{"Deployment without replicas", withoutReplicas, unscaled, testDigest("sent-unscaled"), false},
 	} {
 		transform := c.ChildTransform()
 		out, err := transform(tc.obj.DeepCopyObject())
@@ -380,13 +381,16 @@ func TestChildViewExtractsWhenTheFieldSetIsUnreadable(t *testing.T) {
 			APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":"unreadable"}`)}}}}}
 	views := testViews()
 	deployments := apply.NewRecentWrites[*appsv1.Deployment]()
-	deployments.Remember(d.DeepCopy(), "sent")
-	views.sent = map[reflect.Type]func(metav1.Object) string{reflect.TypeFor[*appsv1.Deployment](): deployments.SentFor}
+	deployments.Remember(d.DeepCopy(), testDigest("sent"))
+	views.sent = map[reflect.Type]func(metav1.Object) apply.Digest{reflect.TypeFor[*appsv1.Deployment](): deployments.SentFor}
 	out, err := views.transform(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := out.(*apply.CachedChild); got.OwnedDigest != "" {
+	if got := out.(*apply.CachedChild); !got.OwnedDigest.IsZero() {
 		t.Errorf("digest %q from an unreadable field set, want the object cached whole", got.OwnedDigest)
 	}
 }
+
+// testDigest is a digest standing for what a write sent.
+func testDigest(s string) apply.Digest { return sha256.Sum256([]byte(s)) }

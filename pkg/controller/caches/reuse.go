@@ -79,7 +79,7 @@ func (p *priorViews) reusable(d *appsv1.Deployment, entry *metav1.ManagedFieldsE
 		return nil, false
 	}
 	c, ok := obj.(*apply.CachedChild)
-	if !ok || c.OwnedDigest == "" {
+	if !ok || c.OwnedDigest.IsZero() {
 		return nil, false
 	}
 	body, ok := c.Body.(*deploymentBody)

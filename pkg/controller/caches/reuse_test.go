@@ -78,7 +78,7 @@ func TestDeploymentDigestReuseNeedsAStoredView(t *testing.T) {
 	if transformTwice(t, stored, noEntry, nil) {
 		t.Error("reused a digest without our Apply entry")
 	}
-	whole := func(c *apply.CachedChild) { c.OwnedDigest = "" }
+	whole := func(c *apply.CachedChild) { c.OwnedDigest = apply.Digest{} }
 	if transformTwice(t, stored, stored.DeepCopy(), whole) {
 		t.Error("reused the digest of a view without one")
 	}
@@ -139,7 +139,7 @@ func transformTwice(t *testing.T, first, next *appsv1.Deployment, edit func(*app
 	if err != nil {
 		t.Fatal(err)
 	}
-	return digest != "" && knownDeployment(t, out).Digest == digest
+	return !digest.IsZero() && knownDeployment(t, out).Digest == digest
 }
 
 // TestScopesReadPriorDeploymentViews: every scope's child transform reads

@@ -78,9 +78,10 @@ func CheckChild[O metav1.Object, AC any](e *Env, c *apply.Child[O, AC], kind, ap
 		// one does not drop it.
 		later := any(answer).(runtime.Object).DeepCopyObject().(O)
 		later.SetResourceVersion(later.GetResourceVersion() + "0")
-		c.Recent.Remember(later, "sent")
+		sent := apply.Digest{1}
+		c.Recent.Remember(later, sent)
 		view, err := e.Deps.Caches.ChildTransform()(any(later).(runtime.Object).DeepCopyObject())
-		if cached, ok := view.(*apply.CachedChild); err != nil || !ok || cached.OwnedDigest != "sent" {
+		if cached, ok := view.(*apply.CachedChild); err != nil || !ok || cached.OwnedDigest != sent {
 			t.Errorf("%s: the cache does not take our write's answer by the sent digest: %#v, %v", kind, view, err)
 		}
 	}

@@ -23,7 +23,7 @@ func CheckKind[O apply.ChildObject, AC any](tb testing.TB, k base.Kind[O, AC], o
 	e := NewEnv(tb, base.Options{}, []runtime.Object{obj})
 	child := base.RegisterKind(e.Deps, k)
 	e.Start()
-	if got, err := child.Cached(Namespace, "c"); err != nil || got.Digest == "" {
+	if got, err := child.Cached(Namespace, "c"); err != nil || got.Digest.IsZero() {
 		tb.Errorf("%s c is cached whole, not as a view with a digest (err %v)", k.Kind, err)
 	}
 	CheckChild(e, child, k.Kind, k.APIVersion, gvr)

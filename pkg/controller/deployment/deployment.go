@@ -258,7 +258,7 @@ func handOverReplicas(ctx context.Context, d *base.Deps, known apply.Known[*apps
 	if err != nil {
 		return apply.ClassifyWriteError("Deployment", live.Name, err)
 	}
-	d.Children.Deployments.Recent.Remember(out, "")
+	d.Children.Deployments.Recent.Remember(out, apply.Digest{})
 	return nil
 }
 
