@@ -118,11 +118,12 @@ func (b *OutcomeBoard) controllerIndex(controller string) uint8 {
 	return uint8(len(b.names) - 1)
 }
 
-// controllerName is the name of the controller of index i.
-func (b *OutcomeBoard) controllerName(i uint8) string {
+// controllerNames returns the names entries index.
+func (b *OutcomeBoard) controllerNames() []string {
 	b.namesMu.Lock()
 	defer b.namesMu.Unlock()
-	return b.names[i]
+	// Names are only ever appended: the slice as it is now stays valid.
+	return b.names
 }
 
 // stored is o as an entry of controller index c.
@@ -212,9 +213,10 @@ func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
 	var list []recordedOutcome
 	// Copied under the record's lock: RecordCause changes entries in place.
 	b.outcomes.View(uid, func(l []recordedOutcome, _ bool) { list = slices.Clone(l) })
+	names := b.controllerNames()
 	out := make(map[string]Outcome, len(list))
 	for _, r := range list {
-		out[b.controllerName(r.controller)] = r.outcome()
+		out[names[r.controller]] = r.outcome()
 	}
 	return out
 }
