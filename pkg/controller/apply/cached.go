@@ -49,7 +49,8 @@ type ChildObject interface {
 }
 
 // Typed returns the child as a typed object: Whole, or one built from the
-// view. Readers must not change what it shares with the cache.
+// view. Readers must not change what it shares with the cache: a view's
+// managedFields list is shared by every view with the same entries.
 func (c *CachedChild) Typed() ChildObject {
 	if c.Whole != nil {
 		return c.Whole

@@ -19,7 +19,7 @@ import (
 // (docs/controllers.md, Outcomes).
 type OutcomeClass string
 
-// The outcome classes.
+// The outcome classes; a new one also goes into outcomeClasses.
 const (
 	// OutcomeOK: converged, skipped or intentionally absent.
 	OutcomeOK OutcomeClass = "ok"

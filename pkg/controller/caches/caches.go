@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/informers"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
-	"k8s.io/client-go/informers/internalinterfaces"
 	networkinginformers "k8s.io/client-go/informers/networking/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -144,6 +143,8 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 	children.prior = s.prior
 	s.OGXFactory = ogxinformers.NewSharedInformerFactoryWithOptions(ogx, 0, ogxinformers.WithNamespace(namespace),
 		ogxinformers.WithTransform(serverView(children.fields)))
+	// The unindexed informers of a factory (unindexed.go) are made with
+	// the same namespace and selector: childSelector, podSelector.
 	filtered := func(selector string, transform cache.TransformFunc) informers.SharedInformerFactory {
 		return informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(namespace),
 			informers.WithTweakListOptions(selectorTweak(selector)), informers.WithTransform(transform))
@@ -162,10 +163,11 @@ func newScope(kube kubernetes.Interface, ogx versioned.Interface, namespace stri
 }
 
 // bindInformers creates the scope's informers in its factories (an
-// informer exists once it or its lister is asked for) and keeps their
-// listers and indexers.
+// informer exists once it or its lister is asked for, except the unindexed
+// ones, made here first) and keeps their listers and indexers.
 func (s *Scope) bindInformers() {
 	f, w, a := s.ChildFactory, s.WatchedFactory, s.AdoptedFactory
+	// The OGXServer factory has no list tweak (newScope), so none here.
 	s.OGXFactory.InformerFor(&ogxv1beta1.OGXServer{}, func(c versioned.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return ogxv1beta1informers.NewFilteredOGXServerInformer(c, s.Namespace, resync, cache.Indexers{}, nil)
 	})
@@ -371,30 +373,3 @@ func (c *Caches) ChildTransform() cache.TransformFunc { return c.childView().tra
 
 // WatchedTransform is the watched informers' transform (see ServerTransform).
 func (c *Caches) WatchedTransform() cache.TransformFunc { return stripUserManagedFields }
-
-// NewFilteredInformer is a generated NewFiltered...Informer function of
-// client-go's informers packages.
-type NewFilteredInformer func(kubernetes.Interface, string, time.Duration, cache.Indexers, internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer
-
-// unindexedChild makes the child factory's informer of obj's type
-// (unindexed).
-func (s *Scope) unindexedChild(obj runtime.Object, newInformer NewFilteredInformer) cache.SharedIndexInformer {
-	return unindexed(s.ChildFactory, obj, s.Namespace, selectorTweak(s.childSelector), newInformer)
-}
-
-// unindexed makes f's informer of obj's type without the namespace index
-// a factory gives every informer: nothing lists these caches by namespace
-// (children and pods are read by key or by their own index), and the
-// index took about 0.7 KiB per server at N=1,000 (docs/performance.md,
-// Memory). Called before anything else asks f for the type, as f keeps the
-// first informer made for it.
-func unindexed(f informers.SharedInformerFactory, obj runtime.Object, namespace string, tweak internalinterfaces.TweakListOptionsFunc, newInformer NewFilteredInformer) cache.SharedIndexInformer {
-	return f.InformerFor(obj, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return newInformer(c, namespace, resync, cache.Indexers{}, tweak)
-	})
-}
-
-// selectorTweak sets a list's label selector.
-func selectorTweak(selector string) internalinterfaces.TweakListOptionsFunc {
-	return func(o *metav1.ListOptions) { o.LabelSelector = selector }
-}
