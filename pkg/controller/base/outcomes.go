@@ -128,7 +128,11 @@ func (b *OutcomeBoard) controllerNames() []string {
 
 // stored is o as an entry of controller index c.
 func stored(c uint8, o Outcome) recordedOutcome {
-	r := recordedOutcome{generation: o.Generation, controller: c, class: uint8(slices.Index(outcomeClasses[:], o.Class))}
+	class := slices.Index(outcomeClasses[:], o.Class)
+	if class < 0 {
+		panic(fmt.Sprintf("base.OutcomeBoard: unknown outcome class %q", o.Class))
+	}
+	r := recordedOutcome{generation: o.Generation, controller: c, class: uint8(class)}
 	if o.Reason != "" || o.Message != "" {
 		r.detail = &outcomeDetail{reason: o.Reason, message: o.Message}
 	}
@@ -156,9 +160,6 @@ func (b *OutcomeBoard) Record(key string, uid types.UID, controller string, o Ou
 // one invalid spec, found by every controller, is one cause, and it gets
 // one Event.
 func (b *OutcomeBoard) RecordCause(key string, uid types.UID, controller string, o Outcome) (changed, newCause bool) {
-	if !slices.Contains(outcomeClasses[:], o.Class) {
-		panic(fmt.Sprintf("base.OutcomeBoard: unknown outcome class %q", o.Class))
-	}
 	c := b.controllerIndex(controller)
 	changed = true
 	newCause = o.Class == OutcomeUserError
