@@ -149,7 +149,10 @@ func (c *Child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	}
 	c.SetResourceVersion(desired, AbsentResourceVersion)
 	defer c.SetResourceVersion(desired, "")
-	_, err = c.write(ctx, owner.Namespace, name, desired, sent, events.Created)
+	c.Recent.Creating(owner.Namespace, name, sent)
+	if _, err = c.write(ctx, owner.Namespace, name, desired, sent, events.Created); err != nil {
+		c.Recent.Abandon(owner.Namespace, name)
+	}
 	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err), err
 }
 

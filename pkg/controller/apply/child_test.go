@@ -15,6 +15,7 @@ import (
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
+	"github.com/ogx-k8s/ogx-controller/pkg/render"
 )
 
 // TestCurrentKeepsTheDigestOnlyForTheCachedVersion: the cache's digest
@@ -197,3 +198,50 @@ func TestPinnedWriteRemembersWhatItSent(t *testing.T) {
 
 // testDigest is a digest standing for s.
 func testDigest(s string) Digest { return sha256.Sum256([]byte(s)) }
+
+// TestCreateInFlightIsKnownByWhatItSent: the event of a new child that
+// comes before the create's answer is known by what the create sent
+// (RecentWrites.SentFor); a create that failed is forgotten.
+func TestCreateInFlightIsKnownByWhatItSent(t *testing.T) {
+	ctx := context.Background()
+	owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
+	event := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "s-sa", Namespace: "ns", UID: "c", ResourceVersion: "5",
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: render.FieldManager, Operation: metav1.ManagedFieldsOperationApply}}}}
+	desired := corev1ac.ServiceAccount("s-sa", "ns").WithLabels(map[string]string{"l": "a"})
+	want, err := DigestOf(desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var during Digest
+	fail := false
+	recent := NewRecentWrites[*corev1.ServiceAccount]()
+	c := &Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{
+		Kind: "ServiceAccount", Recent: recent,
+		Cached: func(string, string) (Known[*corev1.ServiceAccount], error) {
+			return Known[*corev1.ServiceAccount]{}, apierrors.NewNotFound(corev1.Resource("serviceaccounts"), "s-sa")
+		},
+		SetResourceVersion: func(ac *corev1ac.ServiceAccountApplyConfiguration, rv string) { SetTypedResourceVersion(ac, rv) },
+		Apply: func(_ context.Context, _ string, ac *corev1ac.ServiceAccountApplyConfiguration) (*corev1.ServiceAccount, error) {
+			during = recent.SentFor(event)
+			if fail {
+				return nil, apierrors.NewForbidden(corev1.Resource("serviceaccounts"), "s-sa", errors.New("no"))
+			}
+			return event, nil
+		},
+	}
+	if _, err := c.create(ctx, owner, "s-sa", desired); err != nil {
+		t.Fatal(err)
+	}
+	if during != want {
+		t.Errorf("event during the create: %q, want the digest it sent %q", during, want)
+	}
+	fail = true
+	if _, err := c.create(ctx, owner, "s-sa", desired); err == nil {
+		t.Fatal("the failing create succeeded")
+	}
+	other := event.DeepCopy()
+	other.UID, other.ResourceVersion = "d", "9"
+	if got := c.Recent.SentFor(other); !got.IsZero() {
+		t.Errorf("after a failed create: %q, want zero", got)
+	}
+}

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -103,5 +104,51 @@ func TestSentFor(t *testing.T) {
 	var none *RecentWrites[*corev1.ServiceAccount]
 	if got := none.SentFor(rwSA("u1", "10")); !got.IsZero() {
 		t.Errorf("nil RecentWrites: %q", got)
+	}
+}
+
+// TestSentForCreateInFlight: while our create of a name is in flight, the
+// first version of an object of that name that only ogx-controller manages
+// is known by what the create sent (its event may come before the answer);
+// once the create has returned or failed, only the object it returned is.
+func TestSentForCreateInFlight(t *testing.T) {
+	ours := []metav1.ManagedFieldsEntry{{Manager: "ogx-controller", Operation: metav1.ManagedFieldsOperationApply}}
+	theirs := append(slices.Clone(ours), metav1.ManagedFieldsEntry{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate})
+	sa := func(gen int64, entries []metav1.ManagedFieldsEntry) *corev1.ServiceAccount {
+		o := rwSA("u1", "10")
+		o.Generation, o.ManagedFields = gen, entries
+		return o
+	}
+	r := NewRecentWrites[*corev1.ServiceAccount]()
+	if got := r.SentFor(sa(1, ours)); !got.IsZero() {
+		t.Errorf("no create in flight: %q, want zero", got)
+	}
+	r.Creating("ns", "sa", testDigest("create"))
+	for _, tc := range []struct {
+		name string
+		obj  *corev1.ServiceAccount
+		want Digest
+	}{
+		{"first version, ours only", sa(1, ours), testDigest("create")},
+		{"kind without generation", sa(0, ours), testDigest("create")},
+		{"another manager's entry", sa(1, theirs), Digest{}},
+		{"no entries", sa(1, nil), Digest{}},
+		{"a later generation", sa(2, ours), Digest{}},
+	} {
+		if got := r.SentFor(tc.obj); got != tc.want {
+			t.Errorf("%s: SentFor = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	r.Abandon("ns", "sa")
+	if got := r.SentFor(sa(1, ours)); !got.IsZero() {
+		t.Errorf("after Abandon: %q, want zero", got)
+	}
+	r.Creating("ns", "sa", testDigest("create"))
+	r.Remember(rwSA("u1", "10"), testDigest("create"))
+	if got := r.SentFor(sa(1, ours)); got != testDigest("create") {
+		t.Errorf("the object the create returned: %q", got)
+	}
+	if got := r.SentFor(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sa", UID: "u2", ResourceVersion: "12", Generation: 1, ManagedFields: ours}}); !got.IsZero() {
+		t.Errorf("another object after the create returned: %q, want zero", got)
 	}
 }
