@@ -207,6 +207,35 @@ func TestMergeWatches(t *testing.T) {
 	}
 }
 
+// TestMergeWatchesNarrowed: a watch's own update filter (Watch.Changed)
+// holds back only that controller's updates, never its adds or deletes.
+func TestMergeWatchesNarrowed(t *testing.T) {
+	var log []string
+	record := func(name string) func(string) { return func(k string) { log = append(log, name+" "+k) } }
+	src := &caches.Source{Informer: cache.NewSharedIndexInformer(nil, &corev1.Secret{}, 0, cache.Indexers{}), Keys: caches.ByOwner}
+	narrowed := caches.WatchesOf(record("narrowed"), src)
+	narrowed[0].Changed = func(old, cur any) bool { return old.(*corev1.Secret).Generation != cur.(*corev1.Secret).Generation }
+	wired := caches.MergeWatches(&caches.Sources{Secrets: src}, append(narrowed, caches.WatchesOf(record("all"), src)...))
+	if len(wired) != 1 {
+		t.Fatalf("%d wirings, want 1", len(wired))
+	}
+	h := wired[0].Handler
+	obj := func() *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: controlled(sfNamespace, "s", "ogx.io/v1beta1", "OGXServer", "demo", true)}
+	}
+	same, next := obj(), obj()
+	next.Generation = 2
+	h.OnAdd(same, false)
+	h.OnUpdate(same, obj())
+	h.OnUpdate(same, next)
+	h.OnDelete(next)
+	want := []string{"narrowed team-a/demo", "all team-a/demo", "all team-a/demo", "narrowed team-a/demo", "all team-a/demo",
+		"narrowed team-a/demo", "all team-a/demo"}
+	if d := cmp.Diff(want, log); d != "" {
+		t.Errorf("enqueued (-want +got):\n%s", d)
+	}
+}
+
 // TestDeclaredWatches: what the controllers declare, merged, is the table of
 // docs/controllers.md (Enqueue rules): per source, the controllers enqueued
 // in order, and whether the applier's hook observes it.
@@ -226,14 +255,23 @@ func TestDeclaredWatches(t *testing.T) {
 		sources.Owned["HorizontalPodAutoscaler"]: "HPA", sources.Owned["PodDisruptionBudget"]: "PDB",
 		sources.ConfigMaps: "ConfigMap", sources.Secrets: "Secret", sources.TrustedBundles: "trusted bundle"}
 	got := map[string][]string{}
+	var narrowed []string
 	for i, entry := range m.watches(sources) {
 		key := fmt.Sprintf("probe/%d", i)
 		entry.Enqueue(key)
 		for name, q := range queues {
 			if q.Queue().Len() > 0 && drained(q, key) {
 				got[names[entry.Source]] = append(got[names[entry.Source]], name)
+				if entry.Changed != nil {
+					narrowed = append(narrowed, names[entry.Source]+" -> "+name)
+				}
 			}
 		}
+	}
+	// Only the deployment controller filters an update of its own:
+	// caches.DeploymentNonStatusChanged.
+	if d := cmp.Diff([]string{"Deployment -> deployment"}, narrowed); d != "" {
+		t.Errorf("watches with an update filter of their own (-want +got):\n%s", d)
 	}
 	want := map[string][]string{
 		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"},

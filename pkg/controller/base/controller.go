@@ -51,6 +51,9 @@ type Controller struct {
 	// Watched names the sources whose events start its passes; each
 	// controller declares them in its own package (watched).
 	Watched func(*caches.Sources) []*caches.Source
+	// Narrowed, when set, gives some watched sources an update filter of
+	// this controller's own (caches.Watch.Changed).
+	Narrowed func(*caches.Sources) map[*caches.Source]func(old, cur any) bool
 }
 
 // Watches are the entries that enqueue into this controller.
@@ -58,7 +61,14 @@ func (c *Controller) Watches(w *caches.Sources) []caches.Watch {
 	if c.Watched == nil {
 		return nil
 	}
-	return caches.WatchesOf(c.Enqueue, c.Watched(w)...)
+	out := caches.WatchesOf(c.Enqueue, c.Watched(w)...)
+	if c.Narrowed != nil {
+		changed := c.Narrowed(w)
+		for i := range out {
+			out[i].Changed = changed[out[i].Source]
+		}
+	}
+	return out
 }
 
 // NewController runs reconcile in the worker loop of a controller named

@@ -54,10 +54,12 @@ func (w *Sources) Ordered() []*Source {
 }
 
 // Watch says that events of source start passes of the controller
-// whose queue enqueue adds to.
+// whose queue enqueue adds to. Changed, when set, narrows the updates
+// that do, for this controller alone, after the source's own Changed.
 type Watch struct {
 	Source  *Source
 	Enqueue func(string)
+	Changed func(old, cur any) bool
 }
 
 // WatchesOf gives each source the same enqueue; a nil source (an optional
@@ -78,17 +80,17 @@ func WatchesOf(enqueue func(string), sources ...*Source) []Watch {
 // Ordered. One handler per informer, because handlers of one informer run
 // on separate goroutines (docs/controllers.md, Enqueue rules).
 func MergeWatches(sources *Sources, entries []Watch) []Wiring {
-	enqueues := map[*Source][]func(string){}
+	bySource := map[*Source][]Watch{}
 	for _, e := range entries {
-		enqueues[e.Source] = append(enqueues[e.Source], e.Enqueue)
+		bySource[e.Source] = append(bySource[e.Source], e)
 	}
 	var out []Wiring
 	for _, s := range sources.Ordered() {
-		qs := enqueues[s]
-		if len(qs) == 0 {
+		ws := bySource[s]
+		if len(ws) == 0 {
 			continue
 		}
-		h := Handler(s.Keys, s.Changed, qs...)
+		h := watchHandler(s.Keys, s.Changed, ws)
 		if s.Observe != nil {
 			h = Observing(s.Observe, h)
 		}
@@ -131,25 +133,38 @@ func MetaOf(obj any) (metav1.Object, bool) {
 // Handler builds event handlers that map an object to OGXServer keys and
 // enqueue them; update events are filtered by changed.
 func Handler(keys func(metav1.Object) []string, changed func(old, cur any) bool, enqueue ...func(string)) cache.ResourceEventHandlerFuncs {
-	do := func(obj any) {
+	ws := make([]Watch, len(enqueue))
+	for i, e := range enqueue {
+		ws[i] = Watch{Enqueue: e}
+	}
+	return watchHandler(keys, changed, ws)
+}
+
+// watchHandler is Handler with an update filter of each watch's own
+// (Watch.Changed) after changed.
+func watchHandler(keys func(metav1.Object) []string, changed func(old, cur any) bool, ws []Watch) cache.ResourceEventHandlerFuncs {
+	// old is nil but for an update.
+	do := func(obj, old any) {
 		m, ok := MetaOf(obj)
 		if !ok {
 			return
 		}
 		for _, k := range keys(m) {
-			for _, e := range enqueue {
-				e(k)
+			for _, w := range ws {
+				if old == nil || w.Changed == nil || w.Changed(old, obj) {
+					w.Enqueue(k)
+				}
 			}
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: do,
+		AddFunc: func(obj any) { do(obj, nil) },
 		UpdateFunc: func(old, cur any) {
 			if changed == nil || changed(old, cur) {
-				do(cur)
+				do(cur, old)
 			}
 		},
-		DeleteFunc: do,
+		DeleteFunc: func(obj any) { do(obj, nil) },
 	}
 }
 

@@ -48,10 +48,14 @@ func NewController(d *base.Deps) *base.Controller {
 		}
 		return out
 	}
+	c.Narrowed = func(w *caches.Sources) map[*caches.Source]func(old, cur any) bool {
+		return map[*caches.Source]func(old, cur any) bool{w.Deployments: caches.DeploymentNonStatusChanged}
+	}
 	return c
 }
 
-// watched: its own writes, the PVC it mounts (adopted or not), the
+// watched: its own writes (of Deployments, only updates beyond the status:
+// caches.DeploymentNonStatusChanged), the PVC it mounts (adopted or not), the
 // ConfigMaps and Secrets its pod template hashes (and configMapsReady waits
 // for), and Services, whose creation a new server's Deployment follows
 // (serviceFirst).
