@@ -236,6 +236,30 @@ func TestMergeWatchesNarrowed(t *testing.T) {
 	}
 }
 
+// TestMergeWatchesSkipOwnWrites: the view of our own write's answer starts
+// no pass of the controller that skips its own writes, added or updated;
+// every other controller, and a deletion, still enqueue.
+func TestMergeWatchesSkipOwnWrites(t *testing.T) {
+	var log []string
+	record := func(name string) func(string) { return func(k string) { log = append(log, name+" "+k) } }
+	src := &caches.Source{Informer: cache.NewSharedIndexInformer(nil, &corev1.Service{}, 0, cache.Indexers{}), Keys: caches.ByOwner}
+	writer := caches.WatchesOf(record("writer"), src)
+	writer[0].SkipOwnWrites = true
+	h := caches.MergeWatches(&caches.Sources{Services: src}, append(writer, caches.WatchesOf(record("reader"), src)...))[0].Handler
+	meta := controlled(sfNamespace, "demo-service", "ogx.io/v1beta1", "OGXServer", "demo", true)
+	ours := &apply.CachedChild{Meta: meta, OwnedDigest: apply.Digest{1}, OwnWrite: true}
+	theirs := &apply.CachedChild{Meta: meta, OwnedDigest: apply.Digest{2}}
+	h.OnAdd(ours, false)
+	h.OnUpdate(theirs, ours)
+	h.OnUpdate(ours, theirs)
+	h.OnDelete(ours)
+	want := []string{"reader team-a/demo", "reader team-a/demo", "writer team-a/demo", "reader team-a/demo",
+		"writer team-a/demo", "reader team-a/demo"}
+	if d := cmp.Diff(want, log); d != "" {
+		t.Errorf("enqueued (-want +got):\n%s", d)
+	}
+}
+
 // TestDeclaredWatches: what the controllers declare, merged, is the table of
 // docs/controllers.md (Enqueue rules): per source, the controllers enqueued
 // in order, and whether the applier's hook observes it.
@@ -255,7 +279,7 @@ func TestDeclaredWatches(t *testing.T) {
 		sources.Owned["HorizontalPodAutoscaler"]: "HPA", sources.Owned["PodDisruptionBudget"]: "PDB",
 		sources.ConfigMaps: "ConfigMap", sources.Secrets: "Secret", sources.TrustedBundles: "trusted bundle"}
 	got := map[string][]string{}
-	var narrowed []string
+	var narrowed, skipOwn []string
 	for i, entry := range m.watches(sources) {
 		key := fmt.Sprintf("probe/%d", i)
 		entry.Enqueue(key)
@@ -265,6 +289,9 @@ func TestDeclaredWatches(t *testing.T) {
 				if entry.Changed != nil {
 					narrowed = append(narrowed, names[entry.Source]+" -> "+name)
 				}
+				if entry.SkipOwnWrites {
+					skipOwn = append(skipOwn, names[entry.Source]+" -> "+name)
+				}
 			}
 		}
 	}
@@ -272,6 +299,12 @@ func TestDeclaredWatches(t *testing.T) {
 	// caches.DeploymentNonStatusChanged.
 	if d := cmp.Diff([]string{"Deployment -> deployment"}, narrowed); d != "" {
 		t.Errorf("watches with an update filter of their own (-want +got):\n%s", d)
+	}
+	// Each kind's writer skips the answers to its own applies.
+	wantSkip := []string{"Deployment -> deployment", "ServiceAccount -> deployment", "Service -> service", "Ingress -> ingress",
+		"NetworkPolicy -> networkpolicy", "HPA -> hpa", "PDB -> pdb"}
+	if d := cmp.Diff(wantSkip, skipOwn, cmpopts.SortSlices(func(a, b string) bool { return a < b })); d != "" {
+		t.Errorf("watches skipping their controller's own writes (-want +got):\n%s", d)
 	}
 	want := map[string][]string{
 		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"},

@@ -33,6 +33,11 @@ type CachedChild struct {
 	// OwnsReplicas: ogx-controller owns spec.replicas (Deployment views
 	// only).
 	OwnsReplicas bool
+	// OwnWrite: this version is the answer to one of our applies, and
+	// OwnedDigest is what that apply sent (RecentWrites.SentFor). Its event
+	// starts no pass of the controller that wrote it
+	// (caches.Watch.SkipOwnWrites).
+	OwnWrite bool
 }
 
 // Body is a view's part that is not metadata: what the readers of its kind

@@ -3,6 +3,7 @@ package base
 import (
 	"context"
 	"errors"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,6 +55,10 @@ type Controller struct {
 	// Narrowed, when set, gives some watched sources an update filter of
 	// this controller's own (caches.Watch.Changed).
 	Narrowed func(*caches.Sources) map[*caches.Source]func(old, cur any) bool
+	// Writes names the child kinds it applies: the events of the answers
+	// to its own applies start none of its passes
+	// (caches.Watch.SkipOwnWrites).
+	Writes []string
 }
 
 // Watches are the entries that enqueue into this controller.
@@ -62,11 +67,13 @@ func (c *Controller) Watches(w *caches.Sources) []caches.Watch {
 		return nil
 	}
 	out := caches.WatchesOf(c.Enqueue, c.Watched(w)...)
+	var changed map[*caches.Source]func(old, cur any) bool
 	if c.Narrowed != nil {
-		changed := c.Narrowed(w)
-		for i := range out {
-			out[i].Changed = changed[out[i].Source]
-		}
+		changed = c.Narrowed(w)
+	}
+	for i := range out {
+		out[i].Changed = changed[out[i].Source]
+		out[i].SkipOwnWrites = slices.ContainsFunc(c.Writes, func(kind string) bool { return w.OfKind(kind) == out[i].Source })
 	}
 	return out
 }
@@ -194,6 +201,7 @@ func NewOptional[O metav1.Object, AC any](name string, d *Deps, c *apply.Child[O
 	}
 	cc := NewController(name, d, reconcile)
 	cc.Watched = watched
+	cc.Writes = []string{c.Kind}
 	return cc
 }
 

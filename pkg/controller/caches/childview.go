@@ -197,7 +197,7 @@ func viewWith[O apply.ChildObject, AC any](o O, extract func(O, string) (AC, err
 			return nil, err
 		}
 	}
-	out := &apply.CachedChild{Body: body, OwnedDigest: digest}
+	out := &apply.CachedChild{Body: body, OwnedDigest: digest, OwnWrite: !sent.IsZero()}
 	setViewMeta(&out.Meta, o, share)
 	return out, nil
 }
@@ -219,7 +219,7 @@ func (v childView) deploymentView(d *appsv1.Deployment, sent apply.Digest) (*app
 	}
 	if !sent.IsZero() {
 		if owns, ok := namesReplicas(entry); ok {
-			out.OwnedDigest, out.OwnsReplicas = sent, owns
+			out.OwnedDigest, out.OwnsReplicas, out.OwnWrite = sent, owns, true
 			return out, nil
 		}
 	}

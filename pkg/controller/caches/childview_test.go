@@ -288,7 +288,8 @@ func TestTakeoverPendingMatchesTakeover(t *testing.T) {
 // TestChildViewKnowsOurWrites: the object one of our writes returned is
 // cached with the digest that write sent, without extracting (KnowWrites),
 // for every kind, with a Deployment's ownership of spec.replicas read from
-// its field set; any other version of it is extracted.
+// its field set, and marked as our write's (OwnWrite); any other version
+// of it is extracted, and not so marked.
 func TestChildViewKnowsOurWrites(t *testing.T) {
 	ctx := context.Background()
 	kube := kubefake.NewClientset()
@@ -354,8 +355,8 @@ func TestChildViewKnowsOurWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := out.(*apply.CachedChild)
-		if got.OwnedDigest != tc.sent || got.OwnsReplicas != tc.ownsReplicas {
-			t.Errorf("%s, our write's answer: digest %q, owns replicas %v; want %q, %v", tc.name, got.OwnedDigest, got.OwnsReplicas, tc.sent, tc.ownsReplicas)
+		if got.OwnedDigest != tc.sent || got.OwnsReplicas != tc.ownsReplicas || !got.OwnWrite {
+			t.Errorf("%s, our write's answer: digest %q, owns replicas %v, own write %v; want %q, %v, true", tc.name, got.OwnedDigest, got.OwnsReplicas, got.OwnWrite, tc.sent, tc.ownsReplicas)
 		}
 		// Another version of the object is extracted.
 		later := tc.obj.DeepCopyObject().(apply.ChildObject)
@@ -365,8 +366,8 @@ func TestChildViewKnowsOurWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := apply.DigestOf(tc.desired)
-		if got := out.(*apply.CachedChild); got.OwnedDigest != want || got.OwnsReplicas != tc.ownsReplicas {
-			t.Errorf("%s, a later version: digest %q, owns replicas %v; want the extracted %q, %v", tc.name, got.OwnedDigest, got.OwnsReplicas, want, tc.ownsReplicas)
+		if got := out.(*apply.CachedChild); got.OwnedDigest != want || got.OwnsReplicas != tc.ownsReplicas || got.OwnWrite {
+			t.Errorf("%s, a later version: digest %q, owns replicas %v, own write %v; want the extracted %q, %v, false", tc.name, got.OwnedDigest, got.OwnsReplicas, got.OwnWrite, want, tc.ownsReplicas)
 		}
 	}
 }

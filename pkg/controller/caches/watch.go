@@ -37,6 +37,22 @@ type Sources struct {
 	Owned          map[string]*Source
 }
 
+// OfKind is the source of the child kind named kind as apply.Child.Kind
+// names it, or nil.
+func (w *Sources) OfKind(kind string) *Source {
+	switch kind {
+	case "Deployment":
+		return w.Deployments
+	case "ServiceAccount":
+		return w.ServiceAccounts
+	case "Service":
+		return w.Services
+	case "Ingress":
+		return w.Ingresses
+	}
+	return w.Owned[kind]
+}
+
 // Ordered lists the sources in the order their handlers are registered: a
 // fixed order (the owned kinds sorted by kind), so registration does not
 // depend on how entries were collected. Absent optional sources are left
@@ -56,10 +72,15 @@ func (w *Sources) Ordered() []*Source {
 // Watch says that events of source start passes of the controller
 // whose queue enqueue adds to. Changed, when set, narrows the updates
 // that do, for this controller alone, after the source's own Changed.
+// SkipOwnWrites, for the controller that writes the source's kind, leaves
+// out the event of the answer to its own apply (apply.CachedChild.OwnWrite):
+// the pass that wrote it knew the object already, so the pass it would
+// start only compares and skips (one pass per child of a new server).
 type Watch struct {
-	Source  *Source
-	Enqueue func(string)
-	Changed func(old, cur any) bool
+	Source        *Source
+	Enqueue       func(string)
+	Changed       func(old, cur any) bool
+	SkipOwnWrites bool
 }
 
 // WatchesOf gives each source the same enqueue; a nil source (an optional
@@ -144,28 +165,44 @@ func Handler(keys func(metav1.Object) []string, changed func(old, cur any) bool,
 // (Watch.Changed) after changed.
 func watchHandler(keys func(metav1.Object) []string, changed func(old, cur any) bool, ws []Watch) cache.ResourceEventHandlerFuncs {
 	// old is nil but for an update.
-	do := func(obj, old any) {
+	do := func(obj, old any, deletion bool) {
 		m, ok := MetaOf(obj)
 		if !ok {
 			return
 		}
 		for _, k := range keys(m) {
 			for _, w := range ws {
-				if old == nil || w.Changed == nil || w.Changed(old, obj) {
+				if deletion || w.wants(old, obj) {
 					w.Enqueue(k)
 				}
 			}
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { do(obj, nil) },
+		AddFunc: func(obj any) { do(obj, nil, false) },
 		UpdateFunc: func(old, cur any) {
 			if changed == nil || changed(old, cur) {
-				do(cur, old)
+				do(cur, old, false)
 			}
 		},
-		DeleteFunc: func(obj any) { do(obj, nil) },
+		DeleteFunc: func(obj any) { do(obj, nil, true) },
 	}
+}
+
+// wants reports whether an add (old nil) or an update of cur starts a pass
+// of w's controller.
+func (w Watch) wants(old, cur any) bool {
+	if old != nil && w.Changed != nil && !w.Changed(old, cur) {
+		return false
+	}
+	return !w.SkipOwnWrites || !ownWrite(cur)
+}
+
+// ownWrite reports whether obj is a view of the answer to one of our
+// applies.
+func ownWrite(obj any) bool {
+	c, ok := obj.(*apply.CachedChild)
+	return ok && c.OwnWrite
 }
 
 // Observing runs observe (a child's apply.RecentWrites hook) for every event

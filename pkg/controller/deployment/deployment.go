@@ -48,6 +48,10 @@ func NewController(d *base.Deps) *base.Controller {
 		}
 		return out
 	}
+	c.Writes = []string{"ServiceAccount", "Deployment"}
+	if rb != nil {
+		c.Writes = append(c.Writes, roleBindingKind.Kind)
+	}
 	c.Narrowed = func(w *caches.Sources) map[*caches.Source]func(old, cur any) bool {
 		return map[*caches.Source]func(old, cur any) bool{w.Deployments: caches.DeploymentNonStatusChanged}
 	}
