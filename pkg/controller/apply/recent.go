@@ -38,6 +38,11 @@ type RecentWrites[O metav1.Object] struct {
 	// creating holds, by key, the digest each create in flight sent
 	// (Creating): SentFor.
 	creating map[string]Digest
+	// seen holds, by key, the last resourceVersion the informer delivered
+	// while a create of that key was in flight (Observe): an answer no
+	// newer is not remembered, since no event will come to drop it (its
+	// own came first, and starts no pass of its writer).
+	seen map[string]string
 	// pruned is when pruneLocked last ran.
 	pruned time.Time
 }
@@ -57,14 +62,14 @@ type tombstone struct {
 
 // NewRecentWrites returns an empty RecentWrites.
 func NewRecentWrites[O metav1.Object]() *RecentWrites[O] {
-	return &RecentWrites[O]{now: time.Now, m: map[string]recentEntry[O]{}, gone: map[string]tombstone{}, creating: map[string]Digest{}}
+	return &RecentWrites[O]{now: time.Now, m: map[string]recentEntry[O]{}, gone: map[string]tombstone{}, creating: map[string]Digest{}, seen: map[string]string{}}
 }
 
 func recentKey(namespace, name string) string { return namespace + "/" + name }
 
 // Remember records the object a write returned, and the digest of the
 // apply configuration it sent (or zero), unless the informer has already
-// reported it deleted.
+// reported it deleted, or, for a create, delivered it or a newer version.
 func (r *RecentWrites[O]) Remember(obj O, sent Digest) {
 	if r == nil {
 		return
@@ -75,6 +80,12 @@ func (r *RecentWrites[O]) Remember(obj O, sent Digest) {
 	r.pruneLocked(now)
 	key := recentKey(obj.GetNamespace(), obj.GetName())
 	delete(r.creating, key)
+	seen, observed := r.seen[key]
+	delete(r.seen, key)
+	if observed && !NewerRV(obj.GetResourceVersion(), seen) {
+		delete(r.m, key)
+		return
+	}
 	if t, ok := r.gone[key]; ok && t.uid == obj.GetUID() {
 		return
 	}
@@ -157,7 +168,9 @@ func (r *RecentWrites[O]) Abandon(namespace, name string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.creating, recentKey(namespace, name))
+	key := recentKey(namespace, name)
+	delete(r.creating, key)
+	delete(r.seen, key)
 }
 
 // SentFor is the digest of what our write sent when obj is the object that
@@ -219,6 +232,8 @@ func (r *RecentWrites[O]) Observe(obj metav1.Object, deleted bool) {
 	key := recentKey(obj.GetNamespace(), obj.GetName())
 	if deleted {
 		r.gone[key] = tombstone{uid: obj.GetUID(), at: r.now()}
+	} else if _, creating := r.creating[key]; creating {
+		r.seen[key] = obj.GetResourceVersion()
 	}
 	w, ok := r.m[key]
 	if !ok {

@@ -152,3 +152,38 @@ func TestSentForCreateInFlight(t *testing.T) {
 		t.Errorf("another object after the create returned: %q, want zero", got)
 	}
 }
+
+// TestRememberSkipsACreateTheCacheHas: the answer to a create whose event
+// (or a newer one) the informer delivered while it was in flight is not
+// remembered, as nothing would drop it; an older event does not count.
+func TestRememberSkipsACreateTheCacheHas(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		observed   string
+		remembered bool
+	}{
+		{"its own event first", "10", false},
+		{"a newer event first", "11", false},
+		{"an older event first", "9", true},
+		{"no event", "", true},
+	} {
+		r := NewRecentWrites[*corev1.ServiceAccount]()
+		r.Remember(rwSA("u0", "5"), Digest{})
+		r.Creating("ns", "sa", testDigest("create"))
+		if tc.observed != "" {
+			r.Observe(rwSA("u1", tc.observed), false)
+		}
+		r.Remember(rwSA("u1", "10"), testDigest("create"))
+		got, _, ok := r.Lookup("ns", "sa")
+		if ok != tc.remembered || ok && got.ResourceVersion != "10" {
+			t.Errorf("%s: remembered %v (%v), want %v", tc.name, ok, got, tc.remembered)
+		}
+		// A later create of the name starts afresh.
+		r.Creating("ns", "sa", testDigest("again"))
+		r.Abandon("ns", "sa")
+		r.Remember(rwSA("u2", "20"), Digest{})
+		if _, _, ok := r.Lookup("ns", "sa"); !ok {
+			t.Errorf("%s: a later write was not remembered", tc.name)
+		}
+	}
+}
