@@ -260,10 +260,17 @@ func TestMergeWatchesSkipOwnWrites(t *testing.T) {
 	}
 }
 
-// TestDeclaredWatches: what the controllers declare, merged, is the table of
-// docs/controllers.md (Enqueue rules): per source, the controllers enqueued
-// in order, and whether the applier's hook observes it.
-func TestDeclaredWatches(t *testing.T) {
+// declaredWatch is one entry the controllers declare: the source, the
+// controller it enqueues into and the entry itself.
+type declaredWatch struct {
+	source, controller string
+	entry              caches.Watch
+}
+
+// declaredWatches lists what the controllers of a manager declare, each
+// entry named by its source and the controller it enqueues into, and the
+// sources' names.
+func declaredWatches(t *testing.T) ([]declaredWatch, *caches.Sources, map[*caches.Source]string) {
 	e := newSFEnv(t, base.Options{Metadata: controllertest.MetadataClient(t)}, nil)
 	m := e.m
 	queues := map[string]*worker.Runner{"status": m.status.Runner}
@@ -278,33 +285,27 @@ func TestDeclaredWatches(t *testing.T) {
 		sources.AdoptedIngresses: "adopted Ingress", sources.Owned["NetworkPolicy"]: "NetworkPolicy", sources.Ingresses: "Ingress",
 		sources.Owned["HorizontalPodAutoscaler"]: "HPA", sources.Owned["PodDisruptionBudget"]: "PDB",
 		sources.ConfigMaps: "ConfigMap", sources.Secrets: "Secret", sources.TrustedBundles: "trusted bundle"}
-	got := map[string][]string{}
-	var narrowed, skipOwn []string
+	var out []declaredWatch
 	for i, entry := range m.watches(sources) {
 		key := fmt.Sprintf("probe/%d", i)
 		entry.Enqueue(key)
 		for name, q := range queues {
 			if q.Queue().Len() > 0 && drained(q, key) {
-				got[names[entry.Source]] = append(got[names[entry.Source]], name)
-				if entry.Changed != nil {
-					narrowed = append(narrowed, names[entry.Source]+" -> "+name)
-				}
-				if entry.SkipOwnWrites {
-					skipOwn = append(skipOwn, names[entry.Source]+" -> "+name)
-				}
+				out = append(out, declaredWatch{source: names[entry.Source], controller: name, entry: entry})
 			}
 		}
 	}
-	// Only the deployment controller filters an update of its own:
-	// caches.DeploymentNonStatusChanged.
-	if d := cmp.Diff([]string{"Deployment -> deployment"}, narrowed); d != "" {
-		t.Errorf("watches with an update filter of their own (-want +got):\n%s", d)
-	}
-	// Each kind's writer skips the answers to its own applies.
-	wantSkip := []string{"Deployment -> deployment", "ServiceAccount -> deployment", "Service -> service", "Ingress -> ingress",
-		"NetworkPolicy -> networkpolicy", "HPA -> hpa", "PDB -> pdb"}
-	if d := cmp.Diff(wantSkip, skipOwn, cmpopts.SortSlices(func(a, b string) bool { return a < b })); d != "" {
-		t.Errorf("watches skipping their controller's own writes (-want +got):\n%s", d)
+	return out, sources, names
+}
+
+// TestDeclaredWatches: what the controllers declare, merged, is the table of
+// docs/controllers.md (Enqueue rules): per source, the controllers enqueued
+// in order, and whether the applier's hook observes it.
+func TestDeclaredWatches(t *testing.T) {
+	declared, sources, names := declaredWatches(t)
+	got := map[string][]string{}
+	for _, d := range declared {
+		got[d.source] = append(got[d.source], d.controller)
 	}
 	want := map[string][]string{
 		"Deployment": {"deployment", "status"}, "ServiceAccount": {"deployment"},
@@ -327,6 +328,30 @@ func TestDeclaredWatches(t *testing.T) {
 	wantHooked := []string{"Deployment", "ServiceAccount", "Service", "Ingress", "ConfigMap", "HPA", "NetworkPolicy", "PDB"}
 	if d := cmp.Diff(wantHooked, hooked); d != "" {
 		t.Errorf("sources observed for the applier (-want +got):\n%s", d)
+	}
+}
+
+// TestDeclaredWatchFilters: only the deployment controller filters the
+// updates of a source (caches.DeploymentNonStatusChanged), and each kind's
+// writer skips the answers to its own applies.
+func TestDeclaredWatchFilters(t *testing.T) {
+	declared, _, _ := declaredWatches(t)
+	var narrowed, skipOwn []string
+	for _, d := range declared {
+		if d.entry.Changed != nil {
+			narrowed = append(narrowed, d.source+" -> "+d.controller)
+		}
+		if d.entry.SkipOwnWrites {
+			skipOwn = append(skipOwn, d.source+" -> "+d.controller)
+		}
+	}
+	if d := cmp.Diff([]string{"Deployment -> deployment"}, narrowed); d != "" {
+		t.Errorf("watches with an update filter of their own (-want +got):\n%s", d)
+	}
+	wantSkip := []string{"Deployment -> deployment", "ServiceAccount -> deployment", "Service -> service", "Ingress -> ingress",
+		"NetworkPolicy -> networkpolicy", "HPA -> hpa", "PDB -> pdb"}
+	if d := cmp.Diff(wantSkip, skipOwn, cmpopts.SortSlices(func(a, b string) bool { return a < b })); d != "" {
+		t.Errorf("watches skipping their controller's own writes (-want +got):\n%s", d)
 	}
 }
 

@@ -33,10 +33,12 @@ type CachedChild struct {
 	// OwnsReplicas: ogx-controller owns spec.replicas (Deployment views
 	// only).
 	OwnsReplicas bool
-	// OwnWrite: this version is the answer to one of our applies, and
-	// OwnedDigest is what that apply sent (RecentWrites.SentFor). Its event
-	// starts no pass of the controller that wrote it
-	// (caches.Watch.SkipOwnWrites).
+	// OwnWrite: OwnedDigest is what one of our applies sent, as this
+	// version is that apply's answer or, while a create is in flight, taken
+	// for it (RecentWrites.SentFor). Its event starts no pass of the
+	// controller that wrote it (caches.Watch.SkipOwnWrites). An answer whose
+	// digest the Deployment view kept from the version before is not marked
+	// (one pass more).
 	OwnWrite bool
 }
 

@@ -88,15 +88,20 @@ func (c *Child[O, AC]) Converge(ctx context.Context, owner *ogxv1beta1.OGXServer
 // hands to another owner (the replica count of an autoscaled Deployment,
 // docs/children.md).
 func (c *Child[O, AC]) ConvergeCreating(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired, onCreate AC) (events.WriteResult, error) {
-	existing, found, err := c.known(owner.Namespace, name)
-	if err != nil {
-		return "", fmt.Errorf("reading %s %s/%s from cache: %w", c.Kind, owner.Namespace, name, err)
-	}
-	if found {
-		return c.update(ctx, owner, name, existing, desired, false)
-	}
 	key := recentKey(owner.Namespace, name)
 	_, taken := c.taken.Load(key)
+	// A taken name is read live until a write to it succeeds: the cache
+	// may not show the object, or show it with the digest of our create
+	// that lost the race (RecentWrites.SentFor).
+	if !taken {
+		existing, found, err := c.known(owner.Namespace, name)
+		if err != nil {
+			return "", fmt.Errorf("reading %s %s/%s from cache: %w", c.Kind, owner.Namespace, name, err)
+		}
+		if found {
+			return c.update(ctx, owner, name, existing, desired, false)
+		}
+	}
 	preconditionRefused := false
 	if !taken {
 		conflict, err := c.create(ctx, owner, name, onCreate)
@@ -150,9 +155,9 @@ func (c *Child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	c.SetResourceVersion(desired, AbsentResourceVersion)
 	defer c.SetResourceVersion(desired, "")
 	c.Recent.Creating(owner.Namespace, name, sent)
-	if _, err = c.write(ctx, owner.Namespace, name, desired, sent, events.Created); err != nil {
-		c.Recent.Abandon(owner.Namespace, name)
-	}
+	// After a Remember, Abandon finds nothing left to end.
+	defer c.Recent.Abandon(owner.Namespace, name)
+	_, err = c.write(ctx, owner.Namespace, name, desired, sent, events.Created)
 	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err), err
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -243,5 +245,67 @@ func TestCreateInFlightIsKnownByWhatItSent(t *testing.T) {
 	other.UID, other.ResourceVersion = "d", "9"
 	if got := c.Recent.SentFor(other); !got.IsZero() {
 		t.Errorf("after a failed create: %q, want zero", got)
+	}
+}
+
+// TestTakenNameIsReadLive: once our create found the name taken, passes read
+// the object live until a write to it succeeds, even when the cache shows
+// it with a digest equal to what we want (credited to our create while it
+// was in flight, RecentWrites.SentFor): the live object is what counts.
+func TestTakenNameIsReadLive(t *testing.T) {
+	ctx := context.Background()
+	owner := &ogxv1beta1.OGXServer{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u"}}
+	desired := corev1ac.ServiceAccount("s-sa", "ns").WithLabels(map[string]string{"l": "a"})
+	want, err := DigestOf(desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	object := func(rv string) *corev1.ServiceAccount {
+		return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "s-sa", Namespace: "ns", UID: "u", ResourceVersion: rv,
+			OwnerReferences: []metav1.OwnerReference{{UID: owner.UID, Controller: ptr.To(true)}}}}
+	}
+	cached := false
+	lives, applies := 0, []string{}
+	c := &Child[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{
+		Kind: "ServiceAccount", Recent: NewRecentWrites[*corev1.ServiceAccount](),
+		Cached: func(string, string) (Known[*corev1.ServiceAccount], error) {
+			if !cached {
+				return Known[*corev1.ServiceAccount]{}, apierrors.NewNotFound(corev1.Resource("serviceaccounts"), "s-sa")
+			}
+			return Known[*corev1.ServiceAccount]{Obj: object("7"), Digest: want}, nil
+		},
+		Live: func(context.Context, string, string) (*corev1.ServiceAccount, error) {
+			lives++
+			return object("7"), nil
+		},
+		SetResourceVersion: func(ac *corev1ac.ServiceAccountApplyConfiguration, rv string) { SetTypedResourceVersion(ac, rv) },
+		// The live object holds another writer's labels.
+		Extract: func(*corev1.ServiceAccount) (*corev1ac.ServiceAccountApplyConfiguration, error) {
+			return corev1ac.ServiceAccount("s-sa", "ns").WithLabels(map[string]string{"l": "other"}), nil
+		},
+		Apply: func(_ context.Context, _ string, ac *corev1ac.ServiceAccountApplyConfiguration) (*corev1.ServiceAccount, error) {
+			rv := ptr.Deref(ac.ResourceVersion, "")
+			applies = append(applies, rv)
+			if rv == AbsentResourceVersion || len(applies) == 2 {
+				// Taken; then another writer changes it in between.
+				return nil, apierrors.NewConflict(corev1.Resource("serviceaccounts"), "s-sa", errors.New("conflict"))
+			}
+			return object("9"), nil
+		},
+	}
+	if _, err := c.Converge(ctx, owner, "s-sa", desired); err == nil {
+		t.Fatal("the pinned update refused with a conflict succeeded")
+	}
+	// The cache now shows the object, with the digest our create sent.
+	cached = true
+	if got, err := c.Converge(ctx, owner, "s-sa", desired); err != nil || got != events.Updated {
+		t.Fatalf("second pass: %q, %v; want %q", got, err, events.Updated)
+	}
+	if d := cmp.Diff([]string{AbsentResourceVersion, "7", "7"}, applies); d != "" || lives != 2 {
+		t.Errorf("applies (-want +got):\n%s\nlive reads %d, want 2", d, lives)
+	}
+	// Written: from here on the cache counts again.
+	if got, err := c.Converge(ctx, owner, "s-sa", desired); err != nil || got != events.Skipped || lives != 2 {
+		t.Errorf("third pass: %q, %v, %d live reads; want %q with no live read", got, err, lives, events.Skipped)
 	}
 }

@@ -25,7 +25,8 @@ const recentTTL = time.Minute
 // Entries are dropped by Observe, which the kind's informer calls before it
 // enqueues anything for the same event, by Forget once a reader finds the
 // cache as new (an event that came before the write returned supersedes
-// nothing), and when expired. A deletion is also remembered (by
+// nothing), and when expired; the answer to a create whose event came
+// first is not kept at all (seen). A deletion is also remembered (by
 // UID): the informer may deliver an object's creation and deletion before
 // the write that created it has returned, whose result must then not hide
 // the deletion.
@@ -40,8 +41,8 @@ type RecentWrites[O metav1.Object] struct {
 	creating map[string]Digest
 	// seen holds, by key, the last resourceVersion the informer delivered
 	// while a create of that key was in flight (Observe): an answer no
-	// newer is not remembered, since no event will come to drop it (its
-	// own came first, and starts no pass of its writer).
+	// newer is already in the cache, and is not remembered, since no later
+	// event of it would drop it.
 	seen map[string]string
 	// pruned is when pruneLocked last ran.
 	pruned time.Time
@@ -62,7 +63,8 @@ type tombstone struct {
 
 // NewRecentWrites returns an empty RecentWrites.
 func NewRecentWrites[O metav1.Object]() *RecentWrites[O] {
-	return &RecentWrites[O]{now: time.Now, m: map[string]recentEntry[O]{}, gone: map[string]tombstone{}, creating: map[string]Digest{}, seen: map[string]string{}}
+	return &RecentWrites[O]{now: time.Now, m: map[string]recentEntry[O]{}, gone: map[string]tombstone{},
+		creating: map[string]Digest{}, seen: map[string]string{}}
 }
 
 func recentKey(namespace, name string) string { return namespace + "/" + name }
@@ -83,7 +85,6 @@ func (r *RecentWrites[O]) Remember(obj O, sent Digest) {
 	seen, observed := r.seen[key]
 	delete(r.seen, key)
 	if observed && !NewerRV(obj.GetResourceVersion(), seen) {
-		delete(r.m, key)
 		return
 	}
 	if t, ok := r.gone[key]; ok && t.uid == obj.GetUID() {
@@ -160,8 +161,8 @@ func (r *RecentWrites[O]) Creating(namespace, name string, sent Digest) {
 	r.creating[recentKey(namespace, name)] = sent
 }
 
-// Abandon ends the create of namespace/name Creating recorded, when it
-// failed.
+// Abandon ends the create of namespace/name Creating recorded; after the
+// create's Remember it finds nothing left to end.
 func (r *RecentWrites[O]) Abandon(namespace, name string) {
 	if r == nil {
 		return
@@ -183,11 +184,12 @@ func (r *RecentWrites[O]) Abandon(namespace, name string) {
 // came before the create's answer for about half of them (1,740 of 4,000
 // children at N=1,000), and each cost an extraction: so the first version
 // of an object whose every managedFields entry is ours, arriving while our
-// create of that name is in flight, is taken as that create's. Should the
-// create fail because another ogx-controller (a former leader) had created
-// the name first, the pass reads the object live and writes what differs
-// (Child.ConvergeCreating); a digest taken wrongly costs at most one write
-// more.
+// create of that name is in flight, is taken as that create's (the
+// transform asks before it drops other managers' entries). Should the
+// create fail because another ogx-controller (a former leader, or our own
+// earlier create whose answer was lost) had created the name first, passes
+// read the object live until a write to it succeeds (Child.ConvergeCreating),
+// so a digest taken wrongly costs at most one write more.
 func (r *RecentWrites[O]) SentFor(obj metav1.Object) Digest {
 	if r == nil {
 		return Digest{}

@@ -57,7 +57,8 @@ type Controller struct {
 	Narrowed func(*caches.Sources) map[*caches.Source]func(old, cur any) bool
 	// Writes names the child kinds it applies: the events of the answers
 	// to its own applies start none of its passes
-	// (caches.Watch.SkipOwnWrites).
+	// (caches.Watch.SkipOwnWrites). OwnWrite marks the answer to any apply
+	// of ours, so each kind must have one writing controller, as it has.
 	Writes []string
 }
 

@@ -153,8 +153,10 @@ func (v childView) transform(obj any) (any, error) {
 	if v.fields.takeoverPending(o, "") {
 		return &apply.CachedChild{Whole: o}, nil
 	}
+	// Before the filter: SentFor reads every managedFields entry.
+	sent := v.sentDigest(o)
 	v.fields.filter(o)
-	out, err := v.view(o)
+	out, err := v.view(o, sent)
 	if err != nil {
 		internMeta(o, &v.share.labels)
 		return &apply.CachedChild{Whole: o}, nil
@@ -162,9 +164,9 @@ func (v childView) transform(obj any) (any, error) {
 	return out, nil
 }
 
-// view trims o and computes its owned-fields digest.
-func (v childView) view(obj apply.ChildObject) (*apply.CachedChild, error) {
-	sent := v.sentDigest(obj)
+// view trims o and computes its owned-fields digest; sent is what our
+// write sent for o, or zero (sentDigest).
+func (v childView) view(obj apply.ChildObject, sent apply.Digest) (*apply.CachedChild, error) {
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
 		return v.deploymentView(o, sent)

@@ -395,3 +395,43 @@ func TestChildViewExtractsWhenTheFieldSetIsUnreadable(t *testing.T) {
 
 // testDigest is a digest standing for what a write sent.
 func testDigest(s string) apply.Digest { return sha256.Sum256([]byte(s)) }
+
+// TestChildViewCreditsACreateInFlight: while our create of a name is in
+// flight, its event is cached with the digest the create sent and as our
+// write; a version another manager has written to is extracted, although
+// the cache keeps only our managers' entries.
+func TestChildViewCreditsACreateInFlight(t *testing.T) {
+	c := NewCaches(kubefake.NewClientset(), ogxfake.NewSimpleClientset(), []string{"team-a"}, "ogx-system", render.OwnFieldManagers(), nil)
+	sas := apply.NewRecentWrites[*corev1.ServiceAccount]()
+	KnowWrites(c, sas)
+	sas.Creating("team-a", "demo-sa", testDigest("create"))
+	ours := metav1.ManagedFieldsEntry{Manager: render.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:l":{}}}}`)}}
+	kubectl := metav1.ManagedFieldsEntry{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate,
+		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:l":{}}}}`)}}
+	sa := func(entries ...metav1.ManagedFieldsEntry) *corev1.ServiceAccount {
+		return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "demo-sa", UID: "u", ResourceVersion: "3",
+			Labels: map[string]string{"l": "x"}, ManagedFields: entries}}
+	}
+	extracted, err := apply.DigestOf(corev1ac.ServiceAccount("demo-sa", "team-a").WithLabels(map[string]string{"l": "x"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		obj    *corev1.ServiceAccount
+		digest apply.Digest
+		own    bool
+	}{
+		{"only ours", sa(ours), testDigest("create"), true},
+		{"another manager's too", sa(ours, kubectl), extracted, false},
+	} {
+		out, err := c.ChildTransform()(tc.obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.(*apply.CachedChild); got.OwnedDigest != tc.digest || got.OwnWrite != tc.own {
+			t.Errorf("%s: digest %q, own write %v; want %q, %v", tc.name, got.OwnedDigest, got.OwnWrite, tc.digest, tc.own)
+		}
+	}
+}

@@ -76,6 +76,9 @@ func (w *Sources) Ordered() []*Source {
 // out the event of the answer to its own apply (apply.CachedChild.OwnWrite):
 // the pass that wrote it knew the object already, so the pass it would
 // start only compares and skips (one pass per child of a new server).
+// After a relist an update may go from an older version straight to our
+// answer, over a version we never saw: what our apply did not overwrite
+// of it is then left to the object's next change.
 type Watch struct {
 	Source        *Source
 	Enqueue       func(string)

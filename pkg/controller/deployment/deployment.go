@@ -58,8 +58,9 @@ func NewController(d *base.Deps) *base.Controller {
 	return c
 }
 
-// watched: its own writes (of Deployments, only updates beyond the status:
-// caches.DeploymentNonStatusChanged), the PVC it mounts (adopted or not), the
+// watched: the kinds it writes (of Deployments, only updates beyond the
+// status: caches.DeploymentNonStatusChanged; of them all, not the answers
+// to its own applies: base.Controller.Writes), the PVC it mounts (adopted or not), the
 // ConfigMaps and Secrets its pod template hashes (and configMapsReady waits
 // for), and Services, whose creation a new server's Deployment follows
 // (serviceFirst).
