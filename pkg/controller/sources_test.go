@@ -207,19 +207,29 @@ func TestMergeWatches(t *testing.T) {
 	}
 }
 
-// TestMergeWatchesNarrowed: a watch's own update filter (Watch.Changed)
-// holds back only that controller's updates, never its adds or deletes.
-func TestMergeWatchesNarrowed(t *testing.T) {
-	var log []string
-	record := func(name string) func(string) { return func(k string) { log = append(log, name+" "+k) } }
-	src := &caches.Source{Informer: cache.NewSharedIndexInformer(nil, &corev1.Secret{}, 0, cache.Indexers{}), Keys: caches.ByOwner}
-	narrowed := caches.WatchesOf(record("narrowed"), src)
-	narrowed[0].Changed = func(old, cur any) bool { return old.(*corev1.Secret).Generation != cur.(*corev1.Secret).Generation }
-	wired := caches.MergeWatches(&caches.Sources{Secrets: src}, append(narrowed, caches.WatchesOf(record("all"), src)...))
+// wiredPair merges two watches of src, the first ("first") set up by
+// setup and a plain second ("second"), and returns their handler and the
+// log of what each enqueued.
+func wiredPair(t *testing.T, sources *caches.Sources, src *caches.Source, setup func(*caches.Watch)) (cache.ResourceEventHandler, *[]string) {
+	t.Helper()
+	log := &[]string{}
+	record := func(name string) func(string) { return func(k string) { *log = append(*log, name+" "+k) } }
+	first := caches.WatchesOf(record("first"), src)
+	setup(&first[0])
+	wired := caches.MergeWatches(sources, append(first, caches.WatchesOf(record("second"), src)...))
 	if len(wired) != 1 {
 		t.Fatalf("%d wirings, want 1", len(wired))
 	}
-	h := wired[0].Handler
+	return wired[0].Handler, log
+}
+
+// TestMergeWatchesNarrowed: a watch's own update filter (Watch.Changed)
+// holds back only that controller's updates, never its adds or deletes.
+func TestMergeWatchesNarrowed(t *testing.T) {
+	src := &caches.Source{Informer: cache.NewSharedIndexInformer(nil, &corev1.Secret{}, 0, cache.Indexers{}), Keys: caches.ByOwner}
+	h, log := wiredPair(t, &caches.Sources{Secrets: src}, src, func(w *caches.Watch) {
+		w.Changed = func(old, cur any) bool { return old.(*corev1.Secret).Generation != cur.(*corev1.Secret).Generation }
+	})
 	obj := func() *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: controlled(sfNamespace, "s", "ogx.io/v1beta1", "OGXServer", "demo", true)}
 	}
@@ -229,9 +239,9 @@ func TestMergeWatchesNarrowed(t *testing.T) {
 	h.OnUpdate(same, obj())
 	h.OnUpdate(same, next)
 	h.OnDelete(next)
-	want := []string{"narrowed team-a/demo", "all team-a/demo", "all team-a/demo", "narrowed team-a/demo", "all team-a/demo",
-		"narrowed team-a/demo", "all team-a/demo"}
-	if d := cmp.Diff(want, log); d != "" {
+	want := []string{"first team-a/demo", "second team-a/demo", "second team-a/demo", "first team-a/demo", "second team-a/demo",
+		"first team-a/demo", "second team-a/demo"}
+	if d := cmp.Diff(want, *log); d != "" {
 		t.Errorf("enqueued (-want +got):\n%s", d)
 	}
 }
@@ -240,12 +250,8 @@ func TestMergeWatchesNarrowed(t *testing.T) {
 // no pass of the controller that skips its own writes, added or updated;
 // every other controller, and a deletion, still enqueue.
 func TestMergeWatchesSkipOwnWrites(t *testing.T) {
-	var log []string
-	record := func(name string) func(string) { return func(k string) { log = append(log, name+" "+k) } }
 	src := &caches.Source{Informer: cache.NewSharedIndexInformer(nil, &corev1.Service{}, 0, cache.Indexers{}), Keys: caches.ByOwner}
-	writer := caches.WatchesOf(record("writer"), src)
-	writer[0].SkipOwnWrites = true
-	h := caches.MergeWatches(&caches.Sources{Services: src}, append(writer, caches.WatchesOf(record("reader"), src)...))[0].Handler
+	h, log := wiredPair(t, &caches.Sources{Services: src}, src, func(w *caches.Watch) { w.SkipOwnWrites = true })
 	meta := controlled(sfNamespace, "demo-service", "ogx.io/v1beta1", "OGXServer", "demo", true)
 	ours := &apply.CachedChild{Meta: meta, OwnedDigest: apply.Digest{1}, OwnWrite: true}
 	theirs := &apply.CachedChild{Meta: meta, OwnedDigest: apply.Digest{2}}
@@ -253,9 +259,9 @@ func TestMergeWatchesSkipOwnWrites(t *testing.T) {
 	h.OnUpdate(theirs, ours)
 	h.OnUpdate(ours, theirs)
 	h.OnDelete(ours)
-	want := []string{"reader team-a/demo", "reader team-a/demo", "writer team-a/demo", "reader team-a/demo",
-		"writer team-a/demo", "reader team-a/demo"}
-	if d := cmp.Diff(want, log); d != "" {
+	want := []string{"second team-a/demo", "second team-a/demo", "first team-a/demo", "second team-a/demo",
+		"first team-a/demo", "second team-a/demo"}
+	if d := cmp.Diff(want, *log); d != "" {
 		t.Errorf("enqueued (-want +got):\n%s", d)
 	}
 }

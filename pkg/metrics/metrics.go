@@ -202,6 +202,17 @@ func (m *Metrics) InitController(controller string) {
 	m.reconcileDuration.WithLabelValues(controller)
 }
 
+// InitKind creates the skipped-apply series of one child kind with value
+// 0, so its rate exists before the first skip: a fleet start skips no apply
+// (the answer to our own apply starts no pass of its writer). Every
+// child's applier calls it.
+func (m *Metrics) InitKind(kind string) {
+	if m == nil {
+		return
+	}
+	m.applySkipped.WithLabelValues(kind)
+}
+
 // ObserveReconcile records one pass of controller over an OGXServer: result
 // is ResultSuccess, ResultWaiting or ResultError, d its duration.
 func (m *Metrics) ObserveReconcile(controller, result string, d time.Duration) {

@@ -161,6 +161,14 @@ func TestInitController(t *testing.T) {
 	}
 }
 
+func TestInitKind(t *testing.T) {
+	m := New("dev")
+	m.InitKind("Deployment")
+	if got := value(t, m, "ogx_controller_apply_skipped_total", map[string]string{"kind": "Deployment"}); got != 0 {
+		t.Errorf("apply_skipped_total{Deployment} = %v, want 0", got)
+	}
+}
+
 func TestInstancesAreIndependent(t *testing.T) {
 	a, b := New("a"), New("b")
 	a.CountWrite("Deployment", VerbApply)

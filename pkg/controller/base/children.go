@@ -44,6 +44,7 @@ func newChild[O metav1.Object, AC any, C TypedClient[O, AC]](kind, apiVersion st
 	notFound := apierrors.NewNotFound(schema.GroupResource{Group: gv.Group, Resource: strings.ToLower(kind)}, "")
 	recent := apply.NewRecentWrites[O]()
 	caches.KnowWrites(c, recent)
+	opts.Metrics.InitKind(kind)
 	return &apply.Child[O, AC]{
 		Kind:       kind,
 		APIVersion: apiVersion,

@@ -163,6 +163,7 @@ func newMonitoringChild(kind string, gvr schema.GroupVersionResource, dyn dynami
 	mc *monitoringCaches, schemas *monitoringSchemas, d *base.Deps,
 ) *unstructuredChild {
 	client := func(ns string) dynamic.ResourceInterface { return dyn.Resource(gvr).Namespace(ns) }
+	d.Opts.Metrics.InitKind(kind)
 	return &unstructuredChild{
 		Kind:       kind,
 		APIVersion: render.MonitoringAPIVersion,
