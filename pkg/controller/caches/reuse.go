@@ -84,13 +84,20 @@ func (p *priorViews) reusable(d *appsv1.Deployment, entry *metav1.ManagedFieldsE
 	}
 	body, ok := c.Body.(*deploymentBody)
 	view := &c.Meta
-	if !ok || body.fieldSet != sum || view.UID != d.UID || view.Generation != d.Generation ||
-		!maps.Equal(view.Labels, d.Labels) || !slices.Equal(view.Finalizers, d.Finalizers) ||
-		!apiequality.Semantic.DeepEqual(view.OwnerReferences, d.OwnerReferences) ||
+	if !ok || body.fieldSet != sum || !sameIdentity(view, &d.ObjectMeta) ||
 		!sameAnnotations(view.Annotations, d.Annotations, entry.FieldsV1.Raw) {
 		return nil, false
 	}
 	return c, true
+}
+
+// sameIdentity reports whether a and b agree on the object's UID,
+// generation, labels, finalizers and owner references: what both the
+// digest's reuse and the deployment controller's update filter
+// (DeploymentNonStatusChanged) read of metadata besides annotations.
+func sameIdentity(a, b *metav1.ObjectMeta) bool {
+	return a.UID == b.UID && a.Generation == b.Generation && maps.Equal(a.Labels, b.Labels) &&
+		slices.Equal(a.Finalizers, b.Finalizers) && apiequality.Semantic.DeepEqual(a.OwnerReferences, b.OwnerReferences)
 }
 
 // sameAnnotations reports whether a view's annotations and an object's

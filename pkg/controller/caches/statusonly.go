@@ -1,10 +1,6 @@
 package caches
 
 import (
-	"maps"
-	"slices"
-
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -38,10 +34,7 @@ func DeploymentNonStatusChanged(old, cur any) bool {
 	}
 	om, cm := &o.Meta, &c.Meta
 	return o.OwnedDigest != c.OwnedDigest || o.OwnsReplicas != c.OwnsReplicas ||
-		om.UID != cm.UID || om.Generation != cm.Generation ||
-		!om.DeletionTimestamp.Equal(cm.DeletionTimestamp) ||
-		!maps.Equal(om.Labels, cm.Labels) || !slices.Equal(om.Finalizers, cm.Finalizers) ||
-		!apiequality.Semantic.DeepEqual(om.OwnerReferences, cm.OwnerReferences) ||
+		!sameIdentity(om, cm) || !om.DeletionTimestamp.Equal(cm.DeletionTimestamp) ||
 		!sameMainEntries(om.ManagedFields, cm.ManagedFields) ||
 		!ptr.Equal(ob.replicas, cb.replicas) || ob.strategy != cb.strategy
 }
