@@ -203,7 +203,7 @@ func (e *Sink) deliver(regarding corev1.ObjectReference, eventType, reason, acti
 		Action:              action,
 		Reason:              reason,
 		Type:                eventType,
-		Note:                truncateNote(note),
+		Note:                TruncateUTF8(note, maxEventNote),
 		Regarding:           regarding,
 	}
 	select {
@@ -307,14 +307,14 @@ func (e *Sink) Normal(s *ogxv1beta1.OGXServer, reason, note string) {
 	e.emit(s, corev1.EventTypeNormal, reason, "Reconcile", note)
 }
 
-// truncateNote cuts a note to the API limit on a UTF-8 boundary.
-func truncateNote(s string) string {
-	if len(s) <= maxEventNote {
+// TruncateUTF8 cuts s to at most n bytes without splitting a character: the
+// limits on Event notes, condition and probe messages are in bytes.
+func TruncateUTF8(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := maxEventNote
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return s[:cut]
+	return s[:n]
 }

@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-	"unicode/utf8"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 )
 
 // maxProvidersBytes bounds what status.providers holds of one server. The
@@ -70,7 +70,7 @@ func parseProviders(body []byte) []ogxv1beta1.ProviderInfo {
 // that fits. Within the limit the items are returned unchanged.
 func boundProviders(items []ogxv1beta1.ProviderInfo, limit int) []ogxv1beta1.ProviderInfo {
 	for i := range items {
-		items[i].Health.Message = truncateUTF8(items[i].Health.Message, maxHealthMessage)
+		items[i].Health.Message = events.TruncateUTF8(items[i].Health.Message, maxHealthMessage)
 	}
 	if jsonSize(items) <= limit {
 		return items
@@ -93,15 +93,4 @@ const maxHealthMessage = 1 << 10
 func jsonSize(items []ogxv1beta1.ProviderInfo) int {
 	b, _ := json.Marshal(items)
 	return len(b)
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a character.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -60,9 +60,6 @@ func TestParseProvidersBound(t *testing.T) {
 	if got := parseProviders(esc); jsonSize(got) > maxProvidersBytes || len(got) != 1 || len(got[0].Health.Message) != maxHealthMessage {
 		t.Errorf("escaped message: %d bytes of JSON, %d items", jsonSize(got), len(got))
 	}
-	if got := truncateUTF8("aé", 2); got != "a" {
-		t.Errorf("truncateUTF8 split a character: %q", got)
-	}
 	if !json.Valid(omittedConfig) {
 		t.Fatal("the omitted marker is not JSON")
 	}

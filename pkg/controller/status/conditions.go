@@ -12,6 +12,7 @@ import (
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/base"
 	"github.com/ogx-k8s/ogx-controller/pkg/controller/caches"
+	"github.com/ogx-k8s/ogx-controller/pkg/controller/events"
 	"github.com/ogx-k8s/ogx-controller/pkg/render"
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
@@ -46,7 +47,7 @@ func newConditionSet(old []metav1.Condition, generation int64, now metav1.Time) 
 // set sets one condition, its message capped (docs/status.md, Write rules).
 func (c *conditionSet) set(t string, status metav1.ConditionStatus, reason, msg string) {
 	if len(msg) > maxConditionMessage {
-		msg = msg[:maxConditionMessage-len("…")] + "…"
+		msg = events.TruncateUTF8(msg, maxConditionMessage-len("…")) + "…"
 	}
 	apimeta.SetStatusCondition(&c.conds, metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg,
 		ObservedGeneration: c.generation, LastTransitionTime: c.now})

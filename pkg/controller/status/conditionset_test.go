@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -168,20 +169,29 @@ func TestStatusComputeConditionBookkeeping(t *testing.T) {
 	})
 }
 
-// TestStatusComputeConditionMessageCap: messages are capped at 32768 bytes.
+// TestStatusComputeConditionMessageCap: messages are capped at 32768 bytes,
+// on a character boundary.
 func TestStatusComputeConditionMessageCap(t *testing.T) {
-	long := strings.Repeat("x", 40000)
-	in := scInputs(func(in *statusInputs) {
-		in.outcomes["deployment"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonApplyFailed, Message: long}
-	})
-	res := computeStatus(in)
-	for _, typ := range []string{ogxv1beta1.ConditionReady, ogxv1beta1.ConditionStalled} {
-		c := apimeta.FindStatusCondition(res.status.Conditions, typ)
-		if c == nil {
-			t.Fatalf("%s missing", typ)
-		}
-		if len(c.Message) != maxConditionMessage || !strings.HasSuffix(c.Message, "…") || !strings.HasPrefix(c.Message, "xxx") {
-			t.Errorf("%s message: %d bytes, suffix %q", typ, len(c.Message), c.Message[len(c.Message)-5:])
+	for _, tc := range []struct {
+		name, long string
+		wantLen    int
+	}{
+		{"ASCII", strings.Repeat("x", 40000), maxConditionMessage},
+		// "é" is two bytes and the cut falls inside one: one byte less.
+		{"two-byte characters", "xx" + strings.Repeat("é", 20000), maxConditionMessage - 1},
+	} {
+		in := scInputs(func(in *statusInputs) {
+			in.outcomes["deployment"] = base.Outcome{Generation: scGen, Class: base.OutcomeUserError, Reason: ogxv1beta1.ReasonApplyFailed, Message: tc.long}
+		})
+		res := computeStatus(in)
+		for _, typ := range []string{ogxv1beta1.ConditionReady, ogxv1beta1.ConditionStalled} {
+			c := apimeta.FindStatusCondition(res.status.Conditions, typ)
+			if c == nil {
+				t.Fatalf("%s: %s missing", tc.name, typ)
+			}
+			if len(c.Message) != tc.wantLen || !utf8.ValidString(c.Message) || !strings.HasSuffix(c.Message, "…") || !strings.HasPrefix(c.Message, "x") {
+				t.Errorf("%s: %s message: %d bytes, valid UTF-8 %v, suffix %q", tc.name, typ, len(c.Message), utf8.ValidString(c.Message), c.Message[len(c.Message)-5:])
+			}
 		}
 	}
 }
