@@ -239,8 +239,7 @@ func (c *Child[O, AC]) Remove(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		return "", err
 	}
 	existing := cached.Obj
-	ref := metav1.GetControllerOfNoCopy(existing)
-	if ref == nil || ref.UID != owner.UID {
+	if !metav1.IsControlledBy(existing, owner) {
 		return events.Absent, nil
 	}
 	uid := existing.GetUID()

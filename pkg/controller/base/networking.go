@@ -150,11 +150,8 @@ func releaseNetworking[O metav1.Object](ctx context.Context, d *Deps, s *ogxv1be
 
 // adoptedBy: o carries the ogx.io/adopted-from label and s controls it.
 func adoptedBy(o metav1.Object, s *ogxv1beta1.OGXServer) bool {
-	if _, ok := o.GetLabels()[render.LabelAdoptedFrom]; !ok {
-		return false
-	}
-	ref := metav1.GetControllerOfNoCopy(o)
-	return ref != nil && ref.UID == s.UID
+	_, ok := o.GetLabels()[render.LabelAdoptedFrom]
+	return ok && metav1.IsControlledBy(o, s)
 }
 
 // NetworkingReleased is the NetworkingAdopted condition once the annotation

@@ -51,7 +51,7 @@ func generatedOf(d *base.Deps, s *ogxv1beta1.OGXServer) []*corev1.ConfigMap {
 	}
 	var out []*corev1.ConfigMap
 	for _, cm := range cached {
-		if ref := metav1.GetControllerOfNoCopy(cm); ref != nil && ref.UID == s.UID {
+		if metav1.IsControlledBy(cm, s) {
 			out = append(out, cm)
 		}
 	}
