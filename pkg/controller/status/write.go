@@ -114,7 +114,13 @@ func (c *Controller) write(ctx context.Context, s *ogxv1beta1.OGXServer, st ogxv
 		}
 		return fmt.Errorf("writing status: %w", err)
 	}
-	klog.FromContext(ctx).Info("Wrote status", "phase", st.Phase)
+	// Within a phase a write is logged at -v=2, as a created child is
+	// (apply.Child.write): a phase change is what the default log keeps.
+	logger := klog.FromContext(ctx)
+	if st.Phase == s.Status.Phase {
+		logger = logger.V(2)
+	}
+	logger.Info("Wrote status", "phase", st.Phase)
 	c.writes.Set(s.UID, statusWrite{written: out, at: c.d.Opts.Clock.Now()})
 	return nil
 }
