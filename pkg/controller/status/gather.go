@@ -18,22 +18,28 @@ import (
 	"github.com/ogx-k8s/ogx-controller/pkg/resolve"
 )
 
-// gather reads what computeStatus needs.
-func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) statusInputs {
-	in := statusInputs{
-		server: s, outcomes: c.d.Board.Get(s.UID), facts: c.d.Board.Facts(s.UID), controllers: c.controllers,
-		probeEnabled: c.d.Opts.ProbeEnabled, operatorVersion: c.d.Opts.OperatorVersion,
-		clusterDomain: c.d.Resolver.ClusterDomain, table: c.d.Resolver.Table,
-		now: metav1.NewTime(c.d.Opts.Clock.Now().Truncate(time.Second)),
-	}
-	in.pvcName, _ = c.d.Resolver.EffectivePVCName(s)
-	if d, ok := c.d.Children.Deployments.Current(s.Namespace, s.Name); ok && controlledBy(d.Obj, s) {
+// reports reads what boardComplete needs: the server, the controllers'
+// outcomes and its Deployment.
+func (c *Controller) reports(s *ogxv1beta1.OGXServer) statusInputs {
+	in := statusInputs{server: s, outcomes: c.d.Board.Get(s.UID), controllers: c.controllers}
+	if d, ok := c.d.Children.Deployments.Current(s.Namespace, s.Name); ok && metav1.IsControlledBy(d.Obj, s) {
 		in.deployment = d.Obj
 	}
-	if svc, ok := c.d.Children.Services.Current(s.Namespace, render.ServiceName(s.Name)); ok && controlledBy(svc.Obj, s) {
+	return in
+}
+
+// gather reads the rest of what computeStatus needs into in.
+func (c *Controller) gather(ctx context.Context, in *statusInputs) {
+	s := in.server
+	in.facts = c.d.Board.Facts(s.UID)
+	in.probeEnabled, in.operatorVersion = c.d.Opts.ProbeEnabled, c.d.Opts.OperatorVersion
+	in.clusterDomain, in.table = c.d.Resolver.ClusterDomain, c.d.Resolver.Table
+	in.now = metav1.NewTime(c.d.Opts.Clock.Now().Truncate(time.Second))
+	in.pvcName, _ = c.d.Resolver.EffectivePVCName(s)
+	if svc, ok := c.d.Children.Services.Current(s.Namespace, render.ServiceName(s.Name)); ok && metav1.IsControlledBy(svc.Obj, s) {
 		in.serviceExists = true
 	}
-	if ing, ok := c.d.Children.Ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && controlledBy(ing.Obj, s) {
+	if ing, ok := c.d.Children.Ingresses.Current(s.Namespace, render.IngressName(s.Name)); ok && metav1.IsControlledBy(ing.Obj, s) {
 		in.ingress = ing.Obj
 	}
 	in.pvc = c.d.Caches.For(s.Namespace).PVC(s.Namespace, in.pvcName)
@@ -58,7 +64,7 @@ func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) status
 				in.image = oci.PinnedImage(in.image, g.ImageDigest)
 			}
 		} else {
-			keepReportedConfig(s, &in)
+			keepReportedConfig(s, in)
 		}
 	}
 	// Without a digest from the reference or the base-config resolution, a
@@ -71,7 +77,6 @@ func (c *Controller) gather(ctx context.Context, s *ogxv1beta1.OGXServer) status
 	if c.d.Opts.ProbeEnabled && in.deployment != nil && in.deployment.Status.AvailableReplicas > 0 {
 		in.probe = c.probe(ctx, s, in.deployment)
 	}
-	return in
 }
 
 // keepReportedConfig keeps what status last reported about the generated
@@ -96,13 +101,6 @@ func keepReportedConfig(s *ogxv1beta1.OGXServer, in *statusInputs) {
 	if in.image != "" && strings.HasPrefix(rd.Image, in.image+"@") {
 		in.image = rd.Image
 	}
-}
-
-// controlledBy reports whether obj is controlled by s; status only counts our
-// own children.
-func controlledBy(obj metav1.Object, s *ogxv1beta1.OGXServer) bool {
-	ref := metav1.GetControllerOfNoCopy(obj)
-	return ref != nil && ref.UID == s.UID
 }
 
 // overrideHash is sha256:<hex> of the override config content.

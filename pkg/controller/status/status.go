@@ -104,17 +104,20 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 		return worker.Result{}, err
 	}
 	s := c.latest(cached)
-	in := c.gather(ctx, s)
-	res := computeStatus(in)
-	if res.wait {
-		// A child controller has not reported yet; its report starts the
-		// next pass. An owed Warning is not settled on partial outcomes,
-		// but is not left without a pass either.
+	in := c.reports(s)
+	// A child controller has not reported yet; its report starts the next
+	// pass. Checked before the rest is gathered: at a fleet start 10 of a
+	// new server's 17 status passes end here (make bench -n 1000, counted
+	// in session 29). An owed Warning is not settled on partial outcomes,
+	// but is not left without a pass either.
+	if !boardComplete(in) {
 		if c.d.Events.Owes(s.UID) {
 			return worker.Result{RequeueAfter: events.OwedRetry}, nil
 		}
 		return worker.Result{}, nil
 	}
+	c.gather(ctx, &in)
+	res := computeStatus(in)
 	// An unchanged status is not written; the journal is flushed either way.
 	if !statusEqual(s.Status, res.status) {
 		if wait := c.coalesce(s, res.status, in.deployment); wait > 0 {
