@@ -131,7 +131,7 @@ func (c *Child[O, AC]) ConvergeCreating(ctx context.Context, owner *ogxv1beta1.O
 			if err != nil {
 				return "", err
 			}
-			return c.write(ctx, owner.Namespace, name, onCreate, sent, events.Created)
+			return c.write(ctx, owner, name, onCreate, sent, events.Created)
 		}
 		// Deleted in between: the next pass (from its delete event, or this
 		// retry) creates it.
@@ -157,7 +157,7 @@ func (c *Child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 	c.Recent.Creating(owner.Namespace, name, sent)
 	// After a Remember, Abandon finds nothing left to end.
 	defer c.Recent.Abandon(owner.Namespace, name)
-	_, err = c.write(ctx, owner.Namespace, name, desired, sent, events.Created)
+	_, err = c.write(ctx, owner, name, desired, sent, events.Created)
 	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err), err
 }
 
@@ -165,22 +165,32 @@ func (c *Child[O, AC]) create(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 // remembers what the API server returned and reports result; a refused
 // apply is classified (ClassifyWriteError, which keeps the API status
 // reachable through %w).
-func (c *Child[O, AC]) write(ctx context.Context, namespace, name string, desired AC, sent Digest, result events.WriteResult) (events.WriteResult, error) {
-	out, err := c.Apply(ctx, namespace, desired)
+func (c *Child[O, AC]) write(ctx context.Context, owner *ogxv1beta1.OGXServer, name string, desired AC, sent Digest, result events.WriteResult) (events.WriteResult, error) {
+	out, err := c.Apply(ctx, owner.Namespace, desired)
 	if err != nil {
 		return "", ClassifyWriteError(c.Kind, name, err)
 	}
 	c.Recent.Remember(out, sent)
-	// A fleet start creates five children per server; logging each at the
-	// default verbosity cost 1.5% of the operator's CPU (make bench -n 1000,
-	// docs/performance.md). The server's Events and status tell of creates;
-	// an update (drift repaired, spec changed) stays in the default log.
+	// A fleet start creates four children per server; logging each at the
+	// default verbosity cost 1.5% of the operator's CPU (session 28's
+	// profile, make bench -n 1000). A new server's creates log at -v=2;
+	// updates and creates for a server already running (a deleted child
+	// recreated) stay in the default log.
 	logger := klog.FromContext(ctx)
-	if result == events.Created {
+	if result == events.Created && starting(owner) {
 		logger = logger.V(2)
 	}
 	logger.Info("Applied child", "kind", c.Kind, "name", name, "result", result)
 	return result, nil
+}
+
+// starting: the server has not yet been reported past Initializing.
+func starting(s *ogxv1beta1.OGXServer) bool {
+	switch s.Status.Phase {
+	case "", ogxv1beta1.PhasePending, ogxv1beta1.PhaseInitializing:
+		return true
+	}
+	return false
 }
 
 // update checks that an existing object may be written, takes it over from
@@ -217,7 +227,7 @@ func (c *Child[O, AC]) update(ctx context.Context, owner *ogxv1beta1.OGXServer, 
 		c.SetResourceVersion(desired, existing.Obj.GetResourceVersion())
 		defer c.SetResourceVersion(desired, "")
 	}
-	return c.write(ctx, owner.Namespace, name, desired, want, events.Updated)
+	return c.write(ctx, owner, name, desired, want, events.Updated)
 }
 
 // ownedDigest is the digest of the fields ogx-controller owns in k: the

@@ -12,6 +12,7 @@ func TestTruncateUTF8(t *testing.T) {
 		{"abc", 5, "abc"},
 		{"abc", 3, "abc"},
 		{"abc", 2, "ab"},
+		{"aé", 1, "a"},
 		{"aé", 2, "a"},
 		{"aé", 3, "aé"},
 		{"€", 2, ""},

@@ -47,6 +47,8 @@ type statusResult struct {
 	requeueAfter time.Duration
 	// wait: the outcome board is incomplete, so nothing is written. No
 	// requeue: each controller's first outcome enqueues the status pass.
+	// Sync checks the board before gathering (status.go); computeStatus
+	// checks it again so that it stays whole for the table tests.
 	wait bool
 }
 
