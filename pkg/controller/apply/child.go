@@ -177,20 +177,11 @@ func (c *Child[O, AC]) write(ctx context.Context, owner *ogxv1beta1.OGXServer, n
 	// updates and creates for a server already running (a deleted child
 	// recreated) stay in the default log.
 	logger := klog.FromContext(ctx)
-	if result == events.Created && starting(owner) {
+	if result == events.Created && (owner.Status.Phase == "" || owner.Status.Phase.Starting()) {
 		logger = logger.V(2)
 	}
 	logger.Info("Applied child", "kind", c.Kind, "name", name, "result", result)
 	return result, nil
-}
-
-// starting: the server has not yet been reported past Initializing.
-func starting(s *ogxv1beta1.OGXServer) bool {
-	switch s.Status.Phase {
-	case "", ogxv1beta1.PhasePending, ogxv1beta1.PhaseInitializing:
-		return true
-	}
-	return false
 }
 
 // update checks that an existing object may be written, takes it over from

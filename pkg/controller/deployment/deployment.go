@@ -60,10 +60,10 @@ func NewController(d *base.Deps) *base.Controller {
 
 // watched: the kinds it writes (of Deployments, only updates beyond the
 // status: caches.DeploymentNonStatusChanged; of them all, not the answers
-// to its own applies: base.Controller.Writes), the PVC it mounts (adopted or not), the
-// ConfigMaps and Secrets its pod template hashes (and configMapsReady waits
-// for), and Services, whose creation a new server's Deployment follows
-// (serviceFirst).
+// to its own applies: base.Controller.Writes), the PVC it mounts (adopted
+// or not), the ConfigMaps and Secrets its pod template hashes (and
+// configMapsReady waits for), and Services, whose creation a new server's
+// Deployment follows (serviceFirst).
 func watched(w *caches.Sources) []*caches.Source {
 	return []*caches.Source{w.Deployments, w.ServiceAccounts, w.Services, w.PVCs, w.AdoptedPVCs, w.ConfigMaps, w.Secrets}
 }

@@ -230,8 +230,7 @@ func (e *Sink) Written(s *ogxv1beta1.OGXServer, kind, name string, r WriteResult
 // ends that phase, so a new server's whole start is one Event.
 func (e *Sink) Flush(s *ogxv1beta1.OGXServer, oldPhase, newPhase ogxv1beta1.Phase) {
 	phaseChanged := oldPhase != newPhase && (oldPhase != "" || newPhase == ogxv1beta1.PhaseReady)
-	settling := newPhase == ogxv1beta1.PhasePending || newPhase == ogxv1beta1.PhaseInitializing
-	if !phaseChanged && settling {
+	if !phaseChanged && newPhase.Starting() {
 		return
 	}
 	writes := e.journal.Take(s.UID)

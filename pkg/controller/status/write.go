@@ -34,8 +34,7 @@ func (c *Controller) coalesce(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXServerSt
 	if wait := c.firstStatusWait(s, st, d); wait > 0 {
 		return wait
 	}
-	starting := st.Phase == ogxv1beta1.PhasePending || st.Phase == ogxv1beta1.PhaseInitializing
-	if !starting || s.Status.Phase != st.Phase || s.Status.ObservedGeneration != st.ObservedGeneration {
+	if !st.Phase.Starting() || s.Status.Phase != st.Phase || s.Status.ObservedGeneration != st.ObservedGeneration {
 		return 0
 	}
 	w, ok := c.writes.Get(s.UID)

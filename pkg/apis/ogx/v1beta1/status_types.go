@@ -19,6 +19,11 @@ const (
 	PhaseTerminating  Phase = "Terminating"
 )
 
+// Starting reports whether p is a phase of a server that is not yet
+// serving: Pending or Initializing. Status writes coalesce, Events wait
+// for the phase's end and child creates log at -v=2 while it holds.
+func (p Phase) Starting() bool { return p == PhasePending || p == PhaseInitializing }
+
 // OGXServerStatus is what ogx-controller observed. It follows the kstatus
 // conventions (Ready, Reconciling, Stalled and a top-level
 // observedGeneration), so `kubectl wait --for=condition=Ready` works.
