@@ -184,6 +184,30 @@ func TestCostRows(t *testing.T) {
 				{"API server requests by kind, ogx phase", "–"},
 			},
 		},
+		{
+			name: "with a follower",
+			r: &result{opts: &options{n: 100, follower: true}, memFinal: mem(32),
+				ogxCPU: &cpuWindow{wall: ogx.wall, used: map[string]time.Duration{framework.APIServer: 8 * s, operatorProcess: 2 * s, followerProcess: s}}},
+			want: [][2]string{
+				{"cost per server: operator CPU (ogx phase), ms", "20.00"},
+				{"cost per server: a follower's CPU (caches and event handlers, no pass), ms", "10.00"},
+				{"cost per server: API server CPU, ms: raw / ogx (ogx − raw)", "– / 80.00"},
+				{"cost per server: operator anonymous memory, KiB", "–"},
+				{"API server requests by kind, ogx phase", "–"},
+			},
+		},
+		{
+			name: "a follower not read",
+			r: &result{opts: &options{n: 100, follower: true}, memFinal: mem(32),
+				ogxCPU: &cpuWindow{wall: ogx.wall, used: ogx.used}},
+			want: [][2]string{
+				{"cost per server: operator CPU (ogx phase), ms", "20.00"},
+				{"cost per server: a follower's CPU (caches and event handlers, no pass), ms", "–"},
+				{"cost per server: API server CPU, ms: raw / ogx (ogx − raw)", "– / 80.00"},
+				{"cost per server: operator anonymous memory, KiB", "–"},
+				{"API server requests by kind, ogx phase", "–"},
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, tc.r.costRows(2)); diff != "" {

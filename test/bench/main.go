@@ -62,6 +62,7 @@ type options struct {
 	keep                  bool
 	profileAPIServer      bool
 	raw                   bool
+	follower              bool
 	requestCosts          int      // requests per form in the request-cost mode; 0 runs the fleet phases
 	args                  []string // the command line, for the report
 }
@@ -96,6 +97,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.out, "out", "", "also append the result (markdown) to this file")
 	fs.StringVar(&o.controllerArgs, "controller-args", "", "extra ogx-controller flags, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060)")
 	fs.BoolVar(&o.raw, "raw", true, "run the raw phase first (the ratios' base); -raw=false leaves the ratios out, e.g. at N=10000, where the raw phase alone takes most of an hour on two cores")
+	fs.BoolVar(&o.follower, "follower", false, "also run a second replica, which follows the leader through the ogx phase: its CPU is what the caches and event handlers cost without a single pass or write, the floor of the operator's own CPU per server (the leader's watches, as the follower's, add to the API server's load)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the control-plane directory (logs, audit log, etcd data) after exit")
 	fs.IntVar(&o.requestCosts, "request-costs", 0, "instead of the fleet phases, send this many requests of each form of write (create or apply of a Deployment, a status apply or merge patch, an Event, ...) and report what each cost the API server and etcd (requestcost.go)")
 	fs.BoolVar(&o.profileAPIServer, "profile-apiserver", false, "serve kube-apiserver's /debug/pprof to the admin kubeconfig's token, to profile the API server during a run")
@@ -197,7 +199,7 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	if err != nil {
 		return err
 	}
-	ctrl, args, logPath, err := startOperator(cp, o.controller, healthAddr, controllerArgs)
+	ctrl, args, logPath, err := startOperator(cp, o.controller, "ogx-controller.log", healthAddr, controllerArgs)
 	if err != nil {
 		return err
 	}
@@ -206,9 +208,7 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 		if err != nil {
 			ctrl.DumpLog(os.Stderr, 30)
 		}
-		if stopErr := ctrl.Stop(30 * time.Second); stopErr != nil {
-			logf("%v", stopErr)
-		}
+		stopProcess(ctrl)
 	}()
 	sampler := startRSSSampler(ctrl.Pid())
 	alive := func() error {
@@ -237,6 +237,14 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	// figures out rather than the run.
 	ogxPids := maps.Clone(pids)
 	ogxPids[operatorProcess] = ctrl.Pid()
+	if o.follower {
+		follower, err := startFollower(ctx, cp, o, controllerArgs)
+		if err != nil {
+			return err
+		}
+		defer stopProcess(follower)
+		ogxPids[followerProcess] = follower.Pid()
+	}
 	r.ogxCPU = newCPUWindow(ogxPids)
 	r.ogxCPU.scrape = func() (requestStats, error) { return scrapeRequests(ctx, c.kube) }
 	var img *fleetImage

@@ -19,10 +19,12 @@ import (
 // during one phase, so that each report shows what a phase cost and where,
 // next to how long it took.
 
-// operatorProcess and benchProcess name the operator and the bench program
-// among the control plane's components in a cpuWindow.
+// operatorProcess, followerProcess and benchProcess name the operator (the
+// leader), its follower (-follower) and the bench program among the control
+// plane's components in a cpuWindow.
 const (
 	operatorProcess = "ogx-controller"
+	followerProcess = "ogx-controller-follower"
 	benchProcess    = "bench"
 )
 
@@ -161,18 +163,25 @@ func (w *cpuWindow) summary(base *cpuWindow) string {
 	return head + "): " + strings.Join(parts, ", ")
 }
 
-// without renders a complete window's total less one process's CPU time,
-// with its ratio to base's total when base is complete: "74.1 (1.44× raw)".
-// Both phases keep the machine's cores busy, so this is about the ratio the
-// phase would have reached had that process (the operator) used no CPU but
-// sent the same requests: the part of the ratio it cannot change by using
-// less CPU itself. "–" when the window or the process was not read.
-func (w *cpuWindow) without(name string, base *cpuWindow) string {
-	d, ok := w.process(name)
-	if !w.ok() || !ok {
+// without renders a complete window's total less the CPU time of the named
+// processes, with its ratio to base's total when base is complete: "74.1
+// (1.44× raw)". Both phases keep the machine's cores busy, so this is about
+// the ratio the phase would have reached had those processes (the operator
+// and its follower) used no CPU but sent the same requests: the part of the
+// ratio it cannot change by using less CPU itself. "–" when the window or
+// one of the processes was not read.
+func (w *cpuWindow) without(base *cpuWindow, names ...string) string {
+	if !w.ok() {
 		return "–"
 	}
-	rest := w.total() - d
+	rest := w.total()
+	for _, name := range names {
+		d, ok := w.process(name)
+		if !ok {
+			return "–"
+		}
+		rest -= d
+	}
 	out := fmt.Sprintf("%.1f", rest.Seconds())
 	if ratio, ok := rawRatio(rest, base); ok {
 		out += " (" + ratio + ")"

@@ -111,12 +111,16 @@ func TestCPUWindowWithout(t *testing.T) {
 	s := time.Second
 	raw := &cpuWindow{used: map[string]time.Duration{"kube-apiserver": 40 * s, "etcd": 10 * s}, wall: 25 * s}
 	ogx := &cpuWindow{used: map[string]time.Duration{"kube-apiserver": 60 * s, "etcd": 14 * s, operatorProcess: 9 * s}, wall: 40 * s}
+	followed := &cpuWindow{used: map[string]time.Duration{"kube-apiserver": 60 * s, "etcd": 14 * s, operatorProcess: 9 * s, followerProcess: 4 * s}, wall: 40 * s}
 	for _, tc := range []struct {
 		name    string
 		w, base *cpuWindow
 		process string
+		also    []string
 		want    string
 	}{
+		{name: "less the operator and its follower", w: followed, base: raw, process: operatorProcess, also: []string{followerProcess}, want: "74.0 (1.48× raw)"},
+		{name: "one of two processes not read", w: ogx, base: raw, process: operatorProcess, also: []string{followerProcess}, want: "–"},
 		{name: "the rest and its ratio to the base", w: ogx, base: raw, process: operatorProcess, want: "74.0 (1.48× raw)"},
 		{name: "no base", w: ogx, process: operatorProcess, want: "74.0"},
 		{name: "an incomplete base gives no ratio", w: ogx, base: &cpuWindow{}, process: operatorProcess, want: "74.0"},
@@ -125,7 +129,7 @@ func TestCPUWindowWithout(t *testing.T) {
 		{name: "a window with a failed reading", w: &cpuWindow{used: ogx.used, wall: ogx.wall, err: errors.New("gone")}, base: raw, process: operatorProcess, want: "–"},
 		{name: "a base with a failed reading gives no ratio", w: ogx, base: &cpuWindow{used: raw.used, wall: raw.wall, err: errors.New("gone")}, process: operatorProcess, want: "74.0"},
 	} {
-		if got := tc.w.without(tc.process, tc.base); got != tc.want {
+		if got := tc.w.without(tc.base, append([]string{tc.process}, tc.also...)...); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}

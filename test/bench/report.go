@@ -97,7 +97,11 @@ func (r *result) markdown() string {
 		versus, lessVersus = "; × raw", " (× raw)"
 	}
 	row("ogx phase CPU (first create → all Ready), core-s (cores"+versus+"): by process", "%s", r.ogxCPU.summary(r.rawCPU))
-	row("ogx phase CPU less the operator's own, core-s"+lessVersus, "%s", r.ogxCPU.without(operatorProcess, r.rawCPU))
+	less, operators := "the operator's own", []string{operatorProcess}
+	if o.follower {
+		less, operators = "the operator's and its follower's", append(operators, followerProcess)
+	}
+	row("ogx phase CPU less "+less+", core-s"+lessVersus, "%s", r.ogxCPU.without(r.rawCPU, operators...))
 	for _, c := range r.costRows(requestKinds) {
 		row(c[0], "%s", c[1])
 	}
@@ -153,9 +157,18 @@ func (r *result) costRows(top int) [][2]string {
 	}
 	rows := [][2]string{
 		{"cost per server: operator CPU (ogx phase), ms", opCPU},
+	}
+	if r.opts.follower {
+		follower := "–"
+		if v, ok := ms(r.ogxCPU, followerProcess); ok {
+			follower = fmt.Sprintf("%.2f", v)
+		}
+		rows = append(rows, [2]string{"cost per server: a follower's CPU (caches and event handlers, no pass), ms", follower})
+	}
+	rows = append(rows, [][2]string{
 		{"cost per server: API server CPU, ms: raw / ogx (ogx − raw)", api},
 		{"cost per server: operator anonymous memory, KiB", mem},
-	}
+	}...)
 	for _, phase := range []struct {
 		name string
 		w    *cpuWindow
@@ -181,6 +194,9 @@ func (r *result) variant() string {
 	v := fmt.Sprintf("probe=%s, unrelated=%d, workers=%d, distribution=%s", r.opts.probe, r.opts.unrelated, r.opts.workers, r.opts.distribution)
 	if !r.opts.raw {
 		v += ", no raw phase"
+	}
+	if r.opts.follower {
+		v += ", with a follower"
 	}
 	return v
 }

@@ -137,10 +137,11 @@ func prepareCluster(ctx context.Context, cp *framework.ControlPlane, client kube
 }
 
 // startOperator starts the ogx-controller binary as the bench's operator
-// user, its health listener on healthAddr (for /readyz); it returns the
-// process, its flags (for the report) and its log.
-func startOperator(cp *framework.ControlPlane, bin, healthAddr string, extra []string) (*framework.ControllerProcess, []string, string, error) {
-	logPath := filepath.Join(cp.Dir(), "logs", "ogx-controller.log")
+// user, its health listener on healthAddr (for /readyz) and its log in
+// logName under the control plane's logs; it returns the process, its flags
+// (for the report) and its log's path.
+func startOperator(cp *framework.ControlPlane, bin, logName, healthAddr string, extra []string) (*framework.ControllerProcess, []string, string, error) {
+	logPath := filepath.Join(cp.Dir(), "logs", logName)
 	args := append([]string{
 		"run",
 		"--kubeconfig=" + cp.UserKubeconfigPath(controllerUser),
@@ -152,6 +153,39 @@ func startOperator(cp *framework.ControlPlane, bin, healthAddr string, extra []s
 	}, extra...)
 	ctrl, err := framework.StartController(bin, args, logPath)
 	return ctrl, args[1:], logPath, err
+}
+
+// startFollower starts a second replica once the first holds the Lease,
+// with the same flags, and waits until its caches have synced: it follows
+// the leader for the rest of the run (-follower).
+func startFollower(ctx context.Context, cp *framework.ControlPlane, o *options, extra []string) (*framework.ControllerProcess, error) {
+	healthAddr, err := freeAddress()
+	if err != nil {
+		return nil, err
+	}
+	f, _, logPath, err := startOperator(cp, o.controller, "ogx-controller-follower.log", healthAddr, extra)
+	if err != nil {
+		return nil, err
+	}
+	alive := func() error {
+		if f.Exited() {
+			return fmt.Errorf("the follower exited: %v (log: %s)", f.Err(), logPath)
+		}
+		return nil
+	}
+	if err := waitSynced(ctx, healthAddr, time.Now().Add(o.timeout), alive); err != nil {
+		stopProcess(f)
+		return nil, err
+	}
+	logf("started a follower (log: %s)", logPath)
+	return f, nil
+}
+
+// stopProcess stops a replica, logging what went wrong.
+func stopProcess(p *framework.ControllerProcess) {
+	if err := p.Stop(30 * time.Second); err != nil {
+		logf("%v", err)
+	}
 }
 
 // idleWindow waits settle after convergence, then records the idle window
