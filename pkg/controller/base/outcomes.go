@@ -211,14 +211,16 @@ func (b *OutcomeBoard) ReportsUserError(uid types.UID, reason, message string) b
 
 // Get returns a copy of the outcomes recorded for uid.
 func (b *OutcomeBoard) Get(uid types.UID) map[string]Outcome {
-	var list []recordedOutcome
-	// Copied under the record's lock: RecordCause changes entries in place.
-	b.outcomes.View(uid, func(l []recordedOutcome, _ bool) { list = slices.Clone(l) })
-	names := b.controllerNames()
-	out := make(map[string]Outcome, len(list))
-	for _, r := range list {
-		out[names[r.controller]] = r.outcome()
-	}
+	var out map[string]Outcome
+	// Read under the record's lock, as RecordCause changes entries in
+	// place; the names after the entries, so every index has its name.
+	b.outcomes.View(uid, func(list []recordedOutcome, _ bool) {
+		names := b.controllerNames()
+		out = make(map[string]Outcome, len(list))
+		for _, r := range list {
+			out[names[r.controller]] = r.outcome()
+		}
+	})
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/client-go/tools/cache"
 
 	ogxv1beta1 "github.com/ogx-k8s/ogx-controller/pkg/apis/ogx/v1beta1"
@@ -34,6 +35,8 @@ type Controller struct {
 	digests     *podDigests
 	controllers []string
 	writes      record.Slot[statusWrite]
+	// equal compares a computed status with the stored one.
+	equal conversion.Equalities
 }
 
 // statusWrite is our last status write of one server.
@@ -52,7 +55,7 @@ func NewController(d *base.Deps, controllers []string) *Controller {
 	c := &Controller{
 		d: d, probes: probe.NewState(d.Opts.ProbeInterval, d.Records), controllers: controllers,
 		digests: newPodDigests(d.Caches.PodsOf, d.Records), writes: record.NewSlot[statusWrite](d.Records),
-		probeSlots: make(chan struct{}, maxConcurrentProbes),
+		probeSlots: make(chan struct{}, maxConcurrentProbes), equal: newStatusEquality(),
 	}
 	c.Runner = worker.NewRunner(base.ControllerStatus, c.Sync, d.Opts.Metrics)
 	// Status is computed again when a server's record changes: an
@@ -119,7 +122,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (worker.Result, error
 	c.gather(ctx, &in)
 	res := computeStatus(in)
 	// An unchanged status is not written; the journal is flushed either way.
-	if !statusEqual(s.Status, res.status) {
+	if !c.equal.DeepEqual(&s.Status, &res.status) {
 		if wait := c.coalesce(s, res.status, in.deployment); wait > 0 {
 			return worker.Result{RequeueAfter: wait}, nil
 		}

@@ -1,16 +1,19 @@
 package status
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -56,28 +59,27 @@ func (c *Controller) firstStatusWait(s *ogxv1beta1.OGXServer, st ogxv1beta1.OGXS
 	return min(max(wait, 0), CoalesceWindow)
 }
 
-// statusEqual compares statuses semantically: times at second precision, as
-// they are stored, and provider configs as JSON values.
-func statusEqual(a, b ogxv1beta1.OGXServerStatus) bool {
-	return equality.Semantic.DeepEqual(normalizeStatus(a), normalizeStatus(b))
+// newStatusEquality compares statuses as they are stored: times at second
+// precision and JSON values (provider configs) as values, whatever their
+// key order or spacing; the rest field by field, nil and empty alike, as
+// equality.Semantic does. It compares in place: copying and normalizing both
+// statuses made 13% of the status controller's allocations (make bench -n
+// 1000, session 29's profile).
+func newStatusEquality() conversion.Equalities {
+	return conversion.EqualitiesOrDie(
+		func(a, b metav1.Time) bool { return a.Truncate(time.Second).Equal(b.Truncate(time.Second)) },
+		func(a, b apiextensionsv1.JSON) bool { return bytes.Equal(a.Raw, b.Raw) || jsonValueEqual(a.Raw, b.Raw) },
+	)
 }
 
-func normalizeStatus(s ogxv1beta1.OGXServerStatus) ogxv1beta1.OGXServerStatus {
-	out := *s.DeepCopy()
-	for i := range out.Conditions {
-		out.Conditions[i].LastTransitionTime = metav1.NewTime(out.Conditions[i].LastTransitionTime.Truncate(time.Second))
+// jsonValueEqual reports whether a and b are the same JSON value; false if
+// either does not parse.
+func jsonValueEqual(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
 	}
-	out.Version.LastUpdated = metav1.NewTime(out.Version.LastUpdated.Truncate(time.Second))
-	if out.ConfigGeneration != nil {
-		out.ConfigGeneration.GeneratedAt = metav1.NewTime(out.ConfigGeneration.GeneratedAt.Truncate(time.Second))
-	}
-	for i := range out.DistributionConfig.Providers {
-		var v any
-		if json.Unmarshal(out.DistributionConfig.Providers[i].Config.Raw, &v) == nil {
-			out.DistributionConfig.Providers[i].Config.Raw, _ = json.Marshal(v)
-		}
-	}
-	return out
+	return reflect.DeepEqual(va, vb)
 }
 
 // takeOverStatus merges the upstream operator's status field ownership into
