@@ -43,7 +43,10 @@ import (
 const (
 	// controllerUser is the identity ogx-controller authenticates as, so the
 	// audit log attributes its requests.
-	controllerUser    = "ogx-controller"
+	controllerUser = "ogx-controller"
+	// followerUser is the -follower replica's identity, which the audit
+	// log leaves out.
+	followerUser      = "ogx-controller-follower"
 	operatorNamespace = "ogx-system"
 	unrelatedNS       = "unrelated"
 	leaseName         = "ogx-controller-leader"
@@ -97,7 +100,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.out, "out", "", "also append the result (markdown) to this file")
 	fs.StringVar(&o.controllerArgs, "controller-args", "", "extra ogx-controller flags, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060)")
 	fs.BoolVar(&o.raw, "raw", true, "run the raw phase first (the ratios' base); -raw=false leaves the ratios out, e.g. at N=10000, where the raw phase alone takes most of an hour on two cores")
-	fs.BoolVar(&o.follower, "follower", false, "also run a second replica, which follows the leader through the ogx phase: its CPU is what the caches and event handlers cost without a single pass or write, the floor of the operator's own CPU per server (the leader's watches, as the follower's, add to the API server's load)")
+	fs.BoolVar(&o.follower, "follower", false, "also run a second replica, which follows the leader through the ogx phase: its CPU is what the caches and event handlers cost without a single pass or write (plus the owned-field extraction the leader skips for its own writes); its watches add to the API server's load, its requests are not counted")
 	fs.BoolVar(&o.keep, "keep", false, "keep the control-plane directory (logs, audit log, etcd data) after exit")
 	fs.IntVar(&o.requestCosts, "request-costs", 0, "instead of the fleet phases, send this many requests of each form of write (create or apply of a Deployment, a status apply or merge patch, an Event, ...) and report what each cost the API server and etcd (requestcost.go)")
 	fs.BoolVar(&o.profileAPIServer, "profile-apiserver", false, "serve kube-apiserver's /debug/pprof to the admin kubeconfig's token, to profile the API server during a run")
@@ -199,7 +202,7 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	if err != nil {
 		return err
 	}
-	ctrl, args, logPath, err := startOperator(cp, o.controller, "ogx-controller.log", healthAddr, controllerArgs)
+	ctrl, args, logPath, err := startOperator(cp, o.controller, controllerUser, healthAddr, controllerArgs)
 	if err != nil {
 		return err
 	}
@@ -211,9 +214,15 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 		stopProcess(ctrl)
 	}()
 	sampler := startRSSSampler(ctrl.Pid())
+	// follower, with -follower, must stay up too: a replica that died
+	// would leave its CPU out of the report without failing the run.
+	var follower *framework.ControllerProcess
 	alive := func() error {
 		if ctrl.Exited() {
 			return fmt.Errorf("ogx-controller exited: %v (log: %s)", ctrl.Err(), logPath)
+		}
+		if follower != nil && follower.Exited() {
+			return fmt.Errorf("the follower exited: %v", follower.Err())
 		}
 		return nil
 	}
@@ -238,8 +247,7 @@ func measureOperator(ctx context.Context, o *options, cp *framework.ControlPlane
 	ogxPids := maps.Clone(pids)
 	ogxPids[operatorProcess] = ctrl.Pid()
 	if o.follower {
-		follower, err := startFollower(ctx, cp, o, controllerArgs)
-		if err != nil {
+		if follower, err = startFollower(ctx, cp, o, controllerArgs); err != nil {
 			return err
 		}
 		defer stopProcess(follower)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -107,7 +108,7 @@ func startControlPlane(ctx context.Context, o *options) (*framework.ControlPlane
 		Full:        true,
 		Nodes:       1,
 		PodsPerNode: podsPerNode,
-		Users:       []string{controllerUser},
+		Users:       []string{controllerUser, followerUser},
 		AuditPolicy: framework.AuditPolicyForUsers(controllerUser),
 		KeepDir:     o.keep,
 		ExtraArgs:   extra,
@@ -136,15 +137,15 @@ func prepareCluster(ctx context.Context, cp *framework.ControlPlane, client kube
 	return createNamespace(ctx, client, operatorNamespace)
 }
 
-// startOperator starts the ogx-controller binary as the bench's operator
-// user, its health listener on healthAddr (for /readyz) and its log in
-// logName under the control plane's logs; it returns the process, its flags
-// (for the report) and its log's path.
-func startOperator(cp *framework.ControlPlane, bin, logName, healthAddr string, extra []string) (*framework.ControllerProcess, []string, string, error) {
-	logPath := filepath.Join(cp.Dir(), "logs", logName)
+// startOperator starts the ogx-controller binary as user (the bench's
+// operator user, or the follower's), its health listener on healthAddr (for
+// /readyz) and its log in <user>.log under the control plane's logs; it
+// returns the process, its flags (for the report) and its log's path.
+func startOperator(cp *framework.ControlPlane, bin, user, healthAddr string, extra []string) (*framework.ControllerProcess, []string, string, error) {
+	logPath := filepath.Join(cp.Dir(), "logs", user+".log")
 	args := append([]string{
 		"run",
-		"--kubeconfig=" + cp.UserKubeconfigPath(controllerUser),
+		"--kubeconfig=" + cp.UserKubeconfigPath(user),
 		"--leader-elect=true",
 		"--operator-namespace=" + operatorNamespace,
 		"--admission-bind-address=0",
@@ -156,14 +157,20 @@ func startOperator(cp *framework.ControlPlane, bin, logName, healthAddr string, 
 }
 
 // startFollower starts a second replica once the first holds the Lease,
-// with the same flags, and waits until its caches have synced: it follows
-// the leader for the rest of the run (-follower).
+// with the same flags but its own pprof address, and waits until its caches
+// have synced: it follows the leader for the rest of the run (-follower). It
+// runs as followerUser, whom the audit policy leaves out, so the operator's
+// request counts stay the leader's.
 func startFollower(ctx context.Context, cp *framework.ControlPlane, o *options, extra []string) (*framework.ControllerProcess, error) {
 	healthAddr, err := freeAddress()
 	if err != nil {
 		return nil, err
 	}
-	f, _, logPath, err := startOperator(cp, o.controller, "ogx-controller-follower.log", healthAddr, extra)
+	extra, err = ownPprofAddress(extra)
+	if err != nil {
+		return nil, err
+	}
+	f, args, logPath, err := startOperator(cp, o.controller, followerUser, healthAddr, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -177,8 +184,24 @@ func startFollower(ctx context.Context, cp *framework.ControlPlane, o *options, 
 		stopProcess(f)
 		return nil, err
 	}
-	logf("started a follower (log: %s)", logPath)
+	logf("started a follower (log: %s; flags: %s)", logPath, strings.Join(args, " "))
 	return f, nil
+}
+
+// ownPprofAddress returns args with a --pprof-bind-address moved to a free
+// loopback port, so that a second replica's profiles can be read too.
+func ownPprofAddress(args []string) ([]string, error) {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if strings.HasPrefix(a, "--pprof-bind-address=") {
+			addr, err := freeAddress()
+			if err != nil {
+				return nil, err
+			}
+			out[i] = "--pprof-bind-address=" + addr
+		}
+	}
+	return out, nil
 }
 
 // stopProcess stops a replica, logging what went wrong.
