@@ -70,14 +70,16 @@ func (e *DeferredError) Error() string { return e.Message }
 // A server's outcomes are a slice of 24-byte entries, not a map of
 // Outcomes: about ten controllers record one each, and at N=1,000 a map
 // took about 2.5 KiB per server and a slice of whole Outcomes about 0.8
-// (the heap profile in docs/performance.md, Memory).
+// (session 27's heap profile at idle, make bench -n 1000).
 type OutcomeBoard struct {
 	record   *record.Store
 	outcomes record.Slot[[]recordedOutcome]
 	facts    record.Slot[map[string][]metav1.Condition]
 
 	// names are the controllers that recorded an outcome, in the order
-	// they first did; an entry holds its controller's index.
+	// they first did; an entry holds its controller's index. namesMu is
+	// taken last: Get holds the record's lock around it, nothing the other
+	// way round.
 	namesMu sync.Mutex
 	names   []string
 }

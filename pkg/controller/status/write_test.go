@@ -54,6 +54,7 @@ func TestStatusEquality(t *testing.T) {
 		{"provider config that does not parse", func(s *ogxv1beta1.OGXServerStatus) {
 			s.DistributionConfig.Providers[0].Config.Raw = []byte(`{"a":1,"b":[true]`)
 		}, false},
+		{"no config generation", func(s *ogxv1beta1.OGXServerStatus) { s.ConfigGeneration = nil }, false},
 		{"message", func(s *ogxv1beta1.OGXServerStatus) { s.Conditions[0].Message = "other" }, false},
 		{"phase", func(s *ogxv1beta1.OGXServerStatus) { s.Phase = ogxv1beta1.PhaseFailed }, false},
 	} {
