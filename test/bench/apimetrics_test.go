@@ -188,25 +188,13 @@ func TestCostRows(t *testing.T) {
 			name: "with a follower",
 			r: &result{opts: &options{n: 100, follower: true}, memFinal: mem(32),
 				ogxCPU: &cpuWindow{wall: ogx.wall, used: map[string]time.Duration{framework.APIServer: 8 * s, operatorProcess: 2 * s, followerProcess: s}}},
-			want: [][2]string{
-				{"cost per server: operator CPU (ogx phase), ms", "20.00"},
-				{"cost per server: a follower's CPU (caches and event handlers, no pass), ms", "10.00"},
-				{"cost per server: API server CPU, ms: raw / ogx (ogx − raw)", "– / 80.00"},
-				{"cost per server: operator anonymous memory, KiB", "–"},
-				{"API server requests by kind, ogx phase", "–"},
-			},
+			want: followerRows("10.00"),
 		},
 		{
 			name: "a follower not read",
 			r: &result{opts: &options{n: 100, follower: true}, memFinal: mem(32),
 				ogxCPU: &cpuWindow{wall: ogx.wall, used: ogx.used}},
-			want: [][2]string{
-				{"cost per server: operator CPU (ogx phase), ms", "20.00"},
-				{"cost per server: a follower's CPU (caches and event handlers, no pass), ms", "–"},
-				{"cost per server: API server CPU, ms: raw / ogx (ogx − raw)", "– / 80.00"},
-				{"cost per server: operator anonymous memory, KiB", "–"},
-				{"API server requests by kind, ogx phase", "–"},
-			},
+			want: followerRows("–"),
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,5 +202,17 @@ func TestCostRows(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// followerRows are TestCostRows' rows of an ogx phase without metrics or
+// memory baseline, run with a follower whose cost per server is follower.
+func followerRows(follower string) [][2]string {
+	return [][2]string{
+		{"cost per server: operator CPU (ogx phase), ms", "20.00"},
+		{"cost per server: a follower's CPU (caches and event handlers, no pass), ms", follower},
+		{"cost per server: API server CPU, ms: raw / ogx (ogx − raw)", "– / 80.00"},
+		{"cost per server: operator anonymous memory, KiB", "–"},
+		{"API server requests by kind, ogx phase", "–"},
 	}
 }
