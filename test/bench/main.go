@@ -43,13 +43,13 @@ import (
 const (
 	// controllerUser is the identity ogx-controller authenticates as, so the
 	// audit log attributes its requests.
-	controllerUser = "ogx-controller"
-	// followerUser is the -follower replica's identity, which the audit
-	// log leaves out.
-	followerUser      = "ogx-controller-follower"
+	controllerUser    = "ogx-controller"
 	operatorNamespace = "ogx-system"
 	unrelatedNS       = "unrelated"
 	leaseName         = "ogx-controller-leader"
+	// followerUser is the -follower replica's identity, which the audit
+	// log leaves out.
+	followerUser = "ogx-controller-follower"
 	// settle is the pause between the last Ready and the idle window, so
 	// the tail of convergence does not count as idle traffic.
 	settle = 20 * time.Second

@@ -168,8 +168,8 @@ func (w *cpuWindow) summary(base *cpuWindow) string {
 // (1.44× raw)". Both phases keep the machine's cores busy, so this is about
 // the ratio the phase would have reached had those processes (the operator
 // and its follower) used no CPU but sent the same requests: the part of the
-// ratio they cannot change by using less CPU themselves. "–" when the window or
-// one of the processes was not read.
+// ratio they cannot change by using less CPU themselves. "–" when the
+// window or one of the processes was not read.
 func (w *cpuWindow) without(base *cpuWindow, names ...string) string {
 	if !w.ok() {
 		return "–"

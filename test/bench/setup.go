@@ -188,18 +188,26 @@ func startFollower(ctx context.Context, cp *framework.ControlPlane, o *options, 
 	return f, nil
 }
 
-// ownPprofAddress returns args with a --pprof-bind-address moved to a free
-// loopback port, so that a second replica's profiles can be read too.
+// ownPprofAddress returns args with a --pprof-bind-address (as one
+// argument or two) moved to a free loopback port, so that a second
+// replica's profiles can be read too.
 func ownPprofAddress(args []string) ([]string, error) {
+	const flag = "--pprof-bind-address"
 	out := slices.Clone(args)
-	for i, a := range out {
-		if strings.HasPrefix(a, "--pprof-bind-address=") {
-			addr, err := freeAddress()
-			if err != nil {
-				return nil, err
-			}
-			out[i] = "--pprof-bind-address=" + addr
+	for i := 0; i < len(out); i++ {
+		prefix := flag + "="
+		switch {
+		case strings.HasPrefix(out[i], prefix):
+		case out[i] == flag && i+1 < len(out):
+			i, prefix = i+1, ""
+		default:
+			continue
 		}
+		addr, err := freeAddress()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = prefix + addr
 	}
 	return out, nil
 }

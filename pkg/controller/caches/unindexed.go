@@ -26,8 +26,8 @@ func (s *Scope) unindexedChild(obj runtime.Object, newInformer NewFilteredInform
 // a factory gives every informer: nothing lists these caches by namespace
 // (children and pods are read by key or by their own index), and the
 // index took about 0.7 KiB per server at N=1,000 (session 27's heap
-// profile at idle). Called before anything else asks f for the type, as f keeps the
-// first informer made for it.
+// profile at idle). Called before anything else asks f for the type, as f
+// keeps the first informer made for it.
 func unindexed(f informers.SharedInformerFactory, obj runtime.Object, namespace string, tweak internalinterfaces.TweakListOptionsFunc, newInformer NewFilteredInformer) cache.SharedIndexInformer {
 	inf := f.InformerFor(obj, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return newInformer(c, namespace, resync, cache.Indexers{}, tweak)
